@@ -1,0 +1,91 @@
+/**
+ * Layer rules of SPEC §2. Workspace imports resolve through pnpm symlinks to packages/<name>/src,
+ * so the rules match on paths. `scripts/layer-rules-selfcheck.mjs` proves each rule can fire.
+ */
+const IO_LIBRARIES = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3)/|(^|/)node_modules/\\.pnpm/(undici|ioredis|pg|pg-pool|better-sqlite3)@';
+const ADAPTERS = '(backend-memory|backend-redis|transport-openai|transport-monkeyocr|telemetry-pg|telemetry-sqlite)';
+const OPTIONAL_ADAPTERS = '^packages/(backend-redis|telemetry-pg|telemetry-sqlite|transport-monkeyocr)/';
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'core-imports-no-workspace-package',
+      comment: '@pgw/core is the innermost layer: it imports no other workspace package.',
+      severity: 'error',
+      from: { path: '^packages/core/src/' },
+      to: { path: '^(packages|apps)/', pathNot: '^packages/core/' },
+    },
+    {
+      name: 'core-imports-no-io-library',
+      comment: '@pgw/core imports no I/O library (undici, ioredis, pg, better-sqlite3).',
+      severity: 'error',
+      from: { path: '^packages/core/src/' },
+      to: { path: IO_LIBRARIES },
+    },
+    {
+      name: 'adapters-import-only-core',
+      comment: 'Transports, backends and telemetry stores import only @pgw/core: never each other, middleware or client.',
+      severity: 'error',
+      from: { path: `^packages/${ADAPTERS}/src/` },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/$1/'] },
+    },
+    {
+      name: 'middleware-imports-only-core',
+      comment: '@pgw/middleware talks to adapters through core ports only.',
+      severity: 'error',
+      from: { path: '^packages/middleware/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/middleware/'] },
+    },
+    {
+      name: 'client-loads-optional-adapters-dynamically',
+      comment: 'The client may load backend-redis, telemetry-*, transport-monkeyocr only with a dynamic import().',
+      severity: 'error',
+      from: { path: '^packages/client/src/' },
+      to: { path: OPTIONAL_ADAPTERS, dynamic: false },
+    },
+    {
+      name: 'client-imports-no-app',
+      comment: 'Packages never import apps.',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/' },
+      to: { path: '^apps/' },
+    },
+    {
+      name: 'no-testkit-in-src',
+      comment: '@pgw/testkit is for tests only.',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/', pathNot: '^packages/testkit/' },
+      to: { path: '^packages/testkit/' },
+    },
+    {
+      name: 'no-deep-imports',
+      comment: 'Import another package only through its exports (its src/index.ts), never a file deep inside it.',
+      severity: 'error',
+      from: { path: '^(packages|apps)/([^/]+)/' },
+      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$'] },
+    },
+    {
+      name: 'no-circular',
+      severity: 'error',
+      from: {},
+      to: { circular: true },
+    },
+    {
+      name: 'not-to-unresolvable',
+      severity: 'error',
+      from: {},
+      to: { couldNotResolve: true },
+    },
+  ],
+  options: {
+    exclude: { path: '(^|/)dist/' },
+    doNotFollow: { path: 'node_modules' },
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.base.json' },
+    enhancedResolveOptions: {
+      exportsFields: ['exports'],
+      conditionNames: ['@pgw/source', 'import', 'require', 'node', 'default'],
+      extensions: ['.ts', '.js', '.mjs', '.cjs', '.json'],
+    },
+  },
+};

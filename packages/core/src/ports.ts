@@ -1,0 +1,178 @@
+/**
+ * Ports: the small interfaces adapters implement and the middleware talks through.
+ * Every adapter of a port passes the shared contract suite in @pgw/testkit.
+ */
+import type {
+  ChatDelta,
+  ChatRequest,
+  ChatResult,
+  EmbedRequest,
+  EmbedResult,
+  LayoutElement,
+  OcrOptions,
+  SourceConfig,
+  Usage,
+} from './types.js';
+import type { TelemetryRow } from './telemetry.js';
+
+/** Wall-clock milliseconds (epoch). Injected so governance logic is testable. */
+export type Clock = () => number;
+
+/** Sleeps `ms`; rejects with the signal's abort error if `signal` aborts first. */
+export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
+
+// ── Limiter (SPEC §6.1) ──────────────────────────────────────────────────────────────────────
+
+export type LimitGate =
+  | 'source_rpm'
+  | 'source_tpm'
+  | 'source_concurrency'
+  | 'global_rpm'
+  | 'global_tpm'
+  | 'global_concurrency';
+
+/** An admission ticket: concurrency + one RPM unit + estimated TPM, held as a lease. */
+export interface Permit {
+  readonly source: string;
+  readonly estTokens: number;
+  /** Applies `actual − est` to TPM in the window the reservation was made in. Only the first call counts. */
+  settle(actualTokens: number): Promise<void>;
+  /** Frees the concurrency slot. Idempotent. */
+  release(): Promise<void>;
+}
+
+export type Admission =
+  | { readonly ok: true; readonly permit: Permit }
+  | { readonly ok: false; readonly gate: LimitGate; readonly retryAfterMs: number };
+
+export interface SourceStats {
+  inflight: number;
+  rpmUsed: number;
+  tpmUsed: number;
+}
+
+export interface SourceLimits {
+  rpm: number;
+  tpm: number;
+  maxConcurrency: number;
+}
+
+/** The six gates. A denied tryEnter consumes nothing; unknown sources throw SourceNotConfiguredError. */
+export interface Limiter {
+  tryEnter(source: string, estTokens: number): Promise<Admission>;
+  sourceStats(source: string): Promise<SourceStats>;
+  close?(): Promise<void>;
+}
+
+// ── Breaker gate (SPEC §6.2) ─────────────────────────────────────────────────────────────────
+
+export type BreakerState = 'closed' | 'open' | 'half_open';
+
+/** Permission to send one attempt to a source. A probe ticket holds the single half-open lease. */
+export interface GateTicket {
+  readonly ok: true;
+  readonly source: string;
+  /** The state epoch the attempt was admitted under; write-backs carrying a stale epoch are ignored. */
+  readonly epoch: number;
+  readonly probe: boolean;
+  /** Identifies the probe lease (present when `probe`). */
+  readonly probeToken?: string;
+}
+
+export interface GateRefusal {
+  readonly ok: false;
+  readonly source: string;
+  readonly state: 'open' | 'half_open';
+  /** Until the cooldown ends (open) or the probe lease can be retaken (half_open). Always > 0. */
+  readonly retryAfterMs: number;
+}
+
+/**
+ * How an attempt ended, as the breaker sees it:
+ * `success`; `failure` (transient); `dead` (SourceDeadError: forces open);
+ * `invalid` (ResultInvalidError: the service worked — counts as success, but is no window sample and feeds no health).
+ */
+export type GateOutcome = 'success' | 'failure' | 'dead' | 'invalid';
+
+export interface BreakerSnapshot {
+  source: string;
+  state: BreakerState;
+  epoch: number;
+  /** Epoch ms when the open period ends (0 when not open). */
+  openUntil: number;
+  consecutiveFailures: number;
+  /** Consecutive re-opens (k in cooldown × 2^k). */
+  reopenCount: number;
+  windowSuccesses: number;
+  windowFailures: number;
+  probeHeld: boolean;
+}
+
+export interface Gate {
+  tryAcquire(source: string): Promise<GateTicket | GateRefusal>;
+  record(ticket: GateTicket, outcome: GateOutcome): Promise<void>;
+  /** Frees a probe lease without a verdict (the probe was cancelled). No-op for non-probe tickets. */
+  releaseProbe(ticket: GateTicket): Promise<void>;
+  snapshot(source: string): Promise<BreakerSnapshot>;
+  close?(): Promise<void>;
+}
+
+// ── Cache (SPEC §7) ──────────────────────────────────────────────────────────────────────────
+
+export interface Cache {
+  get(key: string): Promise<string | undefined>;
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  close?(): Promise<void>;
+}
+
+// ── Transports (SPEC §11) ────────────────────────────────────────────────────────────────────
+
+/** What a transport gets besides the request: cancellation and observation hooks. */
+export interface AttemptContext {
+  signal: AbortSignal;
+  callId: string;
+  logicalCallId: string;
+  /** Called as soon as usage is known (e.g. a streamed usage chunk), before the attempt returns. */
+  onUsage?: (usage: Usage) => void;
+  /** Streamed content to forward (chatStream). */
+  onDelta?: (delta: ChatDelta) => void;
+}
+
+export interface ChatTransport {
+  chat(source: SourceConfig, request: ChatRequest, ctx: AttemptContext): Promise<ChatResult>;
+  close?(): Promise<void>;
+}
+
+export interface EmbedTransport {
+  embed(source: SourceConfig, request: EmbedRequest, ctx: AttemptContext): Promise<EmbedResult>;
+  close?(): Promise<void>;
+}
+
+export interface OcrTransport {
+  recognizeText(source: SourceConfig, image: Uint8Array, options: OcrOptions, ctx: AttemptContext): Promise<{ text: string }>;
+  parseLayout(
+    source: SourceConfig,
+    image: Uint8Array,
+    options: OcrOptions,
+    ctx: AttemptContext,
+  ): Promise<{ markdown: string; elements: LayoutElement[]; files?: Record<string, Uint8Array> }>;
+  checkHealth(source: SourceConfig, signal?: AbortSignal): Promise<boolean>;
+  close?(): Promise<void>;
+}
+
+// ── Telemetry (SPEC §12) ─────────────────────────────────────────────────────────────────────
+
+export interface TelemetryRecorderStats {
+  written: number;
+  dropped: number;
+  queued: number;
+}
+
+/** `record` enqueues and returns at once: a failing or slow store never fails or slows a call. */
+export interface TelemetryRecorder {
+  record(row: TelemetryRow): void;
+  /** Writes what is queued; resolves within the recorder's bound even if the store hangs. */
+  flush(): Promise<void>;
+  stats(): TelemetryRecorderStats;
+  close(): Promise<void>;
+}

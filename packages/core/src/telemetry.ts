@@ -1,0 +1,71 @@
+/** The `llm_calls` row of SPEC §12: one per attempt, per cache hit, and one terminal row per failed logical call. */
+import type { Effort, Operation, ThinkingObservation, UsageSource } from './types.js';
+
+export type TelemetryEventKind = 'attempt' | 'cache_hit' | 'terminal_failure';
+export type TelemetryStatus = 'ok' | 'error' | 'cancelled';
+
+export interface TelemetryRow {
+  /** Epoch milliseconds. */
+  ts: number;
+  scope: string;
+  operation: Operation;
+  eventKind: TelemetryEventKind;
+  callId: string;
+  logicalCallId: string;
+  sessionId?: string;
+  parentCallId?: string;
+  tenantId?: string;
+  meta?: Record<string, unknown>;
+  source?: string;
+  model?: string;
+  status: TelemetryStatus;
+  /** Folded error text (`error='cancelled'` for a cancelled attempt). */
+  error?: string;
+  /** Class name of the error. */
+  errorType?: string;
+  promptTokens?: number;
+  completionTokens?: number;
+  reasoningTokens?: number;
+  usageSource?: UsageSource;
+  costUsd?: number;
+  latencyMs?: number;
+  ttftMs?: number;
+  attempts?: number;
+  totalLatencyMs?: number;
+  reasoningEffort?: Effort;
+  thinkingObservation?: ThinkingObservation;
+  requestText?: string;
+  responseText?: string;
+}
+
+/** Column names of `llm_calls`, in table order, with the row field each one stores. */
+export const TELEMETRY_COLUMNS = [
+  ['ts', 'ts'],
+  ['scope', 'scope'],
+  ['operation', 'operation'],
+  ['event_kind', 'eventKind'],
+  ['call_id', 'callId'],
+  ['logical_call_id', 'logicalCallId'],
+  ['session_id', 'sessionId'],
+  ['parent_call_id', 'parentCallId'],
+  ['tenant_id', 'tenantId'],
+  ['meta', 'meta'],
+  ['source', 'source'],
+  ['model', 'model'],
+  ['status', 'status'],
+  ['error', 'error'],
+  ['error_type', 'errorType'],
+  ['prompt_tokens', 'promptTokens'],
+  ['completion_tokens', 'completionTokens'],
+  ['reasoning_tokens', 'reasoningTokens'],
+  ['usage_source', 'usageSource'],
+  ['cost_usd', 'costUsd'],
+  ['latency_ms', 'latencyMs'],
+  ['ttft_ms', 'ttftMs'],
+  ['attempts', 'attempts'],
+  ['total_latency_ms', 'totalLatencyMs'],
+  ['reasoning_effort', 'reasoningEffort'],
+  ['thinking_observation', 'thinkingObservation'],
+  ['request_text', 'requestText'],
+  ['response_text', 'responseText'],
+] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

@@ -1,0 +1,76 @@
+#!/usr/bin/env node
+// Proves that each layer rule of .dependency-cruiser.cjs can fire: a rule that cannot fail is worth nothing.
+// Copies the package sources into a temporary tree, plants one violation at a time, and expects
+// dependency-cruiser to exit non-zero naming that rule.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const root = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..');
+const depcruise = path.join(root, 'node_modules/.bin/depcruise');
+
+const plants = [
+  { rule: 'core-imports-no-workspace-package', file: 'packages/core/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },
+  { rule: 'core-imports-no-io-library', file: 'packages/core/src/planted.ts', code: "export { request } from 'undici';\n", link: ['packages/core/node_modules/undici', 'packages/transport-openai/node_modules/undici'] },
+  { rule: 'adapters-import-only-core', file: 'packages/transport-openai/src/planted.ts', code: "export * from '../../backend-redis/src/index.ts';\n" },
+  { rule: 'adapters-import-only-core', file: 'packages/backend-memory/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
+  { rule: 'middleware-imports-only-core', file: 'packages/middleware/src/planted.ts', code: "export * from '../../backend-memory/src/index.ts';\n" },
+  { rule: 'client-loads-optional-adapters-dynamically', file: 'packages/client/src/planted.ts', code: "export * from '../../telemetry-pg/src/index.ts';\n" },
+  { rule: 'no-deep-imports', file: 'packages/client/src/planted.ts', code: "export * from '../../core/src/planted-inner.ts';\n", extra: ['packages/core/src/planted-inner.ts', 'export const inner = 1;\n'] },
+  { rule: 'no-circular', file: 'packages/core/src/planted.ts', code: "import './planted-b.ts';\nexport const a = 1;\n", extra: ['packages/core/src/planted-b.ts', "import './planted.ts';\nexport const b = 2;\n"] },
+];
+
+function copyTree(dest) {
+  for (const name of ['.dependency-cruiser.cjs', 'tsconfig.base.json']) fs.copyFileSync(path.join(root, name), path.join(dest, name));
+  for (const pkg of fs.readdirSync(path.join(root, 'packages'))) {
+    const from = path.join(root, 'packages', pkg);
+    const to = path.join(dest, 'packages', pkg);
+    fs.mkdirSync(to, { recursive: true });
+    fs.copyFileSync(path.join(from, 'package.json'), path.join(to, 'package.json'));
+    fs.cpSync(path.join(from, 'src'), path.join(to, 'src'), { recursive: true });
+  }
+}
+
+function cruise(dir) {
+  return spawnSync(depcruise, ['packages', '--config', '.dependency-cruiser.cjs', '--output-type', 'err'], { cwd: dir, encoding: 'utf8' });
+}
+
+let failures = 0;
+const baseline = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-layers-'));
+try {
+  copyTree(baseline);
+  const clean = cruise(baseline);
+  if (clean.status !== 0) {
+    console.error(`layer self-check: the unplanted copy already fails:\n${clean.stdout}${clean.stderr}`);
+    failures++;
+  }
+} finally {
+  fs.rmSync(baseline, { recursive: true, force: true });
+}
+
+for (const plant of plants) {
+  const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-layers-'));
+  try {
+    copyTree(dir);
+    fs.writeFileSync(path.join(dir, plant.file), plant.code);
+    if (plant.extra) fs.writeFileSync(path.join(dir, plant.extra[0]), plant.extra[1]);
+    if (plant.link) {
+      fs.mkdirSync(path.dirname(path.join(dir, plant.link[0])), { recursive: true });
+      fs.symlinkSync(fs.realpathSync(path.join(root, plant.link[1])), path.join(dir, plant.link[0]));
+    }
+    const result = cruise(dir);
+    const output = `${result.stdout}${result.stderr}`;
+    if (result.status === 0 || !output.includes(plant.rule)) {
+      console.error(`layer self-check: planting ${plant.file} did not trip '${plant.rule}' (exit ${result.status})\n${output}`);
+      failures++;
+    } else {
+      console.log(`layer self-check: '${plant.rule}' fires on ${plant.file}`);
+    }
+  } finally {
+    fs.rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+if (failures > 0) process.exit(1);

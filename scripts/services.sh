@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Makes sure Redis (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432) are up; starts them if down.
+# Fails loudly when one cannot be started: integration tests are never skipped.
+set -euo pipefail
+
+wait_for() { # name, probe command...
+  local name=$1; shift
+  for _ in $(seq 1 50); do "$@" >/dev/null 2>&1 && return 0; sleep 0.2; done
+  echo "services: $name did not come up" >&2; return 1
+}
+
+if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
+  if ! command -v redis-server >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq redis-server >/dev/null
+  fi
+  mkdir -p /var/lib/redis /var/log/redis
+  redis-server --daemonize yes --bind 127.0.0.1 --port 6379 --save "" --appendonly no \
+    --dir /var/lib/redis --logfile /var/log/redis/ci.log
+  wait_for redis redis-cli -h 127.0.0.1 -p 6379 ping
+fi
+echo "services: redis up"
+
+if ! pg_isready -h 127.0.0.1 -p 5432 >/dev/null 2>&1; then
+  if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
+    apt-get update -qq && apt-get install -y -qq postgresql >/dev/null
+  fi
+  pg_ctlcluster --skip-systemctl-redirect "$(ls /etc/postgresql | sort -V | tail -n1)" main start || true
+  wait_for postgresql pg_isready -h 127.0.0.1 -p 5432
+fi
+psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='test'" | grep -q 1 \
+  || psql -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE test" >/dev/null
+echo "services: postgresql up"
