@@ -2,3 +2,8 @@ export * from './errors.js';
 export * from './types.js';
 export * from './ports.js';
 export * from './telemetry.js';
+export * from './deadline.js';
+export * from './signals.js';
+export * from './http-helpers.js';
+export * from './thinking.js';
+export * from './pricing.js';

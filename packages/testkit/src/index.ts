@@ -1,1 +1,5 @@
-export {};
+export * from './fake-clock.js';
+export * from './limiter-contract.js';
+export * from './gate-contract.js';
+export * from './cache-contract.js';
+export * from './recorder-contract.js';
