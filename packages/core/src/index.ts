@@ -7,3 +7,5 @@ export * from './signals.js';
 export * from './http-helpers.js';
 export * from './thinking.js';
 export * from './pricing.js';
+export * from './telemetry-queue.js';
+export * from './recorders.js';

@@ -1,0 +1,2 @@
+// placeholder: filled by the telemetry issue (NoopRecorder, MemoryRecorder)
+export {};
