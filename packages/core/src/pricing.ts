@@ -1,21 +1,95 @@
-// STUB — being implemented (issue 2). Signatures are the contract.
+/**
+ * Per-model prices and the cost of one usage (the `cost_usd` telemetry column). Core reads no
+ * files: the client reads `PRICING_PATH` and hands the parsed JSON to `parsePricingTable`.
+ */
 import type { Usage } from './types.js';
+
 /** USD per million tokens. */
 export interface ModelPrice {
   inputPerMTok: number;
   outputPerMTok: number;
 }
 export type PricingTable = Readonly<Record<string, ModelPrice>>;
-export const DEFAULT_PRICING: PricingTable = {};
-/** Validates a parsed pricing JSON document; throws RangeError naming the bad model/field. */
-export function parsePricingTable(json: unknown, origin = 'pricing'): PricingTable {
-  void origin;
-  return json as PricingTable;
+
+/**
+ * Illustrative list prices (USD per 1M tokens) of a few well-known models, so a demo shows a
+ * cost out of the box. Prices change and differ per relay: real deployments set `PRICING_PATH`.
+ */
+export const DEFAULT_PRICING: PricingTable = Object.freeze({
+  'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 },
+  'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 },
+  'gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8 },
+  'gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 },
+  'text-embedding-3-small': { inputPerMTok: 0.02, outputPerMTok: 0 },
+  'text-embedding-3-large': { inputPerMTok: 0.13, outputPerMTok: 0 },
+  'qwen-plus': { inputPerMTok: 0.4, outputPerMTok: 1.2 },
+  'qwen-max': { inputPerMTok: 1.6, outputPerMTok: 6.4 },
+  'deepseek-chat': { inputPerMTok: 0.27, outputPerMTok: 1.1 },
+  'deepseek-reasoner': { inputPerMTok: 0.55, outputPerMTok: 2.19 },
+});
+
+const PRICE_FIELDS = ['inputPerMTok', 'outputPerMTok'] as const;
+
+function isPlainObject(value: unknown): value is Record<string, unknown> {
+  return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
-/** Cost of one usage at a model's price; undefined when the model has no price. */
+
+/**
+ * Validates a parsed pricing JSON document `{ "<model>": { "inputPerMTok": n, "outputPerMTok": n } }`
+ * (finite prices ≥ 0, no other fields: a misspelt field is an error, not a silent default).
+ * Throws RangeError naming `origin` and the bad model/field.
+ */
+export function parsePricingTable(json: unknown, origin = 'pricing'): PricingTable {
+  if (!isPlainObject(json)) throw new RangeError(`${origin} must be a JSON object of model → price`);
+  const entries: Array<[string, ModelPrice]> = [];
+  for (const [model, price] of Object.entries(json)) {
+    if (model.trim() === '') throw new RangeError(`${origin}: a model name is empty`);
+    if (!isPlainObject(price)) {
+      throw new RangeError(`${origin}: '${model}' must be an object of ${PRICE_FIELDS.join(', ')}`);
+    }
+    const unknown = Object.keys(price).find((k) => !(PRICE_FIELDS as readonly string[]).includes(k));
+    if (unknown !== undefined) throw new RangeError(`${origin}: '${model}' has unknown field '${unknown}'`);
+    const field = (name: (typeof PRICE_FIELDS)[number]): number => {
+      const value = price[name];
+      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+      throw new RangeError(`${origin}: '${model}'.${name} must be a finite number ≥ 0 (USD per 1M tokens)`);
+    };
+    const modelPrice = { inputPerMTok: field('inputPerMTok'), outputPerMTok: field('outputPerMTok') };
+    entries.push([model, Object.freeze(modelPrice)]);
+  }
+  // fromEntries defines own properties: a model named `__proto__` cannot reach the prototype.
+  return Object.freeze(Object.fromEntries(entries));
+}
+
+/** Characters that may follow a table key in a dated or tagged model name (`gpt-4o-2024-08-06`, `qwen-plus:latest`). */
+const VARIANT_SEPARATORS = new Set(['-', ':', '@']);
+
+/**
+ * The price of `model`: the exact name, else the longest key that is a prefix of it ending at a
+ * variant separator (so `gpt-4o-2024-08-06` is `gpt-4o`, but `gpt-4o` is never priced as `gpt-4`).
+ * Names compare case-insensitively.
+ */
+export function findModelPrice(model: string, table: PricingTable = DEFAULT_PRICING): ModelPrice | undefined {
+  const name = model.toLowerCase();
+  let best: { length: number; price: ModelPrice } | undefined;
+  for (const [key, price] of Object.entries(table)) {
+    const k = key.toLowerCase();
+    if (k === name) return price;
+    const isVariant = name.startsWith(k) && VARIANT_SEPARATORS.has(name.charAt(k.length));
+    if (isVariant && (best === undefined || k.length > best.length)) best = { length: k.length, price };
+  }
+  return best?.price;
+}
+
+/**
+ * Cost in USD of one usage: prompt × input price + completion × output price. Reasoning tokens
+ * are not added: in OpenAI-style usage they are already part of `completionTokens`. Undefined
+ * when the model has no price or the usage is `unavailable` (unknown is not free); an
+ * `estimated` usage gives an estimated cost.
+ */
 export function costUsd(usage: Usage, model: string, table: PricingTable = DEFAULT_PRICING): number | undefined {
-  void usage;
-  void model;
-  void table;
-  return undefined;
+  if (usage.usageSource === 'unavailable') return undefined;
+  const price = findModelPrice(model, table);
+  if (price === undefined) return undefined;
+  return (usage.promptTokens * price.inputPerMTok + usage.completionTokens * price.outputPerMTok) / 1_000_000;
 }

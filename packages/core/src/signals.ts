@@ -1,11 +1,74 @@
-// STUB — being implemented (issue 2). Signatures are the contract.
+/** AbortSignal plumbing that leaves nothing behind on long-lived signals. */
+import { abortError } from './errors.js';
 import type { Sleep } from './ports.js';
-/** A signal that aborts when any input aborts; `dispose()` removes every listener it added to the inputs. */
-export function combineSignals(signals: ReadonlyArray<AbortSignal | undefined>): { signal: AbortSignal; dispose(): void } {
-  void signals;
-  throw new Error('not implemented');
+
+/** The largest delay `setTimeout` honours; longer delays fire after 1 ms instead. */
+export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
+
+export interface CombinedSignal {
+  signal: AbortSignal;
+  /** Removes every listener this combination added to its inputs. Idempotent. */
+  dispose(): void;
 }
-/** Abortable real-time sleep; the timer is cleared on abort. */
-export const sleep: Sleep = async () => {
-  throw new Error('not implemented');
-};
+
+/**
+ * A signal that aborts with the reason of the first input to abort; `dispose()` removes every
+ * listener it added to the inputs. Used instead of `AbortSignal.any`, whose registrations on a
+ * long-lived parent are known to accumulate on Node.
+ */
+export function combineSignals(signals: ReadonlyArray<AbortSignal | undefined>): CombinedSignal {
+  const controller = new AbortController();
+  const inputs = signals.filter((s): s is AbortSignal => s !== undefined);
+  const first = inputs.find((s) => s.aborted);
+  if (first !== undefined) {
+    controller.abort(first.reason);
+    return { signal: controller.signal, dispose: () => {} };
+  }
+  const removals: Array<() => void> = [];
+  const dispose = (): void => {
+    for (const remove of removals.splice(0)) remove();
+  };
+  for (const input of inputs) {
+    const onAbort = (): void => {
+      dispose();
+      controller.abort(input.reason);
+    };
+    input.addEventListener('abort', onAbort, { once: true });
+    removals.push(() => input.removeEventListener('abort', onAbort));
+  }
+  return { signal: controller.signal, dispose };
+}
+
+/**
+ * Abortable real-time sleep. On abort the timer is cleared and the promise rejects with
+ * `abortError(signal)`, whose `cause` is `signal.reason` (so a deadline recognises its own abort).
+ * Delays above the timer limit are slept in chunks: a finite Retry-After is honoured in full.
+ */
+export const sleep: Sleep = (ms, signal) =>
+  new Promise<void>((resolve, reject) => {
+    if (!Number.isFinite(ms)) {
+      reject(new RangeError(`sleep(ms) must be a finite number, got ${String(ms)}`));
+      return;
+    }
+    if (signal?.aborted) {
+      reject(abortError(signal));
+      return;
+    }
+    let remaining = Math.max(0, ms);
+    let timer: ReturnType<typeof setTimeout>;
+    const onAbort = (): void => {
+      clearTimeout(timer);
+      reject(abortError(signal!));
+    };
+    const schedule = (): void => {
+      const step = Math.min(remaining, MAX_TIMER_DELAY_MS);
+      remaining -= step;
+      timer = setTimeout(() => {
+        if (remaining > 0) return schedule();
+        signal?.removeEventListener('abort', onAbort);
+        resolve();
+      }, step);
+    };
+    schedule();
+    signal?.addEventListener('abort', onAbort, { once: true });
+  });

@@ -1,11 +1,21 @@
-// STUB — being implemented (issue 2). Signatures are the contract.
-import type { Effort, ThinkingObservation } from './types.js';
-export const EFFORT_ORDER: readonly Effort[] = ['none', 'low', 'medium', 'high', 'max'];
-/** Validates an effort name; throws RangeError naming `origin` for anything else. */
+/**
+ * Reasoning effort (SPEC §10): how a provider profile puts an effort on the wire, which raw body
+ * keys it manages, and whether a call actually reasoned.
+ */
+import { EFFORTS, type Effort, type ThinkingObservation } from './types.js';
+
+/** Efforts from least to most reasoning. */
+export const EFFORT_ORDER: readonly Effort[] = EFFORTS;
+
+/** Validates an effort name (case-insensitive); throws RangeError naming `origin` for anything else. */
 export function coerceEffort(value: unknown, origin = 'reasoningEffort'): Effort {
-  void origin;
-  return value as Effort;
+  const name = typeof value === 'string' ? value.trim().toLowerCase() : undefined;
+  const effort = EFFORT_ORDER.find((e) => e === name);
+  if (effort !== undefined) return effort;
+  const shown = typeof value === 'string' ? JSON.stringify(value) : String(value);
+  throw new RangeError(`${origin} must be one of ${EFFORT_ORDER.join(', ')}, got ${shown}`);
 }
+
 export interface ProviderProfile {
   name: string;
   /** Raw body keys this profile manages; a caller's `sampling` may not set them. */
@@ -15,36 +25,124 @@ export interface ProviderProfile {
   /** Whether native `response_format: json_schema` is supported. */
   supportsJsonSchema: boolean;
 }
+
+/** Token budgets of the budget-style profiles; `max` of Qwen omits the budget (the model's maximum). */
+const BUDGET_TOKENS: Readonly<Record<Exclude<Effort, 'none'>, number>> = {
+  low: 1024,
+  medium: 4096,
+  high: 16384,
+  max: 32768,
+};
+
+const OPENAI_EFFORT: Readonly<Record<Exclude<Effort, 'none'>, string>> = {
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  max: 'high',
+};
+
+const BUILT_IN_PROFILES: readonly ProviderProfile[] = [
+  {
+    // `none` sends nothing: `minimal`/`none` exist only on some OpenAI models and a 400 would
+    // fail the call; the provider default then applies and a contradiction is warned about.
+    name: 'openai',
+    managedKeys: ['reasoning_effort'],
+    applyEffort(body, effort) {
+      if (effort !== undefined && effort !== 'none') body.reasoning_effort = OPENAI_EFFORT[effort];
+    },
+    supportsJsonSchema: true,
+  },
+  {
+    name: 'qwen',
+    managedKeys: ['enable_thinking', 'thinking_budget'],
+    applyEffort(body, effort) {
+      if (effort === undefined) return;
+      body.enable_thinking = effort !== 'none';
+      if (effort !== 'none' && effort !== 'max') body.thinking_budget = BUDGET_TOKENS[effort];
+    },
+    supportsJsonSchema: false,
+  },
+  {
+    // The caller's max_tokens must exceed budget_tokens (an Anthropic rule, not checked here).
+    name: 'anthropic_compat',
+    managedKeys: ['thinking'],
+    applyEffort(body, effort) {
+      if (effort === undefined) return;
+      body.thinking =
+        effort === 'none' ? { type: 'disabled' } : { type: 'enabled', budget_tokens: BUDGET_TOKENS[effort] };
+    },
+    supportsJsonSchema: false,
+  },
+  {
+    // Whether DeepSeek reasons is chosen by the model (deepseek-chat vs deepseek-reasoner), not by
+    // a body key: the effort is recorded and observed, never sent.
+    name: 'deepseek',
+    managedKeys: [],
+    applyEffort() {},
+    supportsJsonSchema: false,
+  },
+];
+
+const registry = new Map<string, ProviderProfile>(BUILT_IN_PROFILES.map((p) => [p.name, p]));
+
+/** Adds a profile, or replaces the one of the same name (names are case-insensitive). */
 export function registerProvider(profile: ProviderProfile): void {
-  void profile;
+  if (typeof profile.name !== 'string' || profile.name.trim() === '') {
+    throw new RangeError('registerProvider(profile.name) must be a non-empty string');
+  }
+  registry.set(profile.name.trim().toLowerCase(), profile);
 }
-/** Throws RangeError for an unknown profile name. */
+
+/** Throws RangeError for an unknown profile name, listing the known ones. */
 export function getProvider(name: string): ProviderProfile {
-  return { name, managedKeys: [], applyEffort: () => {}, supportsJsonSchema: true };
+  const profile = registry.get(name.trim().toLowerCase());
+  if (profile !== undefined) return profile;
+  throw new RangeError(`unknown provider profile '${name}'; known: ${[...registry.keys()].sort().join(', ')}`);
 }
+
 /** Throws RangeError naming `origin` and the key when `sampling` sets a key the profile manages. */
 export function assertNoManagedKeys(profile: ProviderProfile, sampling: Record<string, unknown>, origin: string): void {
-  void profile;
-  void sampling;
-  void origin;
+  const key = profile.managedKeys.find((k) => Object.hasOwn(sampling, k));
+  if (key !== undefined) {
+    throw new RangeError(
+      `${origin} may not set '${key}': it is managed by provider profile '${profile.name}' (use reasoningEffort)`,
+    );
+  }
 }
+
 export interface ThinkingSignals {
   reasoningText?: string;
   reasoningTokens?: number;
 }
-/** Reasoning text outranks usage details; `unknown` = cannot tell. */
+
+/**
+ * Reasoning text outranks usage details: non-blank text → observed; else reasoning tokens > 0 →
+ * observed, exactly 0 → absent; nothing known → `unknown` (cannot tell, not "did not reason").
+ * Blank text proves nothing: some models emit an empty think block with thinking disabled.
+ */
 export function observeThinking(signals: ThinkingSignals): ThinkingObservation {
-  void signals;
-  return 'unknown';
+  if (signals.reasoningText !== undefined && signals.reasoningText.trim() !== '') return 'observed';
+  const tokens = signals.reasoningTokens;
+  if (tokens === undefined || !Number.isFinite(tokens)) return 'unknown';
+  return tokens > 0 ? 'observed' : tokens === 0 ? 'absent' : 'unknown';
 }
+
 /** Warns once per (source, model, effective effort) when the requested effort and the observation contradict. */
 export class ThinkingContradictions {
+  private readonly warned = new Set<string>();
+
   constructor(private readonly warn: (message: string) => void) {}
+
   check(source: string, model: string, effort: Effort | undefined, observation: ThinkingObservation): void {
-    void source;
-    void model;
-    void effort;
-    void observation;
-    void this.warn;
+    if (effort === undefined || observation === 'unknown') return;
+    const contradicts = effort === 'none' ? observation === 'observed' : observation === 'absent';
+    if (!contradicts) return;
+    const key = JSON.stringify([source, model, effort]);
+    if (this.warned.has(key)) return;
+    this.warned.add(key);
+    this.warn(
+      `thinking_contradiction: source ${source} model ${model} was asked for effort '${effort}' ` +
+        `but reasoning was ${observation}`,
+    );
   }
 }

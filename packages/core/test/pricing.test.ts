@@ -1,0 +1,95 @@
+import { describe, expect, it } from 'vitest';
+import { costUsd, DEFAULT_PRICING, findModelPrice, parsePricingTable } from '../src/pricing.js';
+import type { Usage } from '../src/types.js';
+
+const usage = (promptTokens: number, completionTokens: number, extra: Partial<Usage> = {}): Usage => ({
+  promptTokens,
+  completionTokens,
+  usageSource: 'measured',
+  ...extra,
+});
+
+describe('DEFAULT_PRICING', () => {
+  it('prices a handful of well-known models with valid entries', () => {
+    expect(Object.keys(DEFAULT_PRICING)).toEqual(
+      expect.arrayContaining(['gpt-4o', 'gpt-4o-mini', 'text-embedding-3-small', 'qwen-plus', 'deepseek-chat']),
+    );
+    expect(parsePricingTable(JSON.parse(JSON.stringify(DEFAULT_PRICING)))).toEqual(DEFAULT_PRICING);
+    expect(Object.isFrozen(DEFAULT_PRICING)).toBe(true);
+  });
+});
+
+describe('parsePricingTable', () => {
+  it('accepts a valid table and freezes it', () => {
+    const table = parsePricingTable({ 'my-model': { inputPerMTok: 1, outputPerMTok: 0 } }, 'LLM__PRICING_PATH');
+    expect(table).toEqual({ 'my-model': { inputPerMTok: 1, outputPerMTok: 0 } });
+    expect(Object.isFrozen(table)).toBe(true);
+    expect(Object.isFrozen(table['my-model'])).toBe(true);
+  });
+
+  it.each([
+    [null, /^LLM__PRICING_PATH must be a JSON object/],
+    [[], /^LLM__PRICING_PATH must be a JSON object/],
+    ['gpt-4o', /^LLM__PRICING_PATH must be a JSON object/],
+    [{ 'gpt-x': 3 }, /'gpt-x' must be an object/],
+    [{ '': { inputPerMTok: 1, outputPerMTok: 1 } }, /model name is empty/],
+    [{ 'gpt-x': { inputPerMTok: 1 } }, /'gpt-x'\.outputPerMTok must be a finite number ≥ 0/],
+    [{ 'gpt-x': { inputPerMTok: -1, outputPerMTok: 1 } }, /'gpt-x'\.inputPerMTok/],
+    [{ 'gpt-x': { inputPerMTok: '1', outputPerMTok: 1 } }, /'gpt-x'\.inputPerMTok/],
+    [{ 'gpt-x': { inputPerMTok: 1, outputPerMTok: Number.POSITIVE_INFINITY } }, /'gpt-x'\.outputPerMTok/],
+    [{ 'gpt-x': { inputPerMTok: 1, outputPerMTok: 1, inputPerMtok: 2 } }, /'gpt-x' has unknown field 'inputPerMtok'/],
+  ])('refuses %j with a RangeError naming origin and model/field', (json, message) => {
+    expect(() => parsePricingTable(json, 'LLM__PRICING_PATH')).toThrow(RangeError);
+    expect(() => parsePricingTable(json, 'LLM__PRICING_PATH')).toThrow(message);
+  });
+
+  it('keeps a model named __proto__ as data', () => {
+    const table = parsePricingTable(JSON.parse('{"__proto__":{"inputPerMTok":1,"outputPerMTok":2}}'));
+    expect(Object.getPrototypeOf(table)).toBe(Object.prototype);
+    expect(findModelPrice('__proto__', table)).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
+  });
+});
+
+describe('costUsd', () => {
+  const table = parsePricingTable({
+    'gpt-4': { inputPerMTok: 30, outputPerMTok: 60 },
+    'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 },
+    'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 },
+  });
+
+  it('is prompt × input + completion × output, per million tokens', () => {
+    expect(costUsd(usage(1_000_000, 500_000), 'gpt-4o', table)).toBeCloseTo(2.5 + 5, 10);
+    expect(costUsd(usage(1000, 200), 'gpt-4o-mini', table)).toBeCloseTo((1000 * 0.15 + 200 * 0.6) / 1e6, 15);
+  });
+
+  it('does not add reasoning tokens again: they are part of completion tokens', () => {
+    expect(costUsd(usage(0, 1000, { reasoningTokens: 800 }), 'gpt-4o', table)).toBeCloseTo(0.01, 12);
+  });
+
+  it('uses the default table when none is given', () => {
+    expect(costUsd(usage(1_000_000, 0), 'gpt-4o')).toBe(DEFAULT_PRICING['gpt-4o']!.inputPerMTok);
+  });
+
+  it('prices an estimated usage, not an unavailable one', () => {
+    expect(costUsd(usage(1000, 0, { usageSource: 'estimated' }), 'gpt-4o', table)).toBeGreaterThan(0);
+    expect(costUsd(usage(0, 0, { usageSource: 'unavailable' }), 'gpt-4o', table)).toBeUndefined();
+  });
+
+  it('is undefined for an unknown model', () => {
+    expect(costUsd(usage(10, 10), 'llama-3-70b', table)).toBeUndefined();
+  });
+
+  it.each([
+    ['gpt-4o-2024-08-06', 'gpt-4o'],
+    ['gpt-4o-mini-2024-07-18', 'gpt-4o-mini'],
+    ['GPT-4o', 'gpt-4o'],
+    ['gpt-4-0613', 'gpt-4'],
+    ['gpt-4o:latest', 'gpt-4o'],
+  ])('prices %s as %s (exact, else the longest prefix ending at a separator)', (model, key) => {
+    expect(findModelPrice(model, table)).toBe(table[key]);
+  });
+
+  it.each(['gpt-4omni', 'gpt', 'gpt-4.1'])('does not price %s by an unrelated prefix', (model) => {
+    expect(findModelPrice(model, table)).toBeUndefined();
+  });
+});

@@ -1,0 +1,206 @@
+import { describe, expect, it } from 'vitest';
+import {
+  assertNoManagedKeys,
+  coerceEffort,
+  EFFORT_ORDER,
+  getProvider,
+  observeThinking,
+  registerProvider,
+  ThinkingContradictions,
+  type ProviderProfile,
+} from '../src/thinking.js';
+import type { Effort } from '../src/types.js';
+
+function wire(provider: string, effort: Effort | undefined): Record<string, unknown> {
+  const body: Record<string, unknown> = { model: 'm' };
+  getProvider(provider).applyEffort(body, effort);
+  delete body.model;
+  return body;
+}
+
+describe('efforts', () => {
+  it('are ordered from none to max', () => {
+    expect(EFFORT_ORDER).toEqual(['none', 'low', 'medium', 'high', 'max']);
+  });
+
+  it.each([
+    ['low', 'low'],
+    ['HIGH', 'high'],
+    [' Max ', 'max'],
+    ['none', 'none'],
+  ])('coerces %j to %s', (value, effort) => {
+    expect(coerceEffort(value, 'chat(reasoningEffort)')).toBe(effort);
+  });
+
+  it.each(['minimal', 'xhigh', '', 3, true, null, undefined, { effort: 'low' }])(
+    'refuses %j naming the origin and the allowed values',
+    (value) => {
+      expect(() => coerceEffort(value, 'chat(reasoningEffort)')).toThrow(RangeError);
+      expect(() => coerceEffort(value, 'chat(reasoningEffort)')).toThrow(
+        /^chat\(reasoningEffort\) must be one of none, low, medium, high, max/,
+      );
+    },
+  );
+});
+
+describe('built-in provider profiles', () => {
+  it.each([
+    [undefined, {}],
+    ['none', {}],
+    ['low', { reasoning_effort: 'low' }],
+    ['medium', { reasoning_effort: 'medium' }],
+    ['high', { reasoning_effort: 'high' }],
+    ['max', { reasoning_effort: 'high' }],
+  ] as const)('openai puts %s on the wire as %j', (effort, body) => {
+    expect(wire('openai', effort)).toEqual(body);
+  });
+
+  it.each([
+    [undefined, {}],
+    ['none', { enable_thinking: false }],
+    ['low', { enable_thinking: true, thinking_budget: 1024 }],
+    ['medium', { enable_thinking: true, thinking_budget: 4096 }],
+    ['high', { enable_thinking: true, thinking_budget: 16384 }],
+    ['max', { enable_thinking: true }],
+  ] as const)('qwen puts %s on the wire as %j', (effort, body) => {
+    expect(wire('qwen', effort)).toEqual(body);
+  });
+
+  it.each([
+    [undefined, {}],
+    ['none', { thinking: { type: 'disabled' } }],
+    ['low', { thinking: { type: 'enabled', budget_tokens: 1024 } }],
+    ['max', { thinking: { type: 'enabled', budget_tokens: 32768 } }],
+  ] as const)('anthropic_compat puts %s on the wire as %j', (effort, body) => {
+    expect(wire('anthropic_compat', effort)).toEqual(body);
+  });
+
+  it.each([undefined, 'none', 'max'] as const)('deepseek sends nothing for %s', (effort) => {
+    expect(wire('deepseek', effort)).toEqual({});
+  });
+
+  it('declare their managed keys and json_schema support', () => {
+    const summary = ['openai', 'qwen', 'anthropic_compat', 'deepseek'].map((name) => {
+      const p = getProvider(name);
+      return [p.name, p.managedKeys, p.supportsJsonSchema];
+    });
+    expect(summary).toEqual([
+      ['openai', ['reasoning_effort'], true],
+      ['qwen', ['enable_thinking', 'thinking_budget'], false],
+      ['anthropic_compat', ['thinking'], false],
+      ['deepseek', [], false],
+    ]);
+  });
+
+  it('every managed key is one the profile actually writes', () => {
+    for (const name of ['openai', 'qwen', 'anthropic_compat']) {
+      const profile = getProvider(name);
+      const written = new Set(EFFORT_ORDER.flatMap((effort) => Object.keys(wire(name, effort))));
+      expect([...written].sort()).toEqual([...profile.managedKeys].sort());
+    }
+  });
+});
+
+describe('provider registry', () => {
+  it('looks names up case-insensitively', () => {
+    expect(getProvider('OpenAI').name).toBe('openai');
+  });
+
+  it('refuses an unknown name, naming it and the known ones', () => {
+    expect(() => getProvider('mistral')).toThrow(RangeError);
+    expect(() => getProvider('mistral')).toThrow(/'mistral'.*anthropic_compat, deepseek, openai, qwen/);
+  });
+
+  it('registers a custom profile', () => {
+    const name = `custom_${Math.random().toString(36).slice(2)}`;
+    const profile: ProviderProfile = {
+      name,
+      managedKeys: ['chat_template_kwargs'],
+      applyEffort(body, effort) {
+        if (effort !== undefined) body.chat_template_kwargs = { thinking: effort !== 'none' };
+      },
+      supportsJsonSchema: true,
+    };
+    registerProvider(profile);
+    expect(getProvider(name)).toBe(profile);
+    expect(wire(name, 'low')).toEqual({ chat_template_kwargs: { thinking: true } });
+  });
+
+  it('refuses a profile without a name', () => {
+    const nameless = { ...getProvider('openai'), name: ' ' };
+    expect(() => registerProvider(nameless)).toThrow(/registerProvider\(profile\.name\)/);
+  });
+});
+
+describe('assertNoManagedKeys', () => {
+  it('refuses a sampling overlay that sets a managed key, naming origin and key', () => {
+    const sampling = { temperature: 0, thinking_budget: 10 };
+    expect(() => assertNoManagedKeys(getProvider('qwen'), sampling, 'chat(sampling)')).toThrow(
+      /^chat\(sampling\) may not set 'thinking_budget'.*'qwen'/,
+    );
+  });
+
+  it('lets unmanaged keys through', () => {
+    expect(() =>
+      assertNoManagedKeys(getProvider('openai'), { temperature: 0.2, max_tokens: 10, thinking: {} }, 'chat(sampling)'),
+    ).not.toThrow();
+  });
+});
+
+describe('observeThinking', () => {
+  it.each([
+    [{ reasoningText: 'Let me think' }, 'observed'],
+    [{ reasoningText: 'Let me think', reasoningTokens: 0 }, 'observed'],
+    [{ reasoningTokens: 12 }, 'observed'],
+    [{ reasoningText: '', reasoningTokens: 12 }, 'observed'],
+    [{ reasoningTokens: 0 }, 'absent'],
+    [{ reasoningText: '\n\n', reasoningTokens: 0 }, 'absent'],
+    [{}, 'unknown'],
+    [{ reasoningText: '' }, 'unknown'],
+    [{ reasoningTokens: Number.NaN }, 'unknown'],
+  ] as const)('%j → %s', (signals, observation) => {
+    expect(observeThinking(signals)).toBe(observation);
+  });
+});
+
+describe('ThinkingContradictions', () => {
+  function checker(): { contradictions: ThinkingContradictions; warnings: string[] } {
+    const warnings: string[] = [];
+    return { contradictions: new ThinkingContradictions((m) => warnings.push(m)), warnings };
+  }
+
+  it('warns when none was asked but reasoning was observed, once per key', () => {
+    const { contradictions, warnings } = checker();
+    contradictions.check('a', 'qwen3', 'none', 'observed');
+    contradictions.check('a', 'qwen3', 'none', 'observed');
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('thinking_contradiction');
+    expect(warnings[0]).toContain('qwen3');
+  });
+
+  it('warns when an effort ≥ low was asked but reasoning was absent', () => {
+    const { contradictions, warnings } = checker();
+    for (const effort of ['low', 'medium', 'high', 'max'] as const) contradictions.check('a', 'm', effort, 'absent');
+    expect(warnings).toHaveLength(4);
+  });
+
+  it('keeps low and max of one model, and each source and model, separate', () => {
+    const { contradictions, warnings } = checker();
+    contradictions.check('a', 'm', 'low', 'absent');
+    contradictions.check('a', 'm', 'max', 'absent');
+    contradictions.check('b', 'm', 'low', 'absent');
+    contradictions.check('a', 'n', 'low', 'absent');
+    contradictions.check('a', 'm', 'low', 'absent');
+    expect(warnings).toHaveLength(4);
+  });
+
+  it('never warns on agreement, on unknown, or without a requested effort', () => {
+    const { contradictions, warnings } = checker();
+    contradictions.check('a', 'm', 'none', 'absent');
+    contradictions.check('a', 'm', 'high', 'observed');
+    contradictions.check('a', 'm', 'none', 'unknown');
+    contradictions.check('a', 'm', 'high', 'unknown');
+    contradictions.check('a', 'm', undefined, 'absent');
+    expect(warnings).toEqual([]);
+  });
+});
