@@ -9,3 +9,4 @@ export * from './thinking.js';
 export * from './pricing.js';
 export * from './telemetry-queue.js';
 export * from './recorders.js';
+export * from './arguments.js';

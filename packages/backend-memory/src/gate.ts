@@ -1,0 +1,178 @@
+import { SourceNotConfiguredError, assertPositiveInteger, assertPositiveMs } from '@pgw/core';
+import { randomUUID } from 'node:crypto';
+import type { BreakerPolicy, BreakerSnapshot, Clock, Gate, GateOutcome, GateRefusal, GateTicket } from '@pgw/core';
+import { SlidingWindow } from './sliding-window.js';
+
+export interface InMemoryGateOptions {
+  scope: string;
+  sources: readonly string[];
+  policy: BreakerPolicy;
+  now?: Clock;
+}
+
+interface ProbeLease {
+  readonly token: string;
+  readonly expiresAt: number;
+}
+
+/**
+ * One source's breaker. Only `closed` and `open` are stored: half-open is an open breaker whose
+ * cooldown has passed. It is reached by time, not by an event, so it needs no epoch of its own
+ * (no ticket is ever issued while open, so there is nothing to fence).
+ */
+interface Breaker {
+  state: 'closed' | 'open';
+  epoch: number;
+  openUntil: number;
+  consecutiveFailures: number;
+  reopenCount: number;
+  /** Outcome samples of the last `windowMs`: weight 1 = failure, 0 = success. */
+  readonly samples: SlidingWindow;
+  probe: ProbeLease | undefined;
+}
+
+/** The circuit breakers of SPEC §6.2 for one process: two trip channels, a leased probe, epoch fencing. */
+export class InMemoryGate implements Gate {
+  private readonly scope: string;
+  private readonly policy: BreakerPolicy;
+  private readonly now: Clock;
+  private readonly breakers = new Map<string, Breaker>();
+
+  constructor(options: InMemoryGateOptions) {
+    this.policy = validatedPolicy(options.policy);
+    this.scope = options.scope;
+    this.now = options.now ?? Date.now;
+    for (const source of options.sources) {
+      this.breakers.set(source, {
+        state: 'closed',
+        epoch: 0,
+        openUntil: 0,
+        consecutiveFailures: 0,
+        reopenCount: 0,
+        samples: new SlidingWindow(this.policy.windowMs),
+        probe: undefined,
+      });
+    }
+  }
+
+  async tryAcquire(source: string): Promise<GateTicket | GateRefusal> {
+    const breaker = this.breakerOf(source);
+    if (breaker.state === 'closed') return { ok: true, source, epoch: breaker.epoch, probe: false };
+    const now = this.now();
+    if (now < breaker.openUntil) return { ok: false, source, state: 'open', retryAfterMs: breaker.openUntil - now };
+    if (breaker.probe !== undefined && now < breaker.probe.expiresAt) {
+      return { ok: false, source, state: 'half_open', retryAfterMs: breaker.probe.expiresAt - now };
+    }
+    const probe = { token: randomUUID(), expiresAt: now + this.policy.probeTtlMs };
+    breaker.probe = probe;
+    return { ok: true, source, epoch: breaker.epoch, probe: true, probeToken: probe.token };
+  }
+
+  async record(ticket: GateTicket, outcome: GateOutcome): Promise<void> {
+    const breaker = this.breakerOf(ticket.source);
+    if (ticket.epoch !== breaker.epoch) return;
+    const now = this.now();
+    if (breaker.state === 'open') {
+      if (!holdsProbe(breaker, ticket)) return;
+      if (outcome === 'success' || outcome === 'invalid') this.closeBreaker(breaker);
+      else this.trip(breaker, now, breaker.reopenCount + 1);
+      return;
+    }
+    breaker.samples.evict(now);
+    if (outcome === 'success' || outcome === 'invalid') {
+      // A usable answer or a bad result both prove the service works; only a real success is a sample.
+      breaker.consecutiveFailures = 0;
+      if (outcome === 'success') breaker.samples.add(now, 0);
+      return;
+    }
+    breaker.consecutiveFailures += 1;
+    breaker.samples.add(now, 1);
+    if (outcome === 'dead' || this.shouldTrip(breaker)) this.trip(breaker, now, breaker.reopenCount);
+  }
+
+  async releaseProbe(ticket: GateTicket): Promise<void> {
+    const breaker = this.breakerOf(ticket.source);
+    if (ticket.epoch === breaker.epoch && holdsProbe(breaker, ticket)) breaker.probe = undefined;
+  }
+
+  async snapshot(source: string): Promise<BreakerSnapshot> {
+    const breaker = this.breakerOf(source);
+    const now = this.now();
+    breaker.samples.evict(now);
+    const open = breaker.state === 'open';
+    return {
+      source,
+      state: !open ? 'closed' : now < breaker.openUntil ? 'open' : 'half_open',
+      epoch: breaker.epoch,
+      openUntil: open ? breaker.openUntil : 0,
+      consecutiveFailures: breaker.consecutiveFailures,
+      reopenCount: breaker.reopenCount,
+      windowSuccesses: breaker.samples.count - breaker.samples.weight,
+      windowFailures: breaker.samples.weight,
+      probeHeld: breaker.probe !== undefined && now < breaker.probe.expiresAt,
+    };
+  }
+
+  /**
+   * Rate channel: ≥ minSamples in the window and failure rate ≥ failureRate. Consecutive channel:
+   * ≥ failureThreshold failures in a row, unless health evidence says the run is a blip — the
+   * window holds ≥ minSamples at under half the trip rate and the run is shorter than twice the
+   * threshold.
+   */
+  private shouldTrip(breaker: Breaker): boolean {
+    const { failureThreshold, failureRate, minSamples } = this.policy;
+    const samples = breaker.samples.count;
+    const rate = samples > 0 ? breaker.samples.weight / samples : 0;
+    if (samples >= minSamples && rate >= failureRate) return true;
+    if (breaker.consecutiveFailures < failureThreshold) return false;
+    const healthy = samples >= minSamples && rate < failureRate / 2;
+    return !healthy || breaker.consecutiveFailures >= 2 * failureThreshold;
+  }
+
+  /** Opens for cooldown × 2^k (capped); a new deadline never shortens one already set. */
+  private trip(breaker: Breaker, now: number, reopenCount: number): void {
+    const { cooldownMs, maxCooldownMs } = this.policy;
+    const openMs = Math.min(maxCooldownMs, cooldownMs * 2 ** reopenCount);
+    breaker.state = 'open';
+    breaker.epoch += 1;
+    breaker.reopenCount = reopenCount;
+    breaker.openUntil = Math.max(breaker.openUntil, now + openMs);
+    breaker.probe = undefined;
+  }
+
+  private closeBreaker(breaker: Breaker): void {
+    breaker.state = 'closed';
+    breaker.epoch += 1;
+    breaker.openUntil = 0;
+    breaker.consecutiveFailures = 0;
+    breaker.reopenCount = 0;
+    breaker.samples.clear();
+    breaker.probe = undefined;
+  }
+
+  private breakerOf(source: string): Breaker {
+    const breaker = this.breakers.get(source);
+    if (breaker === undefined) throw new SourceNotConfiguredError({ scope: this.scope, sourceName: source });
+    return breaker;
+  }
+}
+
+/** A probe result counts while its token is the lease on record, even past its TTL if nobody retook it. */
+function holdsProbe(breaker: Breaker, ticket: GateTicket): boolean {
+  return ticket.probe && ticket.probeToken !== undefined && ticket.probeToken === breaker.probe?.token;
+}
+
+function validatedPolicy(policy: BreakerPolicy): BreakerPolicy {
+  assertPositiveInteger(policy.failureThreshold, 'policy.failureThreshold');
+  assertPositiveInteger(policy.minSamples, 'policy.minSamples');
+  if (!(policy.failureRate > 0 && policy.failureRate <= 1)) {
+    throw new RangeError(`policy.failureRate must be in (0, 1], got ${String(policy.failureRate)}`);
+  }
+  for (const key of ['windowMs', 'cooldownMs', 'maxCooldownMs', 'probeTtlMs'] as const) {
+    assertPositiveMs(policy[key], `policy.${key}`);
+  }
+  if (policy.maxCooldownMs < policy.cooldownMs) {
+    throw new RangeError(`policy.maxCooldownMs (${policy.maxCooldownMs}) must be >= policy.cooldownMs (${policy.cooldownMs})`);
+  }
+  return { ...policy };
+}
