@@ -1,0 +1,139 @@
+import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
+import { playStep, sendWholeOrCut, type RouteStep } from './steps.js';
+import { countTokens, splitTokens } from './tokens.js';
+import type { SourceScript } from './types.js';
+
+interface ChatReply {
+  id: string;
+  created: number;
+  model: string;
+  content: string;
+  reasoning: string | undefined;
+  usage: Record<string, unknown> | undefined;
+  includeUsageChunk: boolean;
+}
+
+let completionSeq = 0;
+
+/** `POST /{source}/v1/chat/completions`: JSON, or SSE when the body asks for `stream: true`. */
+export async function handleChat(ex: Exchange, json: unknown): Promise<void> {
+  const request = json as { messages?: unknown; model?: unknown; stream?: unknown; stream_options?: { include_usage?: unknown } };
+  if (typeof request !== 'object' || request === null || !Array.isArray(request.messages)) {
+    sendJson(ex.res, 400, errorBody("'messages' must be an array", 'invalid_request_error', 'invalid_request'));
+    return;
+  }
+  const reply = buildReply(ex.source.name, ex.source.script, request.messages, request.model, request.stream_options?.include_usage === true);
+  const stream = request.stream === true;
+  await playStep(ex, ex.source.nextStep('chat'), (e, step) =>
+    stream ? streamChat(e, step, reply) : sendWholeOrCut(e, step, jsonPayload(completionBody(reply)), malformedChat(step)),
+  );
+}
+
+function buildReply(source: string, script: SourceScript, messages: unknown[], model: unknown, includeUsage: boolean): ChatReply {
+  const content = script.content ?? `hello from ${source}`;
+  const reasoning = script.reasoning;
+  return {
+    id: `chatcmpl-mock-${++completionSeq}`,
+    created: Math.floor(Date.now() / 1000),
+    model: typeof model === 'string' ? model : source,
+    content,
+    reasoning,
+    usage: usageBody(script, messages, content, reasoning),
+    includeUsageChunk: includeUsage,
+  };
+}
+
+function usageBody(script: SourceScript, messages: unknown[], content: string, reasoning: string | undefined) {
+  if (script.usage === false) return undefined;
+  const reasoningTokens = script.usage ? script.usage.reasoning_tokens : reasoning ? countTokens(reasoning) : undefined;
+  const prompt = script.usage?.prompt_tokens ?? countTokens(messages.map(messageText).join(' '));
+  const completion = script.usage?.completion_tokens ?? countTokens(content) + (reasoningTokens ?? 0);
+  return {
+    prompt_tokens: prompt,
+    completion_tokens: completion,
+    total_tokens: prompt + completion,
+    ...(reasoningTokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoningTokens } }),
+  };
+}
+
+function messageText(message: unknown): string {
+  const content = (message as { content?: unknown } | null)?.content;
+  if (typeof content === 'string') return content;
+  if (!Array.isArray(content)) return '';
+  return content.map((part) => ((part as { type?: unknown }).type === 'text' ? String((part as { text?: unknown }).text) : '')).join(' ');
+}
+
+function completionBody(reply: ChatReply): object {
+  return {
+    id: reply.id,
+    object: 'chat.completion',
+    created: reply.created,
+    model: reply.model,
+    choices: [
+      {
+        index: 0,
+        message: {
+          role: 'assistant',
+          content: reply.content,
+          ...(reply.reasoning === undefined ? {} : { reasoning_content: reply.reasoning }),
+        },
+        finish_reason: 'stop',
+      },
+    ],
+    ...(reply.usage ? { usage: reply.usage } : {}),
+  };
+}
+
+function malformedChat(step: RouteStep): Payload {
+  if (step.kind === 'malformed' && step.variant === 'wrong_shape') return jsonPayload({ id: 'chatcmpl-mock', object: 'chat.completion' });
+  return rawJsonPayload('{"id":"chatcmpl-mock","choices":[{"message":');
+}
+
+/** SSE: reasoning deltas, then content deltas (finish_reason on the last), an optional usage chunk, then [DONE]. */
+async function streamChat(ex: Exchange, step: RouteStep, reply: ChatReply): Promise<void> {
+  const { res } = ex;
+  res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  res.flushHeaders();
+  const send = (data: unknown): void => {
+    res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  };
+  const chunk = (delta: object, finishReason: string | null): object => ({
+    id: reply.id,
+    object: 'chat.completion.chunk',
+    created: reply.created,
+    model: reply.model,
+    choices: [{ index: 0, delta, finish_reason: finishReason }],
+  });
+
+  if (step.kind === 'malformed') {
+    send(step.variant === 'wrong_shape' ? { id: reply.id, object: 'chat.completion.chunk' } : '{"choices":[{"delta":');
+    send('[DONE]');
+    res.end();
+    return;
+  }
+
+  const deltas: Array<Record<string, string>> = [
+    ...splitTokens(reply.reasoning ?? '').map((t) => ({ reasoning_content: t })),
+    ...splitTokens(reply.content).map((t) => ({ content: t })),
+  ];
+  const limit = step.kind === 'truncate' || step.kind === 'stall' ? (step.afterTokens ?? 1) : Infinity;
+  const lastIsContent = reply.content.length > 0;
+  const script = ex.source.script;
+  for (const [i, delta] of deltas.entries()) {
+    if (i >= limit) break;
+    await delay(i === 0 ? (script.ttftMs ?? 0) : (script.interTokenMs ?? 0), ex.signal);
+    const isLast = i === deltas.length - 1;
+    send(chunk(i === 0 ? { role: 'assistant', ...delta } : delta, isLast && lastIsContent ? 'stop' : null));
+  }
+  if (step.kind === 'truncate') {
+    res.end();
+    return;
+  }
+  if (step.kind === 'stall') return waitForAbort(ex.signal);
+  if (!lastIsContent) send(chunk(deltas.length === 0 ? { role: 'assistant' } : {}, 'stop'));
+  if (reply.includeUsageChunk && reply.usage) {
+    send({ id: reply.id, object: 'chat.completion.chunk', created: reply.created, model: reply.model, choices: [], usage: reply.usage });
+  }
+  send('[DONE]');
+  res.end();
+}

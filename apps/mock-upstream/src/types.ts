@@ -1,0 +1,102 @@
+/** The scripting vocabulary of the mock: what a test says each source should do. */
+
+export type Step =
+  | { kind: 'ok' }
+  | {
+      kind: 'status';
+      status: number;
+      /** Sent as `Retry-After`. */
+      retryAfter?: string;
+      /** Sent as `retry-after-ms`. */
+      retryAfterMs?: string;
+      body?: string | object;
+      headers?: Record<string, string>;
+    }
+  | { kind: 'rate_limit'; retryAfter?: string }
+  | { kind: 'insufficient_quota' }
+  | { kind: 'hang' }
+  | { kind: 'truncate'; afterTokens?: number }
+  | { kind: 'stall'; afterTokens?: number }
+  /** `unparseable` (default): a body that is not JSON / not a ZIP; `wrong_shape`: valid syntax, missing fields. */
+  | { kind: 'malformed'; variant?: 'unparseable' | 'wrong_shape' }
+  | { kind: 'wrong_dim'; dim: number }
+  | { kind: 'latency'; ms: number };
+
+export type StepKind = Step['kind'];
+
+export interface ScriptUsage {
+  prompt_tokens: number;
+  completion_tokens: number;
+  reasoning_tokens?: number;
+}
+
+export interface ScriptLayout {
+  markdown: string;
+  elements: object[];
+  /** Extra archive entries (path → UTF-8 text) added to the /parse ZIP. */
+  files?: Record<string, string>;
+}
+
+export interface SourceScript {
+  /** Delay before response headers, every request. */
+  latencyMs?: number;
+  /** Stream: delay before the first content/reasoning chunk. */
+  ttftMs?: number;
+  /** Stream: gap between chunks. */
+  interTokenMs?: number;
+  content?: string;
+  reasoning?: string;
+  /** `false` omits usage; default is computed from the texts. */
+  usage?: ScriptUsage | false;
+  embeddingDim?: number;
+  ocrText?: string;
+  layout?: ScriptLayout;
+  /** Consumed one per request, each route family (chat / embeddings / ocr) walking the list on its own. */
+  steps?: Step[];
+  otherwise?: Step;
+  /** 0..1: chance (seeded RNG) that a request past `steps` fails with a step drawn from `failureSteps`. */
+  failureRate?: number;
+  failureSteps?: Step[];
+  /** `false` makes `GET /health` answer 503. Default true. */
+  healthy?: boolean;
+}
+
+export interface MockScript {
+  sources: Record<string, SourceScript>;
+}
+
+export type RouteName = 'chat' | 'embeddings' | 'ocrText' | 'parse' | 'health';
+
+/** Route families that consume steps. */
+export type StepFamily = 'chat' | 'embeddings' | 'ocr';
+
+export interface Counters {
+  chat: number;
+  embeddings: number;
+  ocrText: number;
+  parse: number;
+  health: number;
+  /** Every request that reached this source, any route. */
+  total: number;
+  /** Requests whose response has not closed yet. */
+  inflight: number;
+}
+
+export interface RecordedFile {
+  fileName: string;
+  type: string;
+  size: number;
+}
+
+export interface RecordedRequest {
+  route: RouteName;
+  method: string;
+  /** Header names lower-cased. Includes `authorization` so tests can assert it was sent — never print it. */
+  headers: Record<string, string>;
+  /** Parsed JSON body, the raw text if it was not JSON, or for multipart the form's field names. */
+  body: unknown;
+  /** The client's source port: requests sharing one keep-alive socket share it. */
+  clientPort: number | undefined;
+  /** Multipart only: text fields and file metadata. */
+  form?: { fields: Record<string, string>; files: Record<string, RecordedFile> };
+}
