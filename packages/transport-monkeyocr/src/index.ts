@@ -1,1 +1,2 @@
-export {};
+export { MonkeyOcrTransport, type MonkeyOcrTransportOptions } from './transport.js';
+export type { LayoutArchive } from './layout-archive.js';
