@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
-# Makes sure Redis (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432) are up; starts them if down.
-# Fails loudly when one cannot be started: integration tests are never skipped.
+# Makes sure what the tests need is here: Redis (127.0.0.1:6379) and PostgreSQL (127.0.0.1:5432) up,
+# started if down, and Debian's Chromium (the CLI's HTML report is checked in a headless browser).
+# Fails loudly when one cannot be had: integration tests are never skipped.
 set -euo pipefail
 
 wait_for() { # name, probe command...
@@ -30,3 +31,8 @@ fi
 psql -h 127.0.0.1 -U postgres -d postgres -tAc "SELECT 1 FROM pg_database WHERE datname='test'" | grep -q 1 \
   || psql -h 127.0.0.1 -U postgres -d postgres -c "CREATE DATABASE test" >/dev/null
 echo "services: postgresql up"
+
+if [ ! -x /usr/bin/chromium ]; then
+  apt-get update -qq && apt-get install -y -qq chromium >/dev/null
+fi
+/usr/bin/chromium --version
