@@ -1,1 +1,49 @@
-export {};
+// The onion
+export { compose, type Call, type Middleware, type Next } from './compose.js';
+export {
+  callStats,
+  claimTerminal,
+  createCallContext,
+  registerAttempt,
+  withSignal,
+  type CallContext,
+  type CallContextInit,
+  type CallLedger,
+} from './context.js';
+export type { GatewayChatRequest } from './chat-request.js';
+
+// Assembly: what the client calls
+export { assembleChatPipeline, type CallOptions, type ChatPipeline, type ChatPipelineParts } from './chat-pipeline.js';
+export {
+  assembleEmbedPipeline,
+  type EmbeddingResponse,
+  type EmbedPipeline,
+  type EmbedPipelineParts,
+} from './embed-pipeline.js';
+export { assembleOcrPipeline, type OcrPipeline, type OcrPipelineParts } from './ocr-pipeline.js';
+export { buildGovernance, type Governance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+
+// Retry loop and its parts
+export { DEFAULT_QUOTA_NAP, retryLoop, type Governed, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
+export type { AttemptDescription, AttemptObserver, AttemptOperation, AttemptReport } from './operation.js';
+export { chatOperation } from './chat-operation.js';
+export { embedOperation } from './embed-operation.js';
+export { ocrLayoutOperation, ocrTextOperation, type OcrLayoutPayload, type OcrRequest } from './ocr-operation.js';
+export { backoffDelayMs } from './backoff.js';
+export { Pacer } from './pacer.js';
+export { HealthBook } from './health.js';
+export { createSelector, deprioritiseFailed, headroom, healthScore, type Selector, type SelectorDeps } from './selector.js';
+export { ScopeProgress, StallClock } from './stall-clock.js';
+export { Settlement, type SettlementBranch, type TokenAccounting } from './settlement.js';
+export { callDeadlineBoundary } from './deadline-boundary.js';
+
+// Cache, structured output, telemetry
+export { cacheMiddleware, type CacheMiddlewareOptions } from './cache.js';
+export { chatCacheKey, messagesDigest, type CacheKeyScope } from './cache-key.js';
+export { canonicalJson } from './canonical-json.js';
+export { structuredMiddleware, type StructuredMiddlewareOptions } from './structured.js';
+export { extractJsonText, parseStructuredAnswer, type StructuredParse } from './json-extract.js';
+export { TelemetryEmitter, telemetryMiddleware, type TelemetryEmitterOptions } from './telemetry-emitter.js';
+export { SafeRecorder } from './safe-recorder.js';
+export { WarnOnce } from './warn-once.js';
+export { WriteBacks } from './write-backs.js';

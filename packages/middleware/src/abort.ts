@@ -1,0 +1,48 @@
+import { abortError, SourceDeadError, TransientError } from '@pgw/core';
+
+export function throwIfAborted(signal: AbortSignal): void {
+  if (signal.aborted) throw abortError(signal);
+}
+
+/**
+ * Awaits `work` unless `signal` aborts first, then rejects with the abort error at once: a write-back
+ * or admission call that hangs must not hold a cancelled call. When abort wins, `onLate` receives the
+ * value `work` resolves to later, so whatever it grants (a permit, a probe lease) is given back.
+ */
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onLate?: (value: T) => void): Promise<T> {
+  const abandon = (): void => {
+    work.then(
+      (value) => onLate?.(value),
+      () => undefined, // nobody awaits an abandoned call any more
+    );
+  };
+  if (signal.aborted) {
+    abandon();
+    return Promise.reject(abortError(signal));
+  }
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = (): void => {
+      abandon();
+      reject(abortError(signal));
+    };
+    signal.addEventListener('abort', onAbort, { once: true });
+    work.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (error: unknown) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(error);
+      },
+    );
+  });
+}
+
+/**
+ * What a cancelled call surfaces: the error as thrown, except an upstream category error (a transport
+ * that dressed the abort up as a timeout), which must never reach the caller.
+ */
+export function cancellationError(error: unknown, signal: AbortSignal): unknown {
+  return error instanceof TransientError || error instanceof SourceDeadError ? abortError(signal) : error;
+}

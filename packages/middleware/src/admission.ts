@@ -1,0 +1,73 @@
+import type { GateTicket, Gate, LimitGate, Limiter, Permit, SourceConfig } from '@pgw/core';
+import { raceAbort } from './abort.js';
+import type { Pacer } from './pacer.js';
+import type { WriteBacks } from './write-backs.js';
+
+export interface Admitted {
+  readonly kind: 'admitted';
+  readonly source: SourceConfig;
+  readonly ticket: GateTicket;
+  readonly permit: Permit;
+}
+
+export type Refusal =
+  | { readonly kind: 'paced'; readonly source: SourceConfig }
+  | { readonly kind: 'circuit'; readonly source: SourceConfig; readonly retryAfterMs: number }
+  | { readonly kind: 'quota'; readonly source: SourceConfig; readonly gate: LimitGate; readonly retryAfterMs: number };
+
+export interface AdmissionDeps {
+  gate: Gate;
+  limiter: Limiter;
+  pacer: Pacer;
+  writeBacks: WriteBacks;
+}
+
+/**
+ * Asks the pacer, the breaker and the limiter, in that order, for one attempt at `source`. On
+ * success the caller holds a pacer slot, a gate ticket and a permit; on refusal it holds nothing.
+ * Store failures (GovernanceBackendError, SourceNotConfiguredError) propagate: admission fails closed.
+ * A grant that arrives after the call was cancelled is handed straight back (S1: settles 0).
+ */
+export async function admit(
+  deps: AdmissionDeps,
+  source: SourceConfig,
+  estTokens: number,
+  signal: AbortSignal,
+): Promise<Admitted | Refusal> {
+  if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
+  let ticket: GateTicket | undefined;
+  try {
+    const verdict = await raceAbort(deps.gate.tryAcquire(source.name), signal, (late) => {
+      if (late.ok) void releaseProbe(deps, late);
+    });
+    if (!verdict.ok) {
+      deps.pacer.leave(source.name);
+      return { kind: 'circuit', source, retryAfterMs: verdict.retryAfterMs };
+    }
+    ticket = verdict;
+    const admission = await raceAbort(deps.limiter.tryEnter(source.name, estTokens), signal, (late) => {
+      if (late.ok) void giveBack(deps, late.permit);
+    });
+    if (!admission.ok) {
+      await releaseProbe(deps, ticket);
+      deps.pacer.leave(source.name);
+      return { kind: 'quota', source, gate: admission.gate, retryAfterMs: admission.retryAfterMs };
+    }
+    return { kind: 'admitted', source, ticket, permit: admission.permit };
+  } catch (error) {
+    if (ticket) await releaseProbe(deps, ticket);
+    deps.pacer.leave(source.name);
+    throw error;
+  }
+}
+
+function releaseProbe(deps: AdmissionDeps, ticket: GateTicket): Promise<void> {
+  if (!ticket.probe) return Promise.resolve();
+  return deps.writeBacks.quietly('gate.releaseProbe', () => deps.gate.releaseProbe(ticket));
+}
+
+/** An unused permit: nothing was sent, so the reservation is returned whole. */
+async function giveBack(deps: AdmissionDeps, permit: Permit): Promise<void> {
+  await deps.writeBacks.quietly('permit.settle', () => permit.settle(0));
+  await deps.writeBacks.quietly('permit.release', () => permit.release());
+}

@@ -1,0 +1,75 @@
+import {
+  costUsd,
+  getProvider,
+  ThinkingContradictions,
+  type Cache,
+  type ChatTransport,
+  type GatewaySettings,
+  type LLMResponse,
+} from '@pgw/core';
+import { cacheMiddleware } from './cache.js';
+import type { GatewayChatRequest } from './chat-request.js';
+import { chatOperation } from './chat-operation.js';
+import { compose, type Middleware } from './compose.js';
+import { callStats, createCallContext, type CallContextInit } from './context.js';
+import { callDeadlineBoundary } from './deadline-boundary.js';
+import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+import { retryLoop } from './retry-loop.js';
+import { structuredMiddleware } from './structured.js';
+import { telemetryMiddleware } from './telemetry-emitter.js';
+
+/** Per-call options of a pipeline run (the scope, operation and clock come from the pipeline). */
+export type CallOptions = Omit<CallContextInit, 'scope' | 'operation' | 'now'>;
+
+export interface ChatPipelineParts extends GovernanceParts {
+  settings: GovernanceSettings & Pick<GatewaySettings, 'cache' | 'structured'>;
+  transport: ChatTransport;
+  /** Omit for no cache layer. */
+  cache?: Cache;
+}
+
+export interface ChatPipeline {
+  run(request: GatewayChatRequest, options?: CallOptions): Promise<LLMResponse>;
+  /** Telemetry rows a failing recorder refused. */
+  readonly droppedTelemetryRows: number;
+}
+
+/**
+ * The chat onion, outer → inner: telemetry emitter → call deadline → cache → structured → retry loop → transport.
+ */
+export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
+  const { settings, now, pricing } = parts;
+  const { retryDeps, emitter, warnings } = buildGovernance(parts);
+  const retry = retryLoop(retryDeps, chatOperation(parts.transport, new ThinkingContradictions(parts.warn)));
+  const models = [...new Set(settings.sources.map((source) => source.model))].sort().join(',');
+  const layers: Array<Middleware<GatewayChatRequest, LLMResponse>> = [
+    telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })),
+    callDeadlineBoundary(),
+    ...(parts.cache ? [cacheMiddleware({ cache: parts.cache, policy: settings.cache, model: models, emitter, warnings, now })] : []),
+    structuredMiddleware({
+      policy: settings.structured,
+      supportsJsonSchema: settings.sources.every((source) => getProvider(source.provider).supportsJsonSchema),
+    }),
+  ];
+  const onion = compose(layers, async (call) => {
+    const { result, source } = await retry(call);
+    return {
+      content: result.content,
+      reasoningContent: result.reasoningContent,
+      source: source.name,
+      model: result.model,
+      cached: false,
+      usage: result.usage,
+      thinkingObservation: result.thinkingObservation,
+      callStats: callStats(call.ctx, now),
+      costUsd: costUsd(result.usage, result.model, pricing),
+    };
+  });
+  return {
+    run: (request, options = {}) =>
+      onion({ request, ctx: createCallContext({ ...options, scope: settings.scope, operation: 'chat', now }) }),
+    get droppedTelemetryRows() {
+      return emitter.droppedRows;
+    },
+  };
+}

@@ -1,0 +1,98 @@
+import { randomUUID } from 'node:crypto';
+import type { CallStats, ChatDelta, Clock, Effort, Operation } from '@pgw/core';
+
+/** The mutable part of a logical call, shared by every view of its context (see `withSignal`). */
+export interface CallLedger {
+  /** Attempts registered so far, counted before the transport is called (failed and cancelled count). */
+  attempts: number;
+  /** Distinct source names, in the order they were first tried. */
+  readonly sourcesTried: string[];
+  /** Set once the call's terminal_failure row has been claimed: a call never gets two. */
+  terminalClaimed: boolean;
+}
+
+/** What travels with one logical call through the onion. */
+export interface CallContext {
+  readonly logicalCallId: string;
+  readonly scope: string;
+  readonly operation: Operation;
+  /** Injected-clock time the logical call started (`totalLatencyMs` reads the same clock). */
+  readonly startedAt: number;
+  /** Cancellation of this call: the caller's signal, or the deadline boundary's signal inside it. */
+  readonly signal: AbortSignal;
+  readonly sessionId?: string;
+  readonly parentCallId?: string;
+  readonly tenantId?: string;
+  readonly meta?: Record<string, unknown>;
+  /** The effective reasoning effort, as telemetry reports it. */
+  readonly reasoningEffort?: Effort;
+  /** Skip the cache read and write (research resampling). */
+  readonly cacheBypass: boolean;
+  /** Wall-clock bound of the call's waiting; undefined = off (no timer). Enforced by `callDeadlineBoundary`. */
+  readonly callDeadlineMs?: number;
+  /** Streamed content to forward (chatStream). */
+  readonly onDelta?: (delta: ChatDelta) => void;
+  readonly ledger: CallLedger;
+}
+
+export interface CallContextInit {
+  scope: string;
+  operation: Operation;
+  now: Clock;
+  signal?: AbortSignal;
+  logicalCallId?: string;
+  sessionId?: string;
+  parentCallId?: string;
+  tenantId?: string;
+  meta?: Record<string, unknown>;
+  reasoningEffort?: Effort;
+  cacheBypass?: boolean;
+  callDeadlineMs?: number;
+  onDelta?: (delta: ChatDelta) => void;
+}
+
+// A call without a caller signal still hands every sleep and transport a real (never-aborting) signal.
+const NEVER_ABORTED = new AbortController().signal;
+
+export function createCallContext(init: CallContextInit): CallContext {
+  const { now, signal, logicalCallId, cacheBypass, ...rest } = init;
+  return {
+    ...rest,
+    logicalCallId: logicalCallId ?? randomUUID(),
+    startedAt: now(),
+    signal: signal ?? NEVER_ABORTED,
+    cacheBypass: cacheBypass ?? false,
+    ledger: { attempts: 0, sourcesTried: [], terminalClaimed: false },
+  };
+}
+
+/** The caller's own signal, or undefined when the call was started without one. */
+export function callerSignal(ctx: CallContext): AbortSignal | undefined {
+  return ctx.signal === NEVER_ABORTED ? undefined : ctx.signal;
+}
+
+/** The same call seen under another signal (a deadline boundary's): stats and the terminal claim stay shared. */
+export function withSignal(ctx: CallContext, signal: AbortSignal): CallContext {
+  return { ...ctx, signal };
+}
+
+export function registerAttempt(ctx: CallContext, sourceName: string): void {
+  ctx.ledger.attempts += 1;
+  if (!ctx.ledger.sourcesTried.includes(sourceName)) ctx.ledger.sourcesTried.push(sourceName);
+}
+
+export function callStats(ctx: CallContext, now: Clock): CallStats {
+  return {
+    logicalCallId: ctx.logicalCallId,
+    attempts: ctx.ledger.attempts,
+    totalLatencyMs: Math.max(0, now() - ctx.startedAt),
+    sourcesTried: [...ctx.ledger.sourcesTried],
+  };
+}
+
+/** Claims the call's single terminal row; true only for the first claimant. */
+export function claimTerminal(ctx: CallContext): boolean {
+  if (ctx.ledger.terminalClaimed) return false;
+  ctx.ledger.terminalClaimed = true;
+  return true;
+}

@@ -1,0 +1,20 @@
+import { withCallDeadline } from '@pgw/core';
+import type { Middleware } from './compose.js';
+import { callerSignal, withSignal } from './context.js';
+
+/**
+ * The call deadline (SPEC §6.5), placed just inside the telemetry emitter: everything below it —
+ * cache IO, admission, backoff, attempts, structured re-asks, embedding batches — shares ONE deadline,
+ * while the terminal row is written outside it and sees `CallDeadlineExceeded` itself.
+ * `ctx.callDeadlineMs` undefined = off: no timer at all.
+ */
+export function callDeadlineBoundary<Req, Res>(): Middleware<Req, Res> {
+  return (call, next) => {
+    const { ctx } = call;
+    if (ctx.callDeadlineMs === undefined) return next(call);
+    return withCallDeadline(
+      (signal) => next(signal ? { request: call.request, ctx: withSignal(ctx, signal) } : call),
+      { deadlineMs: ctx.callDeadlineMs, scope: ctx.scope, signal: callerSignal(ctx) },
+    );
+  };
+}

@@ -1,0 +1,98 @@
+import { costUsd, type CallStats, type EmbedTransport, type EmbeddingSettings, type Usage, type UsageSource } from '@pgw/core';
+import type { CallOptions } from './chat-pipeline.js';
+import { compose } from './compose.js';
+import { callStats, createCallContext } from './context.js';
+import { callDeadlineBoundary } from './deadline-boundary.js';
+import { embedOperation } from './embed-operation.js';
+import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+import { retryLoop } from './retry-loop.js';
+import { telemetryMiddleware } from './telemetry-emitter.js';
+
+export interface EmbeddingResponse {
+  vectors: number[][];
+  model: string;
+  /** The source of each batch, in batch order. */
+  sources: string[];
+  /** Summed over the batches; `usageSource` is the weakest of them. */
+  usage: Usage;
+  callStats: CallStats;
+  /** Undefined when some batch's model has no price. */
+  costUsd?: number;
+}
+
+export interface EmbedPipelineParts extends GovernanceParts {
+  settings: GovernanceSettings & Pick<EmbeddingSettings, 'batchSize' | 'normalize' | 'expectedDim'>;
+  transport: EmbedTransport;
+}
+
+export interface EmbedPipeline {
+  run(texts: string[], options?: CallOptions): Promise<EmbeddingResponse>;
+  readonly droppedTelemetryRows: number;
+}
+
+const USAGE_STRENGTH: readonly UsageSource[] = ['unavailable', 'estimated', 'measured'];
+
+/**
+ * The embedding onion, outer → inner: telemetry emitter → call deadline → batches → retry loop → transport.
+ * Batches run one after another inside ONE logical call: one deadline, one attempt ledger, one terminal row.
+ */
+export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline {
+  const { settings, now, pricing } = parts;
+  if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) {
+    throw new RangeError(`settings.batchSize must be an integer ≥ 1, got ${settings.batchSize}`);
+  }
+  const { retryDeps, emitter } = buildGovernance(parts);
+  const retry = retryLoop(retryDeps, embedOperation(parts.transport, settings.expectedDim));
+  const onion = compose<{ texts: string[] }, EmbeddingResponse>(
+    [telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })), callDeadlineBoundary()],
+    async (call) => {
+      const response: EmbeddingResponse = {
+        vectors: [],
+        model: '',
+        sources: [],
+        usage: { promptTokens: 0, completionTokens: 0, usageSource: 'measured' },
+        callStats: callStats(call.ctx, now),
+        costUsd: 0,
+      };
+      for (let start = 0; start < call.request.texts.length; start += settings.batchSize) {
+        const texts = call.request.texts.slice(start, start + settings.batchSize);
+        const { result, source } = await retry({ request: { texts }, ctx: call.ctx });
+        response.vectors.push(...(settings.normalize ? result.vectors.map(unitLength) : result.vectors));
+        response.model = result.model;
+        response.sources.push(source.name);
+        response.usage = addUsage(response.usage, result.usage);
+        const cost = costUsd(result.usage, result.model, pricing);
+        response.costUsd = cost === undefined || response.costUsd === undefined ? undefined : response.costUsd + cost;
+      }
+      return response;
+    },
+  );
+  return {
+    run: async (texts, options = {}) => {
+      const ctx = createCallContext({ ...options, scope: settings.scope, operation: 'embed', now });
+      if (texts.length === 0) {
+        // Nothing to wait for: zero attempts, no rows, no deadline.
+        const usage: Usage = { promptTokens: 0, completionTokens: 0, usageSource: 'measured' };
+        return { vectors: [], model: '', sources: [], usage, callStats: callStats(ctx, now), costUsd: 0 };
+      }
+      return onion({ request: { texts }, ctx });
+    },
+    get droppedTelemetryRows() {
+      return emitter.droppedRows;
+    },
+  };
+}
+
+function addUsage(total: Usage, batch: Usage): Usage {
+  const weakest = Math.min(USAGE_STRENGTH.indexOf(total.usageSource), USAGE_STRENGTH.indexOf(batch.usageSource));
+  return {
+    promptTokens: total.promptTokens + batch.promptTokens,
+    completionTokens: total.completionTokens + batch.completionTokens,
+    usageSource: USAGE_STRENGTH[weakest]!,
+  };
+}
+
+function unitLength(vector: number[]): number[] {
+  const norm = Math.hypot(...vector);
+  return norm > 0 ? vector.map((x) => x / norm) : vector;
+}

@@ -1,0 +1,93 @@
+import type { Clock, Gate, GatewaySettings, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import { HealthBook } from './health.js';
+import { Pacer } from './pacer.js';
+import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
+import { createSelector } from './selector.js';
+import { ScopeProgress } from './stall-clock.js';
+import { TelemetryEmitter } from './telemetry-emitter.js';
+import { WarnOnce } from './warn-once.js';
+import { WriteBacks } from './write-backs.js';
+
+/** The settings every pipeline reads (a `GatewaySettings` value satisfies it). */
+export type GovernanceSettings = Pick<
+  GatewaySettings,
+  'scope' | 'sources' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap'
+>;
+
+/** What every pipeline is assembled from. All time and randomness are injected. */
+export interface GovernanceParts {
+  settings: GovernanceSettings;
+  limiter: Limiter;
+  gate: Gate;
+  recorder?: TelemetryRecorder;
+  pricing?: PricingTable;
+  now: Clock;
+  sleep: Sleep;
+  rng: () => number;
+  warn: (message: string) => void;
+  /** Poll bounds while every source's quota is full (default 25–1000 ms). */
+  quotaNap?: QuotaNap;
+  /** Share one scope's progress between pipelines of the same scope (default: one per pipeline). */
+  progress?: ScopeProgress;
+}
+
+export interface Governance {
+  retryDeps: RetryLoopDeps;
+  emitter: TelemetryEmitter;
+  warnings: WarnOnce;
+}
+
+export function buildGovernance(parts: GovernanceParts): Governance {
+  validateSettings(parts.settings);
+  const { settings, limiter, gate, now } = parts;
+  const warnings = new WarnOnce(parts.warn);
+  const health = new HealthBook();
+  const pacer = new Pacer(settings.sources);
+  const emitter = new TelemetryEmitter({
+    recorder: parts.recorder,
+    textCap: settings.telemetryTextCap,
+    pricing: parts.pricing,
+    now,
+    warnings,
+  });
+  const retryDeps: RetryLoopDeps = {
+    scope: settings.scope,
+    gate,
+    limiter,
+    pacer,
+    health,
+    progress: parts.progress ?? new ScopeProgress(now),
+    writeBacks: new WriteBacks(warnings),
+    selector: createSelector(settings.selector, { sources: settings.sources, limiter, health, rng: parts.rng }),
+    retry: settings.retry,
+    quotaFull: settings.quotaFull,
+    circuitOpen: settings.circuitOpen,
+    stallWindowMs: settings.stallWindowMs,
+    quotaNap: parts.quotaNap ?? DEFAULT_QUOTA_NAP,
+    sleep: parts.sleep,
+    rng: parts.rng,
+    now,
+    onAttempt: emitter.attempt,
+  };
+  return { retryDeps, emitter, warnings };
+}
+
+/** Direct assembly skips the settings schema, so the values the loop relies on are checked here. */
+function validateSettings(settings: GovernanceSettings): void {
+  if (settings.sources.length === 0) throw new RangeError(`settings.sources: scope ${settings.scope} has no sources`);
+  const names = settings.sources.map((source) => source.name);
+  const duplicate = names.find((name, index) => names.indexOf(name) !== index);
+  if (duplicate !== undefined) throw new RangeError(`settings.sources: duplicate source name '${duplicate}'`);
+  const { maxAttempts, backoffBaseMs, backoffMaxMs } = settings.retry;
+  if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
+    throw new RangeError(`settings.retry.maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);
+  }
+  for (const [key, value] of [
+    ['retry.backoffBaseMs', backoffBaseMs],
+    ['retry.backoffMaxMs', backoffMaxMs],
+    ['stallWindowMs', settings.stallWindowMs],
+    ['telemetryTextCap', settings.telemetryTextCap],
+  ] as const) {
+    if (!Number.isFinite(value) || value < 0) throw new RangeError(`settings.${key} must be a finite number ≥ 0, got ${value}`);
+  }
+}

@@ -1,0 +1,45 @@
+import type { OcrLayoutResult, OcrOptions, OcrTextResult, OcrTransport } from '@pgw/core';
+import type { CallOptions } from './chat-pipeline.js';
+import { compose, type Middleware } from './compose.js';
+import { createCallContext } from './context.js';
+import { callDeadlineBoundary } from './deadline-boundary.js';
+import { buildGovernance, type GovernanceParts } from './governance.js';
+import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
+import { retryLoop } from './retry-loop.js';
+import { telemetryMiddleware } from './telemetry-emitter.js';
+
+export interface OcrPipelineParts extends GovernanceParts {
+  transport: OcrTransport;
+}
+
+export interface OcrPipeline {
+  recognizeText(image: Uint8Array, options?: OcrOptions, call?: CallOptions): Promise<OcrTextResult>;
+  parseLayout(image: Uint8Array, options?: OcrOptions, call?: CallOptions): Promise<OcrLayoutResult>;
+  readonly droppedTelemetryRows: number;
+}
+
+/** The OCR onions (text and layout), outer → inner: telemetry emitter → call deadline → retry loop → transport. */
+export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
+  const { settings, now } = parts;
+  const { retryDeps, emitter } = buildGovernance(parts);
+  const outer = <Res>(): Array<Middleware<OcrRequest, Res>> => [telemetryMiddleware(emitter, now), callDeadlineBoundary()];
+  const retryText = retryLoop(retryDeps, ocrTextOperation(parts.transport));
+  const retryLayout = retryLoop(retryDeps, ocrLayoutOperation(parts.transport));
+  const text = compose<OcrRequest, OcrTextResult>(outer(), async (call) => {
+    const { result, source } = await retryText(call);
+    return { text: result.text, source: source.name };
+  });
+  const layout = compose<OcrRequest, OcrLayoutResult>(outer(), async (call) => {
+    const { result, source } = await retryLayout(call);
+    return { ...result, source: source.name };
+  });
+  return {
+    recognizeText: (image, options = {}, call = {}) =>
+      text({ request: { image, options }, ctx: createCallContext({ ...call, scope: settings.scope, operation: 'ocr_text', now }) }),
+    parseLayout: (image, options = {}, call = {}) =>
+      layout({ request: { image, options }, ctx: createCallContext({ ...call, scope: settings.scope, operation: 'ocr_layout', now }) }),
+    get droppedTelemetryRows() {
+      return emitter.droppedRows;
+    },
+  };
+}

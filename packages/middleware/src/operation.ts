@@ -1,0 +1,39 @@
+import type { AttemptContext, SourceConfig, ThinkingObservation, Usage } from '@pgw/core';
+import type { CallContext } from './context.js';
+import type { TokenAccounting } from './settlement.js';
+
+/** What telemetry shows of one attempt besides its outcome. */
+export interface AttemptDescription {
+  model?: string;
+  requestText?: string;
+  responseText?: string;
+  thinkingObservation?: ThinkingObservation;
+  ttftMs?: number;
+}
+
+/** How the retry loop performs one operation (chat, embed, OCR) against one source. */
+export interface AttemptOperation<Req, Res> {
+  readonly tokenAccounting: TokenAccounting;
+  /** False for chat: a 429 rate limit does not consume the attempt budget (its waiting counts in the stall clock). */
+  readonly rateLimitsConsumeBudget: boolean;
+  invoke(source: SourceConfig, request: Req, attempt: AttemptContext): Promise<Res>;
+  usageOf(result: Res): Usage | undefined;
+  /** Throws ResultInvalidError for a result the operation cannot use (e.g. a wrong embedding dimension). */
+  validate?(result: Res, request: Req, source: SourceConfig): void;
+  /** Synchronous observation of a successful attempt (e.g. thinking contradictions). */
+  observe?(source: SourceConfig, result: Res, ctx: CallContext): void;
+  describe(request: Req, result: Res | undefined): AttemptDescription;
+}
+
+/** One attempt as telemetry records it. */
+export interface AttemptReport {
+  readonly source: SourceConfig;
+  readonly callId: string;
+  readonly latencyMs: number;
+  readonly status: 'ok' | 'error' | 'cancelled';
+  readonly error?: unknown;
+  readonly usage?: Usage;
+  readonly description: AttemptDescription;
+}
+
+export type AttemptObserver = (ctx: CallContext, report: AttemptReport) => void;

@@ -1,0 +1,184 @@
+import {
+  AllSourcesExhausted,
+  CircuitOpenError,
+  GatewayUnavailableError,
+  SourceDeadError,
+  TransientError,
+  type CircuitOpenPolicy,
+  type QuotaFullPolicy,
+  type RetryPolicy,
+  type Sleep,
+  type SourceConfig,
+} from '@pgw/core';
+import { raceAbort, throwIfAborted } from './abort.js';
+import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
+import { runAttempt, type AttemptDeps } from './attempt.js';
+import type { Call, Next } from './compose.js';
+import { backoffDelayMs } from './backoff.js';
+import type { AttemptOperation } from './operation.js';
+import { deprioritiseFailed, type Selector } from './selector.js';
+import { StallClock } from './stall-clock.js';
+
+export interface QuotaNap {
+  /** Shortest poll while every source's quota is full. */
+  minMs: number;
+  /** Longest poll: a slot freed elsewhere is noticed within this. */
+  maxMs: number;
+}
+
+export const DEFAULT_QUOTA_NAP: QuotaNap = { minMs: 25, maxMs: 1000 };
+
+export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
+  scope: string;
+  selector: Selector;
+  retry: RetryPolicy;
+  quotaFull: QuotaFullPolicy;
+  circuitOpen: CircuitOpenPolicy;
+  stallWindowMs: number;
+  quotaNap: QuotaNap;
+  sleep: Sleep;
+  rng: () => number;
+}
+
+/** A successful attempt and where it ran. */
+export interface Governed<Res> {
+  readonly result: Res;
+  readonly source: SourceConfig;
+  readonly callId: string;
+  readonly latencyMs: number;
+}
+
+/**
+ * The innermost governed layer: select, admit, attempt, and on a retryable failure back off and try
+ * again (another source first), within the attempt budget and the stall rule. See README "Retry loop".
+ */
+export function retryLoop<Req, Res>(deps: RetryLoopDeps, operation: AttemptOperation<Req, Res>): Next<Req, Governed<Res>> {
+  return (call) => new RetryRun(deps, operation, call).run();
+}
+
+class RetryRun<Req, Res> {
+  private readonly stall: StallClock;
+  private readonly signal: AbortSignal;
+  private readonly reasons: Record<string, string> = {};
+  private failedByRecency: string[] = [];
+  private budgetSpent = 0;
+  private transientFailures = 0;
+  private lastRetryAfterMs: number | undefined;
+
+  constructor(
+    private readonly deps: RetryLoopDeps,
+    private readonly operation: AttemptOperation<Req, Res>,
+    private readonly call: Call<Req>,
+  ) {
+    this.stall = new StallClock(deps.progress, deps.stallWindowMs, deps.scope);
+    this.signal = call.ctx.signal;
+  }
+
+  async run(): Promise<Governed<Res>> {
+    for (;;) {
+      throwIfAborted(this.signal);
+      const admitted = await this.admitOne();
+      if (!admitted) continue;
+      const outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
+      if (outcome.ok) {
+        return { result: outcome.result, source: admitted.source, callId: outcome.callId, latencyMs: outcome.latencyMs };
+      }
+      await this.afterFailure(admitted.source, outcome.error);
+    }
+  }
+
+  /** Tries sources in preference order; when none admits, waits per policy and returns undefined. */
+  private async admitOne(): Promise<Admitted | undefined> {
+    const order = deprioritiseFailed(await raceAbort(this.deps.selector(), this.signal), this.failedByRecency);
+    const refusals: Refusal[] = [];
+    for (const source of order) {
+      const verdict = await admit(this.deps, source, this.estTokens(source), this.signal);
+      if (verdict.kind === 'admitted') return verdict;
+      refusals.push(verdict);
+    }
+    await this.waitForRoom(refusals);
+    return undefined;
+  }
+
+  private async afterFailure(source: SourceConfig, error: TransientError | SourceDeadError): Promise<void> {
+    this.reasons[source.name] = failureReason(error);
+    this.failedByRecency = [...this.failedByRecency.filter((name) => name !== source.name), source.name];
+    const rateLimited = error instanceof TransientError && error.transientKind === 'rate_limited';
+    if (!rateLimited || this.operation.rateLimitsConsumeBudget) this.budgetSpent += 1;
+    if (error instanceof TransientError) this.lastRetryAfterMs = error.retryAfterMs;
+    if (this.budgetSpent >= this.deps.retry.maxAttempts) {
+      throw new AllSourcesExhausted({
+        scope: this.deps.scope,
+        message: `scope ${this.deps.scope}: attempt budget of ${this.deps.retry.maxAttempts} spent (${formatReasons(this.reasons)})`,
+        retryAfterMs: this.lastRetryAfterMs,
+        perSourceReasons: this.reasons,
+        cause: error,
+      });
+    }
+    // A dead source is switched away from at once: its breaker is open, nothing to wait for.
+    if (error instanceof SourceDeadError) return;
+    const delayMs = backoffDelayMs(this.transientFailures, this.deps.retry, this.deps.rng, error.retryAfterMs);
+    this.transientFailures += 1;
+    if (rateLimited) await this.waitNonProductively(delayMs, this.reasons);
+    else await this.deps.sleep(delayMs, this.signal);
+  }
+
+  /** Every candidate refused: breaker policy when all are open, else quota policy. */
+  private async waitForRoom(refusals: readonly Refusal[]): Promise<void> {
+    const reasons = { ...this.reasons };
+    for (const refusal of refusals) reasons[refusal.source.name] = refusalReason(refusal);
+    if (refusals.length > 0 && refusals.every((refusal) => refusal.kind === 'circuit')) {
+      // Floored: a store answering "retry in 0 ms" must not turn the wait into a spin the stall clock never sees.
+      const reopenMs = Math.max(this.deps.quotaNap.minMs, Math.min(...refusals.map((refusal) => refusal.retryAfterMs)));
+      if (this.deps.circuitOpen === 'fail_fast') {
+        throw new CircuitOpenError({ scope: this.deps.scope, retryAfterMs: reopenMs, perSourceReasons: reasons });
+      }
+      await this.waitNonProductively(reopenMs, reasons);
+      return;
+    }
+    const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' ? [refusal.retryAfterMs] : []));
+    const earliestMs = hints.length > 0 ? Math.min(...hints) : undefined;
+    if (this.deps.quotaFull === 'fail_fast') {
+      throw new GatewayUnavailableError({
+        scope: this.deps.scope,
+        reason: 'quota_full',
+        retryAfterMs: earliestMs,
+        perSourceReasons: reasons,
+      });
+    }
+    const { minMs, maxMs } = this.deps.quotaNap;
+    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons);
+  }
+
+  private async waitNonProductively(ms: number, reasons: Record<string, string>): Promise<void> {
+    this.stall.assertNotStalled(reasons);
+    await this.deps.sleep(ms, this.signal);
+    this.stall.addWaiting(ms);
+  }
+
+  private estTokens(source: SourceConfig): number {
+    return this.operation.tokenAccounting === 'none' ? 0 : source.estTokens;
+  }
+}
+
+function failureReason(error: TransientError | SourceDeadError): string {
+  const status = error.statusCode === undefined ? '' : ` ${error.statusCode}`;
+  return error instanceof TransientError ? `transient:${error.transientKind}${status}` : `dead${status}`;
+}
+
+function refusalReason(refusal: Refusal): string {
+  switch (refusal.kind) {
+    case 'paced':
+      return 'paced';
+    case 'circuit':
+      return 'circuit_open';
+    case 'quota':
+      return `quota:${refusal.gate}`;
+  }
+}
+
+function formatReasons(reasons: Record<string, string>): string {
+  return Object.entries(reasons)
+    .map(([source, reason]) => `${source}: ${reason}`)
+    .join(', ');
+}

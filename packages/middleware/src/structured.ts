@@ -1,0 +1,66 @@
+import { ResultInvalidError, type ChatMessage, type LLMResponse, type StructuredPolicy, type StructuredStrategy } from '@pgw/core';
+import { z } from 'zod';
+import type { GatewayChatRequest } from './chat-request.js';
+import type { Middleware } from './compose.js';
+import { parseStructuredAnswer } from './json-extract.js';
+
+export interface StructuredMiddlewareOptions {
+  policy: StructuredPolicy;
+  /** Whether every source's provider profile supports native `response_format: json_schema`. */
+  supportsJsonSchema: boolean;
+}
+
+/**
+ * Typed results (SPEC §8). Each round goes through the retry loop below (so every round counts in
+ * `callStats.attempts` and shares the call's deadline). A parse or validation failure re-asks with the
+ * answer and its issues fed back, up to `maxRetries` times, switching to `escalation` after the first
+ * failure; exhausted → ResultInvalidError carrying the last issues.
+ */
+export function structuredMiddleware(options: StructuredMiddlewareOptions): Middleware<GatewayChatRequest, LLMResponse> {
+  const { policy } = options;
+  return async (call, next) => {
+    const { structured: schema, ...request } = call.request;
+    if (!schema) return next(call);
+    const jsonSchema = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }) as Record<string, unknown>;
+    let conversation: ChatMessage[] = request.messages;
+    let strategy: StructuredStrategy = policy.strategy;
+    let issues: string[] = [];
+    let lastSource: string | undefined;
+    for (let round = 0; round <= policy.maxRetries; round += 1) {
+      const native = strategy === 'json_schema' && options.supportsJsonSchema;
+      const response = await next({
+        ctx: call.ctx,
+        request: native
+          ? { ...request, messages: conversation, responseFormat: { type: 'json_schema', name: 'response', schema: jsonSchema } }
+          : { ...request, messages: askForJson(conversation, jsonSchema), responseFormat: undefined },
+      });
+      const parsed = parseStructuredAnswer(response.content, schema);
+      if (parsed.ok) return { ...response, parsed: parsed.value };
+      issues = parsed.issues;
+      lastSource = response.source;
+      conversation = [...conversation, { role: 'assistant', content: response.content }, { role: 'user', content: feedback(issues) }];
+      strategy = policy.escalation;
+    }
+    throw new ResultInvalidError({
+      message: `structured output still invalid after ${policy.maxRetries + 1} rounds: ${issues.join('; ')}`,
+      sourceName: lastSource,
+      issues,
+    });
+  };
+}
+
+/** The json_repair strategy: the prompt itself asks for JSON (on the last user turn). */
+function askForJson(messages: readonly ChatMessage[], jsonSchema: Record<string, unknown>): ChatMessage[] {
+  const instruction = `Respond with only a JSON value that conforms to this JSON Schema:\n${JSON.stringify(jsonSchema)}`;
+  const last = messages.at(-1);
+  if (!last || last.role !== 'user') return [...messages, { role: 'user', content: instruction }];
+  const content =
+    typeof last.content === 'string'
+      ? `${last.content}\n\n${instruction}`
+      : [...last.content, { type: 'text' as const, text: instruction }];
+  return [...messages.slice(0, -1), { ...last, content }];
+}
+
+function feedback(issues: readonly string[]): string {
+  return `Your previous answer could not be used:\n- ${issues.join('\n- ')}\nReply again with only the corrected JSON.`;
+}

@@ -1,0 +1,311 @@
+/** Scripted fakes for unit tests of the governed call path: clock, sleep, limiter, gate, transports, recorder. */
+import {
+  abortError,
+  type Admission,
+  type AttemptContext,
+  type BreakerSnapshot,
+  type ChatRequest,
+  type ChatResult,
+  type ChatTransport,
+  type EmbedRequest,
+  type EmbedResult,
+  type EmbedTransport,
+  type Gate,
+  type GateOutcome,
+  type GateRefusal,
+  type GateTicket,
+  type LimitGate,
+  type Limiter,
+  type OcrTransport,
+  type Permit,
+  type Sleep,
+  type SourceConfig,
+  type SourceStats,
+  type TelemetryRecorder,
+  type TelemetryRow,
+  type Usage,
+} from '@pgw/core';
+
+export class ManualClock {
+  constructor(public t = 1_000_000) {}
+  readonly now = (): number => this.t;
+  advance(ms: number): void {
+    this.t += ms;
+  }
+}
+
+/** Records every requested duration; resolves at once (advancing the clock) unless `hang`, then waits for abort. */
+export class RecordingSleep {
+  readonly calls: number[] = [];
+  hang = false;
+  /** Runs at each sleep (e.g. another call making progress meanwhile). */
+  onSleep: ((ms: number) => void) | undefined;
+  private entered = deferred();
+  constructor(private readonly clock?: ManualClock) {}
+  /** Resolves when the next sleep starts. */
+  nextCall(): Promise<void> {
+    return this.entered.promise;
+  }
+  readonly sleep: Sleep = (ms, signal) => {
+    this.calls.push(ms);
+    this.onSleep?.(ms);
+    const entered = this.entered;
+    this.entered = deferred();
+    entered.resolve();
+    if (signal?.aborted) return Promise.reject(abortError(signal));
+    if (this.hang) {
+      return new Promise((_, reject) => signal?.addEventListener('abort', () => reject(abortError(signal)), { once: true }));
+    }
+    this.clock?.advance(ms);
+    return Promise.resolve();
+  };
+  get total(): number {
+    return this.calls.reduce((a, b) => a + b, 0);
+  }
+}
+
+export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
+  let resolve!: (value: T) => void;
+  let reject!: (error: unknown) => void;
+  const promise = new Promise<T>((res, rej) => {
+    resolve = res;
+    reject = rej;
+  });
+  return { promise, resolve, reject };
+}
+
+export function source(name: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
+  return {
+    name,
+    baseUrl: `http://${name}.invalid/v1`,
+    model: `model-${name}`,
+    provider: 'openai',
+    rpm: 0,
+    tpm: 0,
+    maxConcurrency: 0,
+    estTokens: 100,
+    timeoutMs: 120_000,
+    weight: 1,
+    extraBody: {},
+    ...overrides,
+  };
+}
+
+// ── Limiter ──────────────────────────────────────────────────────────────────────────────────
+
+export interface PermitLog {
+  source: string;
+  est: number;
+  settled: number[];
+  releases: number;
+}
+
+/**
+ * Exact accounting without windows: `tpmUsed` = reservations + settle deltas (first settle counts),
+ * `inflight` = unreleased permits. `deny` scripts refusals per source.
+ */
+export class AccountingLimiter implements Limiter {
+  readonly permits: PermitLog[] = [];
+  readonly deny = new Map<string, { gate: LimitGate; retryAfterMs: number }>();
+  readonly tpm = new Map<string, number>();
+  readonly inflight = new Map<string, number>();
+  enterCalls = 0;
+  failWith: Error | undefined;
+
+  async tryEnter(sourceName: string, estTokens: number): Promise<Admission> {
+    this.enterCalls += 1;
+    if (this.failWith) throw this.failWith;
+    const denial = this.deny.get(sourceName);
+    if (denial) return { ok: false, ...denial };
+    const log: PermitLog = { source: sourceName, est: estTokens, settled: [], releases: 0 };
+    this.permits.push(log);
+    this.bump(this.tpm, sourceName, estTokens);
+    this.bump(this.inflight, sourceName, 1);
+    const permit: Permit = {
+      source: sourceName,
+      estTokens,
+      settle: async (actual) => {
+        log.settled.push(actual);
+        if (log.settled.length === 1) this.bump(this.tpm, sourceName, actual - estTokens);
+      },
+      release: async () => {
+        log.releases += 1;
+        if (log.releases === 1) this.bump(this.inflight, sourceName, -1);
+      },
+    };
+    return { ok: true, permit };
+  }
+
+  async sourceStats(sourceName: string): Promise<SourceStats> {
+    return { inflight: this.inflight.get(sourceName) ?? 0, rpmUsed: 0, tpmUsed: this.tpm.get(sourceName) ?? 0 };
+  }
+
+  lastPermit(): PermitLog {
+    const last = this.permits.at(-1);
+    if (!last) throw new Error('no permit issued');
+    return last;
+  }
+
+  private bump(map: Map<string, number>, key: string, delta: number): void {
+    map.set(key, (map.get(key) ?? 0) + delta);
+  }
+}
+
+// ── Gate ─────────────────────────────────────────────────────────────────────────────────────
+
+export class ScriptedGate implements Gate {
+  readonly records: Array<{ source: string; outcome: GateOutcome; epoch: number; probe: boolean }> = [];
+  readonly probeReleases: string[] = [];
+  readonly acquires: string[] = [];
+  /** Sources refused, with their retry hint. */
+  readonly open = new Map<string, number>();
+  /** Sources whose next ticket is the half-open probe. */
+  readonly probing = new Set<string>();
+  /** When set, `record` hangs (never settles) after resolving `recordEntered`. */
+  hangRecord = false;
+  recordEntered = deferred();
+  failWith: Error | undefined;
+  epoch = 7;
+
+  async tryAcquire(sourceName: string): Promise<GateTicket | GateRefusal> {
+    this.acquires.push(sourceName);
+    if (this.failWith) throw this.failWith;
+    const retryAfterMs = this.open.get(sourceName);
+    if (retryAfterMs !== undefined) return { ok: false, source: sourceName, state: 'open', retryAfterMs };
+    const probe = this.probing.has(sourceName);
+    return { ok: true, source: sourceName, epoch: this.epoch, probe, ...(probe ? { probeToken: `probe-${sourceName}` } : {}) };
+  }
+
+  record(ticket: GateTicket, outcome: GateOutcome): Promise<void> {
+    this.records.push({ source: ticket.source, outcome, epoch: ticket.epoch, probe: ticket.probe });
+    if (this.hangRecord) {
+      this.recordEntered.resolve();
+      return new Promise(() => undefined);
+    }
+    return Promise.resolve();
+  }
+
+  async releaseProbe(ticket: GateTicket): Promise<void> {
+    if (ticket.probe) this.probeReleases.push(ticket.source);
+  }
+
+  async snapshot(sourceName: string): Promise<BreakerSnapshot> {
+    return {
+      source: sourceName,
+      state: this.open.has(sourceName) ? 'open' : 'closed',
+      epoch: this.epoch,
+      openUntil: 0,
+      consecutiveFailures: 0,
+      reopenCount: 0,
+      windowSuccesses: 0,
+      windowFailures: 0,
+      probeHeld: false,
+    };
+  }
+
+  outcomes(): string[] {
+    return this.records.map((r) => `${r.source}:${r.outcome}`);
+  }
+}
+
+// ── Transports ───────────────────────────────────────────────────────────────────────────────
+
+/** A scripted step: a value, an error to throw, HANG (wait for abort), or a function of the attempt. */
+export const HANG = Symbol('hang');
+export type Step<Res> = Res | Error | typeof HANG | ((ctx: AttemptContext, source: SourceConfig) => Promise<Res> | Res);
+
+export interface TransportCall {
+  source: string;
+  callId: string;
+  request: unknown;
+}
+
+/** Steps run in order across calls; `entered` resolves each time an attempt reaches the transport. */
+export class Script<Res> {
+  readonly calls: TransportCall[] = [];
+  private entered = deferred();
+  constructor(private readonly steps: Array<Step<Res>>, private readonly fallback?: Step<Res>) {}
+
+  /** Resolves when the next attempt has entered the transport. */
+  nextEntry(): Promise<void> {
+    return this.entered.promise;
+  }
+
+  async run(sourceCfg: SourceConfig, request: unknown, ctx: AttemptContext): Promise<Res> {
+    this.calls.push({ source: sourceCfg.name, callId: ctx.callId, request });
+    const step = this.steps.length > 0 ? this.steps.shift()! : this.fallback;
+    const entered = this.entered;
+    this.entered = deferred();
+    entered.resolve();
+    if (step === undefined) throw new Error('script exhausted');
+    if (step === HANG) {
+      return new Promise<Res>((_, reject) => {
+        if (ctx.signal.aborted) reject(abortError(ctx.signal));
+        ctx.signal.addEventListener('abort', () => reject(abortError(ctx.signal)), { once: true });
+      });
+    }
+    if (step instanceof Error) throw step;
+    if (typeof step === 'function') return (step as (c: AttemptContext, s: SourceConfig) => Promise<Res> | Res)(ctx, sourceCfg);
+    return step;
+  }
+
+  sources(): string[] {
+    return this.calls.map((c) => c.source);
+  }
+}
+
+export function usage(promptTokens: number, completionTokens: number, usageSource: Usage['usageSource'] = 'measured'): Usage {
+  return { promptTokens, completionTokens, usageSource };
+}
+
+export function chatResult(content = 'ok', overrides: Partial<ChatResult> = {}): ChatResult {
+  return { content, model: 'model-x', usage: usage(10, 5), thinkingObservation: 'unknown', ...overrides };
+}
+
+export function chatTransport(script: Script<ChatResult>): ChatTransport {
+  return { chat: (s, request: ChatRequest, ctx) => script.run(s, request, ctx) };
+}
+
+export function embedResult(count: number, dim = 3, overrides: Partial<EmbedResult> = {}): EmbedResult {
+  return {
+    vectors: Array.from({ length: count }, (_, i) => Array.from({ length: dim }, (__, j) => i + j + 1)),
+    model: 'embed-x',
+    usage: usage(4 * count, 0),
+    ...overrides,
+  };
+}
+
+export function embedTransport(script: Script<EmbedResult>): EmbedTransport {
+  return { embed: (s, request: EmbedRequest, ctx) => script.run(s, request, ctx) };
+}
+
+export function ocrTransport(script: Script<unknown>): OcrTransport {
+  return {
+    recognizeText: (s, _image, options, ctx) => script.run(s, options, ctx) as Promise<{ text: string }>,
+    parseLayout: (s, _image, options, ctx) =>
+      script.run(s, options, ctx) as Promise<{ markdown: string; elements: [] }>,
+    checkHealth: async () => true,
+  };
+}
+
+// ── Telemetry ────────────────────────────────────────────────────────────────────────────────
+
+export class ArrayRecorder implements TelemetryRecorder {
+  readonly rows: TelemetryRow[] = [];
+  record(row: TelemetryRow): void {
+    this.rows.push(row);
+  }
+  async flush(): Promise<void> {}
+  stats() {
+    return { written: this.rows.length, dropped: 0, queued: 0 };
+  }
+  async close(): Promise<void> {}
+  kind(kind: TelemetryRow['eventKind']): TelemetryRow[] {
+    return this.rows.filter((row) => row.eventKind === kind);
+  }
+}
+
+/** Lets every pending promise chain (late grants, write-backs) run to completion. */
+export async function drain(): Promise<void> {
+  for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
+}

@@ -1,0 +1,171 @@
+import type {
+  Cache,
+  ChatMessage,
+  ChatResult,
+  EmbedResult,
+  Gate,
+  Limiter,
+  Operation,
+  PricingTable,
+  SourceConfig,
+  TelemetryRecorder,
+} from '@pgw/core';
+import {
+  createCallContext,
+  createSelector,
+  DEFAULT_QUOTA_NAP,
+  HealthBook,
+  Pacer,
+  retryLoop,
+  ScopeProgress,
+  WarnOnce,
+  WriteBacks,
+  type AttemptOperation,
+  type AttemptReport,
+  type RetryLoopDeps,
+  assembleChatPipeline,
+  assembleEmbedPipeline,
+  assembleOcrPipeline,
+  type CallOptions,
+  type ChatPipelineParts,
+  type GatewayChatRequest,
+} from '../../src/index.js';
+import {
+  AccountingLimiter,
+  ArrayRecorder,
+  chatTransport,
+  embedTransport,
+  ManualClock,
+  ocrTransport,
+  RecordingSleep,
+  Script,
+  ScriptedGate,
+  source,
+  type Step,
+} from './fakes.js';
+
+export type TestSettings = ChatPipelineParts['settings'];
+
+export function testSettings(overrides: Partial<TestSettings> = {}): TestSettings {
+  return {
+    scope: 'LLM',
+    sources: [source('a'), source('b')],
+    selector: 'ordered',
+    quotaFull: 'wait',
+    circuitOpen: 'fail_fast',
+    retry: { maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 30_000 },
+    stallWindowMs: 300_000,
+    telemetryTextCap: 2000,
+    cache: { namespace: 'ns', ttlMs: 60_000, salt: '' },
+    structured: { maxRetries: 2, strategy: 'json_repair', escalation: 'json_schema' },
+    ...overrides,
+  };
+}
+
+export interface HarnessOptions {
+  settings?: Partial<TestSettings>;
+  sources?: SourceConfig[];
+  limiter?: Limiter;
+  gate?: Gate;
+  cache?: Cache;
+  rng?: () => number;
+  pricing?: PricingTable;
+  recorder?: TelemetryRecorder;
+  /** Share one clock with real backends built by the test. */
+  clock?: ManualClock;
+}
+
+function common(options: HarnessOptions) {
+  const clock = options.clock ?? new ManualClock();
+  const sleep = new RecordingSleep(clock);
+  const limiter = options.limiter ?? new AccountingLimiter();
+  const gate = options.gate ?? new ScriptedGate();
+  const recorder = new ArrayRecorder();
+  const usedRecorder = options.recorder ?? recorder;
+  const warnings: string[] = [];
+  const settings = testSettings({ ...options.settings, ...(options.sources ? { sources: options.sources } : {}) });
+  const parts = {
+    settings,
+    limiter,
+    gate,
+    recorder: usedRecorder,
+    pricing: options.pricing,
+    now: clock.now,
+    sleep: sleep.sleep,
+    rng: options.rng ?? (() => 0.5),
+    warn: (message: string) => warnings.push(message),
+  };
+  return { clock, sleep, limiter, gate, recorder, warnings, settings, parts };
+}
+
+export const HI: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+
+export function chatHarness(steps: Array<Step<ChatResult>>, options: HarnessOptions = {}, fallback?: Step<ChatResult>) {
+  const base = common(options);
+  const script = new Script<ChatResult>(steps, fallback);
+  const pipeline = assembleChatPipeline({ ...base.parts, transport: chatTransport(script), cache: options.cache });
+  const run = (request: Partial<GatewayChatRequest> = {}, callOptions: CallOptions = {}) =>
+    pipeline.run({ messages: HI, sampling: {}, ...request }, callOptions);
+  return { ...base, script, pipeline, run };
+}
+
+export function embedHarness(
+  steps: Array<Step<EmbedResult>>,
+  options: HarnessOptions & { batchSize?: number; normalize?: boolean; expectedDim?: number } = {},
+) {
+  const base = common(options);
+  const script = new Script<EmbedResult>(steps);
+  const pipeline = assembleEmbedPipeline({
+    ...base.parts,
+    settings: { ...base.settings, batchSize: options.batchSize ?? 16, normalize: options.normalize ?? false, expectedDim: options.expectedDim },
+    transport: embedTransport(script),
+  });
+  return { ...base, script, pipeline };
+}
+
+export function ocrHarness(steps: Array<Step<unknown>>, options: HarnessOptions = {}) {
+  const base = common(options);
+  const script = new Script<unknown>(steps);
+  const pipeline = assembleOcrPipeline({ ...base.parts, transport: ocrTransport(script) });
+  return { ...base, script, pipeline };
+}
+
+/** The retry loop alone, with every part reachable (pacer, rows) for accounting assertions. */
+export function loopHarness<Req, Res>(
+  makeOperation: (script: Script<Res>) => AttemptOperation<Req, Res>,
+  steps: Array<Step<Res>>,
+  options: HarnessOptions & { operation?: Operation } = {},
+) {
+  const base = common(options);
+  const script = new Script<Res>(steps);
+  const warnOnce = new WarnOnce((message) => base.warnings.push(message));
+  const pacer = new Pacer(base.settings.sources);
+  const health = new HealthBook();
+  const progress = new ScopeProgress(base.clock.now);
+  const reports: AttemptReport[] = [];
+  const deps: RetryLoopDeps = {
+    scope: base.settings.scope,
+    gate: base.gate,
+    limiter: base.limiter,
+    pacer,
+    health,
+    progress,
+    writeBacks: new WriteBacks(warnOnce),
+    selector: createSelector(base.settings.selector, { sources: base.settings.sources, limiter: base.limiter, health, rng: () => 0.5 }),
+    retry: base.settings.retry,
+    quotaFull: base.settings.quotaFull,
+    circuitOpen: base.settings.circuitOpen,
+    stallWindowMs: base.settings.stallWindowMs,
+    quotaNap: DEFAULT_QUOTA_NAP,
+    sleep: base.sleep.sleep,
+    rng: options.rng ?? (() => 0.5),
+    now: base.clock.now,
+    onAttempt: (_ctx, report) => reports.push(report),
+  };
+  const loop = retryLoop(deps, makeOperation(script));
+  const start = (request: Req, signal?: AbortSignal) => {
+    const ctx = createCallContext({ scope: deps.scope, operation: options.operation ?? 'chat', now: base.clock.now, signal });
+    return { ctx, done: loop({ request, ctx }) };
+  };
+  return { ...base, script, pacer, health, progress, reports, deps, start };
+}

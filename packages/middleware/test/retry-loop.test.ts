@@ -1,0 +1,321 @@
+import {
+  AllSourcesExhausted,
+  CircuitOpenError,
+  GatewayUnavailableError,
+  GovernanceBackendError,
+  RequestRejectedError,
+  ResultInvalidError,
+  SourceDeadError,
+  SourceNotConfiguredError,
+  ThinkingContradictions,
+  TransientError,
+  type ChatRequest,
+  type ChatResult,
+} from '@pgw/core';
+import { describe, expect, it } from 'vitest';
+import { chatOperation } from '../src/index.js';
+import { AccountingLimiter, chatResult, chatTransport, embedResult, ScriptedGate, source, type Script } from './helpers/fakes.js';
+import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
+
+const rateLimited = (retryAfterMs?: number) =>
+  new TransientError({ message: '429', statusCode: 429, transientKind: 'rate_limited', retryAfterMs });
+const serverError = () => new TransientError({ message: '503', statusCode: 503, transientKind: 'server_error' });
+const dead = () => new SourceDeadError({ message: '401', statusCode: 401 });
+const chatOp = (script: Script<ChatResult>) => chatOperation(chatTransport(script), new ThinkingContradictions(() => undefined));
+const REQUEST: ChatRequest = { messages: HI, sampling: {} };
+
+describe('retry loop: failover and accounting', () => {
+  it('fails over to another source first after a failure', async () => {
+    const h = chatHarness([serverError(), chatResult('from b')]);
+    const response = await h.run();
+    expect(h.script.sources()).toEqual(['a', 'b']);
+    expect(response.source).toBe('b');
+    expect(response.callStats.sourcesTried).toEqual(['a', 'b']);
+  });
+
+  it('comes back to a failed source only when nothing else is eligible', async () => {
+    const h = chatHarness([serverError(), serverError(), chatResult()], { settings: { retry: { maxAttempts: 5, backoffBaseMs: 10, backoffMaxMs: 100 } } });
+    await h.run();
+    // a fails, b fails: a (least recently failed) is next.
+    expect(h.script.sources()).toEqual(['a', 'b', 'a']);
+  });
+
+  it('registers attempts before the transport, with their own callIds, and reads latency from the injected clock', async () => {
+    const h = chatHarness([
+      serverError(),
+      (ctx) => {
+        h.clock.advance(1_234);
+        expect(ctx.logicalCallId).toBeTruthy();
+        return chatResult();
+      },
+    ]);
+    const response = await h.run();
+    expect(response.callStats.attempts).toBe(2);
+    const ids = h.script.calls.map((c) => c.callId);
+    expect(new Set(ids).size).toBe(2);
+    // 50 ms of jittered backoff (rng 0.5 × base 100) plus the 1234 ms attempt, all on the injected clock.
+    expect(response.callStats.totalLatencyMs).toBe(1_284);
+  });
+
+  it('records the outcome with the ticket the attempt was admitted under (epoch fencing)', async () => {
+    const gate = new ScriptedGate();
+    gate.epoch = 42;
+    const h = chatHarness([serverError(), chatResult()], { gate });
+    await h.run();
+    expect(gate.records.map((r) => [r.source, r.outcome, r.epoch])).toEqual([
+      ['a', 'failure', 42],
+      ['b', 'success', 42],
+    ]);
+  });
+
+  it('SourceDeadError records dead and switches at once, without backoff', async () => {
+    const h = chatHarness([dead(), chatResult()]);
+    await h.run();
+    expect((h.gate as ScriptedGate).outcomes()).toEqual(['a:dead', 'b:success']);
+    expect(h.sleep.calls).toEqual([]);
+  });
+
+  it('RequestRejectedError propagates without retry or switch', async () => {
+    const rejected = new RequestRejectedError({ message: '400', statusCode: 400 });
+    const h = chatHarness([rejected, chatResult()]);
+    await expect(h.run()).rejects.toBe(rejected);
+    expect(h.script.calls).toHaveLength(1);
+  });
+
+  it('ResultInvalidError propagates and records invalid to the gate', async () => {
+    const invalid = new ResultInvalidError({ message: 'no choices' });
+    const h = chatHarness([invalid, chatResult()]);
+    await expect(h.run()).rejects.toBe(invalid);
+    expect((h.gate as ScriptedGate).outcomes()).toEqual(['a:invalid']);
+  });
+
+  it('AllSourcesExhausted names every source and carries the last Retry-After', async () => {
+    const h = chatHarness([serverError(), dead(), new TransientError({ message: '504', statusCode: 504, retryAfterMs: 7_000 })]);
+    const error = await h.run().catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(AllSourcesExhausted);
+    const exhausted = error as AllSourcesExhausted;
+    expect(exhausted.reason).toBe('retry_exhausted');
+    expect(exhausted.retryAfterMs).toBe(7_000);
+    expect(exhausted.perSourceReasons).toEqual({ a: 'transient:server_error 504', b: 'dead 401' });
+  });
+
+  it('a cancelled call surfaces an AbortError, never an upstream category error', async () => {
+    const controller = new AbortController();
+    const h = chatHarness([
+      () => {
+        controller.abort();
+        throw new TransientError({ message: 'timeout', transientKind: 'timeout' });
+      },
+    ]);
+    await expect(h.run({}, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('an already-aborted call starts nothing', async () => {
+    const h = chatHarness([chatResult()]);
+    const controller = new AbortController();
+    controller.abort();
+    await expect(h.run({}, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+    expect((h.limiter as AccountingLimiter).enterCalls).toBe(0);
+  });
+});
+
+describe('retry loop: backoff and the 429 budget', () => {
+  it('backs off with full jitter capped by backoffMax', async () => {
+    const h = chatHarness([serverError(), serverError(), serverError(), chatResult()], {
+      sources: [source('a')],
+      settings: { retry: { maxAttempts: 4, backoffBaseMs: 1_000, backoffMaxMs: 3_000 } },
+      rng: () => 0.999,
+    });
+    await h.run();
+    expect(h.sleep.calls.map(Math.round)).toEqual([999, 1_998, 2_997]);
+  });
+
+  it('honours a Retry-After of 3600 s in full even with backoffMax 30 s', async () => {
+    const h = chatHarness([rateLimited(3_600_000), chatResult()], {
+      sources: [source('a')],
+      settings: { retry: { maxAttempts: 3, backoffBaseMs: 1_000, backoffMaxMs: 30_000 }, stallWindowMs: 300_000 },
+    });
+    const response = await h.run();
+    expect(h.sleep.calls).toEqual([3_600_000]);
+    expect(response.content).toBe('ok');
+  });
+
+  it('chat: 429 rate limits do not consume the attempt budget', async () => {
+    const h = chatHarness([rateLimited(), rateLimited(), rateLimited(), rateLimited(), rateLimited(), chatResult()], {
+      settings: { retry: { maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 100 } },
+    });
+    const response = await h.run();
+    expect(response.callStats.attempts).toBe(6);
+  });
+
+  it('chat: other failures still spend the budget between 429s', async () => {
+    const h = chatHarness([rateLimited(), serverError(), rateLimited(), serverError(), chatResult()], {
+      settings: { retry: { maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 100 } },
+    });
+    await expect(h.run()).rejects.toBeInstanceOf(AllSourcesExhausted);
+    expect(h.script.calls).toHaveLength(4);
+  });
+
+  it('embed: every 429 consumes the attempt budget', async () => {
+    const h = embedHarness([rateLimited(), rateLimited(), embedResult(1)], {
+      settings: { retry: { maxAttempts: 2, backoffBaseMs: 10, backoffMaxMs: 100 } },
+    });
+    await expect(h.pipeline.run(['x'])).rejects.toBeInstanceOf(AllSourcesExhausted);
+    expect(h.script.calls).toHaveLength(2);
+  });
+
+  it('the pacer halves a source cap on 429 and raises it by one on success', async () => {
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [rateLimited(), rateLimited(), chatResult()], {
+      sources: [source('a', { maxConcurrency: 8 })],
+    });
+    await h.start(REQUEST).done;
+    expect(h.pacer.snapshot('a')).toEqual({ cap: 3, inflight: 0 }); // 8 → 4 → 2, then +1
+  });
+});
+
+describe('retry loop: quota and breaker policies', () => {
+  it('QUOTA_FULL=wait naps (bounded by the denial hint) until a source admits', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.deny.set('a', { gate: 'source_rpm', retryAfterMs: 5 });
+    limiter.deny.set('b', { gate: 'source_tpm', retryAfterMs: 40 });
+    const h = chatHarness([chatResult()], { limiter });
+    let naps = 0;
+    h.sleep.onSleep = () => {
+      naps += 1;
+      if (naps === 2) limiter.deny.delete('b');
+    };
+    const response = await h.run();
+    expect(h.sleep.calls).toEqual([25, 25]); // min hint 5 ms, raised to the 25 ms floor
+    expect(response.source).toBe('b');
+  });
+
+  it('QUOTA_FULL=fail_fast throws quota_full with the smallest denial hint', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.deny.set('a', { gate: 'source_rpm', retryAfterMs: 9_000 });
+    limiter.deny.set('b', { gate: 'global_concurrency', retryAfterMs: 2_000 });
+    const h = chatHarness([chatResult()], { limiter, settings: { quotaFull: 'fail_fast' } });
+    const error = (await h.run().catch((e: unknown) => e)) as GatewayUnavailableError;
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect(error.reason).toBe('quota_full');
+    expect(error.retryAfterMs).toBe(2_000);
+    expect(error.perSourceReasons).toEqual({ a: 'quota:source_rpm', b: 'quota:global_concurrency' });
+  });
+
+  it('a probe ticket taken for a source whose quota is full is released', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.deny.set('a', { gate: 'source_rpm', retryAfterMs: 100 });
+    const gate = new ScriptedGate();
+    gate.probing.add('a');
+    const h = chatHarness([chatResult()], { limiter, gate });
+    await h.run();
+    expect(gate.probeReleases).toEqual(['a']);
+  });
+
+  it('CIRCUIT_OPEN=fail_fast throws CircuitOpenError with the earliest reopen', async () => {
+    const gate = new ScriptedGate();
+    gate.open.set('a', 8_000);
+    gate.open.set('b', 3_000);
+    const h = chatHarness([chatResult()], { gate });
+    const error = (await h.run().catch((e: unknown) => e)) as CircuitOpenError;
+    expect(error).toBeInstanceOf(CircuitOpenError);
+    expect(error.retryAfterMs).toBe(3_000);
+    expect(h.script.calls).toHaveLength(0);
+  });
+
+  it('CIRCUIT_OPEN=wait sleeps until the earliest cooldown ends, then tries again', async () => {
+    const gate = new ScriptedGate();
+    gate.open.set('a', 8_000);
+    gate.open.set('b', 3_000);
+    const h = chatHarness([chatResult()], { gate, settings: { circuitOpen: 'wait' } });
+    h.sleep.onSleep = () => gate.open.delete('b');
+    const response = await h.run();
+    expect(h.sleep.calls).toEqual([3_000]);
+    expect(response.source).toBe('b');
+  });
+
+  it('a governance store failure in admission propagates (fail-closed) and holds nothing', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.failWith = new GovernanceBackendError({ scope: 'LLM', message: 'redis down' });
+    const gate = new ScriptedGate();
+    gate.probing.add('a');
+    const h = chatHarness([chatResult()], { limiter, gate });
+    await expect(h.run()).rejects.toBeInstanceOf(GovernanceBackendError);
+    expect(gate.probeReleases).toEqual(['a']);
+    expect(h.script.calls).toHaveLength(0);
+
+    const brokenGate = new ScriptedGate();
+    brokenGate.failWith = new GovernanceBackendError({ scope: 'LLM', message: 'redis down' });
+    await expect(chatHarness([chatResult()], { gate: brokenGate }).run()).rejects.toBeInstanceOf(GovernanceBackendError);
+  });
+
+  it('SourceNotConfiguredError propagates', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.failWith = new SourceNotConfiguredError({ scope: 'LLM', sourceName: 'a' });
+    await expect(chatHarness([chatResult()], { limiter }).run()).rejects.toBeInstanceOf(SourceNotConfiguredError);
+  });
+
+  it('a failing write-back after the attempt degrades to one warning; the answer stands', async () => {
+    const gate = new ScriptedGate();
+    gate.record = async () => {
+      throw new GovernanceBackendError({ scope: 'LLM', message: 'redis blip' });
+    };
+    const h = chatHarness([chatResult(), chatResult()], { gate });
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+    expect(h.warnings.filter((w) => w.includes('gate.record'))).toHaveLength(1);
+  });
+});
+
+describe('retry loop: stall verdict (both conditions)', () => {
+  const stallSettings = { stallWindowMs: 1_000, retry: { maxAttempts: 3, backoffBaseMs: 400, backoffMaxMs: 400 } };
+
+  it('stalls when the call waited the window AND the scope made no progress for it', async () => {
+    const h = chatHarness([], { sources: [source('a')], settings: stallSettings, rng: () => 1 }, rateLimited());
+    const error = (await h.run().catch((e: unknown) => e)) as GatewayUnavailableError;
+    expect(error).toBeInstanceOf(GatewayUnavailableError);
+    expect(error.reason).toBe('stalled');
+    expect(h.sleep.total).toBe(1_200); // 3 × 400 ms: the verdict falls before the wait that would pass the window
+  });
+
+  it('does not stall while the scope makes progress elsewhere, however long this call waits', async () => {
+    const steps = [...Array.from({ length: 10 }, () => rateLimited()), chatResult()];
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, steps, { sources: [source('a')], settings: stallSettings, rng: () => 1 });
+    h.sleep.onSleep = () => queueMicrotask(() => h.progress.markProgress()); // another call succeeds meanwhile
+    await h.start(REQUEST).done;
+    expect(h.sleep.total).toBe(4_000);
+  });
+
+  it('does not stall when the scope is idle but the call itself waited less than the window', async () => {
+    const h = chatHarness([rateLimited(), chatResult()], { sources: [source('a')], settings: stallSettings, rng: () => 1 });
+    h.clock.advance(10_000_000); // no progress anywhere for ages
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+  });
+
+  it('one long attempt never counts as waiting', async () => {
+    const h = chatHarness(
+      [
+        () => {
+          h.clock.advance(50_000); // a slow but live attempt, 50 × the window
+          throw rateLimited();
+        },
+        chatResult(),
+      ],
+      { sources: [source('a')], settings: stallSettings, rng: () => 1 },
+    );
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+  });
+
+  it('quota polling and breaker waits count as non-productive waiting', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.deny.set('a', { gate: 'source_concurrency', retryAfterMs: 1_000 });
+    const quota = chatHarness([chatResult()], { limiter, sources: [source('a')], settings: { stallWindowMs: 3_000 } });
+    await expect(quota.run()).rejects.toMatchObject({ reason: 'stalled' });
+    expect(quota.sleep.total).toBe(3_000);
+
+    const gate = new ScriptedGate();
+    gate.open.set('a', 2_000);
+    const breaker = chatHarness([chatResult()], { gate, sources: [source('a')], settings: { stallWindowMs: 3_000, circuitOpen: 'wait' } });
+    await expect(breaker.run()).rejects.toMatchObject({ reason: 'stalled' });
+    expect(breaker.sleep.total).toBe(4_000);
+  });
+});
