@@ -1,0 +1,59 @@
+/** A chat answer, however it arrived (one JSON body or a stream), and its translation to ChatResult. */
+import { observeThinking, type ChatMessage, type ChatResult, type SourceConfig, type Usage } from '@pgw/core';
+import { parseJsonObject } from './answer-json.js';
+import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
+import { isRecord } from './json.js';
+import { estimatedChatUsage, measuredChatUsage } from './usage.js';
+
+export interface ChatAnswer {
+  content: string;
+  reasoningContent: string;
+  finishReason?: string;
+  /** Measured usage; undefined when the upstream reported none. */
+  usage?: Usage;
+  ttftMs?: number;
+}
+
+export function toChatResult(answer: ChatAnswer, source: SourceConfig, messages: readonly ChatMessage[]): ChatResult {
+  const { content, reasoningContent, finishReason, ttftMs } = answer;
+  const usage = answer.usage ?? estimatedChatUsage(messages, content + reasoningContent);
+  return {
+    content,
+    ...(reasoningContent !== '' && { reasoningContent }),
+    // The configured model names the price and telemetry row; upstreams often answer with a dated alias.
+    model: source.model,
+    usage,
+    thinkingObservation: observeThinking({
+      ...(reasoningContent !== '' && { reasoningText: reasoningContent }),
+      ...(answer.usage?.reasoningTokens !== undefined && { reasoningTokens: answer.usage.reasoningTokens }),
+    }),
+    ...(finishReason !== undefined && { finishReason }),
+    ...(ttftMs !== undefined && { ttftMs }),
+  };
+}
+
+/** A non-streamed `chat.completion` body. */
+export function parseChatCompletion(body: string, origin: AnswerOrigin): ChatAnswer {
+  const json = parseJsonObject(body, origin);
+  const choices = json['choices'];
+  const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+  if (!isRecord(choice)) throw invalidAnswer(origin, 'no choices', body);
+  const message = choice['message'];
+  if (!isRecord(message)) throw invalidAnswer(origin, 'choices[0].message is missing', body);
+  const content = message['content'] ?? '';
+  if (typeof content !== 'string') throw invalidAnswer(origin, 'choices[0].message.content is not a string', body);
+  const finishReason = choice['finish_reason'];
+  const usage = measuredChatUsage(json['usage']);
+  return {
+    content,
+    reasoningContent: reasoningText(message),
+    ...(typeof finishReason === 'string' && { finishReason }),
+    ...(usage !== undefined && { usage }),
+  };
+}
+
+/** Reasoning text of a message or delta: `reasoning_content` (DeepSeek, Qwen, vLLM) or `reasoning` (OpenRouter). */
+export function reasoningText(part: Record<string, unknown>): string {
+  const text = part['reasoning_content'] ?? part['reasoning'];
+  return typeof text === 'string' ? text : '';
+}

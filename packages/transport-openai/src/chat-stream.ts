@@ -1,0 +1,73 @@
+/** Assembles a streamed answer from the `data` payloads of `chat.completion.chunk` events. */
+import type { ChatDelta, Usage } from '@pgw/core';
+import { parseJsonObject } from './answer-json.js';
+import { reasoningText, type ChatAnswer } from './chat-answer.js';
+import { failedMidStream, invalidAnswer, type AnswerOrigin } from './error-translation.js';
+import { isRecord } from './json.js';
+import { measuredChatUsage } from './usage.js';
+
+export interface ChunkNews {
+  /** Content and/or reasoning this chunk added (absent when it added none). */
+  delta?: ChatDelta;
+  /** Usage this chunk reported. */
+  usage?: Usage;
+}
+
+export class ChatStreamAssembler {
+  private content = '';
+  private reasoning = '';
+  private finishReason: string | undefined;
+  private usage: Usage | undefined;
+  private sawDone = false;
+  private sawChoice = false;
+  /** The first payload, shown when the stream as a whole turns out unusable. */
+  private firstData: string | undefined;
+
+  constructor(private readonly origin: AnswerOrigin) {}
+
+  /** `[DONE]` arrived: anything after it is ignored. */
+  get done(): boolean {
+    return this.sawDone;
+  }
+
+  accept(data: string): ChunkNews {
+    if (this.sawDone) return {};
+    if (data.trim() === '[DONE]') {
+      this.sawDone = true;
+      return {};
+    }
+    this.firstData ??= data;
+    const chunk = parseJsonObject(data, this.origin);
+    if (chunk['error'] !== undefined && chunk['error'] !== null) throw failedMidStream(this.origin, data);
+    const news: ChunkNews = {};
+    const usage = measuredChatUsage(chunk['usage']);
+    if (usage !== undefined) news.usage = this.usage = usage;
+    const choices = chunk['choices'];
+    const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
+    if (!isRecord(choice)) return news;
+    this.sawChoice = true;
+    if (typeof choice['finish_reason'] === 'string') this.finishReason = choice['finish_reason'];
+    const delta = choice['delta'];
+    if (!isRecord(delta)) return news;
+    const content = typeof delta['content'] === 'string' ? delta['content'] : '';
+    const reasoning = reasoningText(delta);
+    this.content += content;
+    this.reasoning += reasoning;
+    if (content !== '' || reasoning !== '') {
+      news.delta = { ...(content !== '' && { content }), ...(reasoning !== '' && { reasoningContent: reasoning }) };
+    }
+    return news;
+  }
+
+  /** The assembled answer; a stream that never carried a choice is as unusable as a body without one. */
+  answer(ttftMs: number | undefined): ChatAnswer {
+    if (!this.sawChoice) throw invalidAnswer(this.origin, 'no choices in the stream', this.firstData ?? '');
+    return {
+      content: this.content,
+      reasoningContent: this.reasoning,
+      ...(this.finishReason !== undefined && { finishReason: this.finishReason }),
+      ...(this.usage !== undefined && { usage: this.usage }),
+      ...(ttftMs !== undefined && { ttftMs }),
+    };
+  }
+}
