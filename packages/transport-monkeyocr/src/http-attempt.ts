@@ -1,7 +1,14 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import type { FormData, Pool } from 'undici';
-import { MAX_TIMER_DELAY_MS, TransientError, abortError, combineSignals } from '@pgw/core';
-import { networkError, statusError, type FailureContext } from './classify.js';
+import {
+  MAX_TIMER_DELAY_MS,
+  TransientError,
+  abortError,
+  combineSignals,
+  translateHttpFailure,
+  translateNetworkFailure,
+  type HttpFailureContext,
+} from '@pgw/core';
 
 export interface AttemptRequest {
   pool: Pool;
@@ -11,7 +18,7 @@ export interface AttemptRequest {
   body?: FormData;
   timeoutMs: number;
   callerSignal: AbortSignal | undefined;
-  failure: FailureContext;
+  failure: HttpFailureContext;
 }
 
 export interface AttemptResponse {
@@ -52,11 +59,12 @@ export async function sendAttempt(request: AttemptRequest): Promise<AttemptRespo
         transientKind: 'timeout',
       });
     }
-    throw networkError(error, sourceName) ?? error;
+    throw translateNetworkFailure(error, request.failure) ?? error;
   } finally {
     clearTimeout(timer);
     combined.dispose();
   }
   if (response.statusCode >= 200 && response.statusCode < 300) return response;
-  throw statusError(response.statusCode, response.headers, Buffer.from(response.body).toString('utf8'), request.failure);
+  const body = Buffer.from(response.body).toString('utf8');
+  throw translateHttpFailure({ status: response.statusCode, headers: response.headers, body }, request.failure);
 }

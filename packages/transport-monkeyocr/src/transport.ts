@@ -2,12 +2,13 @@ import { Pool } from 'undici';
 import {
   PolyGatewayError,
   type AttemptContext,
+  type HttpFailureContext,
   type LayoutElement,
   type OcrOptions,
   type OcrTransport,
   type SourceConfig,
 } from '@pgw/core';
-import { invalidResult, type FailureContext } from './classify.js';
+import { invalidResult } from './classify.js';
 import { sendAttempt, type AttemptResponse } from './http-attempt.js';
 import { readLayoutArchive } from './layout-archive.js';
 import { uploadForm } from './upload.js';
@@ -96,7 +97,7 @@ export class MonkeyOcrTransport implements OcrTransport {
       throw new RangeError(`source ${source.name}: timeoutMs must be a positive number of milliseconds, got ${source.timeoutMs}`);
     }
     const { origin, path } = endpoint(source, route);
-    const failure: FailureContext = { sourceName: source.name, apiKey: source.apiKey, warn: this.warn };
+    const failure: HttpFailureContext = { sourceName: source.name, apiKey: source.apiKey, route, warn: this.warn };
     const headers: Record<string, string> = { accept: route === 'parse' ? 'application/zip' : 'application/json' };
     if (source.apiKey) headers['authorization'] = `Bearer ${source.apiKey}`;
     return sendAttempt({

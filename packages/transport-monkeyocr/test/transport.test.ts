@@ -142,12 +142,15 @@ describe('error translation', () => {
     ['401', { step: { kind: 'status', status: 401 }, category: SourceDeadError, status: 401 }],
     ['403', { step: { kind: 'status', status: 403 }, category: SourceDeadError, status: 403 }],
     ['404', { step: { kind: 'status', status: 404 }, category: SourceDeadError, status: 404 }],
+    ['402 (billing of this source)', { step: { kind: 'status', status: 402 }, category: SourceDeadError, status: 402 }],
+    ['302 (a redirecting base URL is misconfigured)', { step: { kind: 'status', status: 302, headers: { location: '/elsewhere' } }, category: SourceDeadError, status: 302 }],
     ['400', { step: { kind: 'status', status: 400 }, category: RequestRejectedError, status: 400 }],
     ['413', { step: { kind: 'status', status: 413 }, category: RequestRejectedError, status: 413 }],
     ['422', { step: { kind: 'status', status: 422 }, category: RequestRejectedError, status: 422 }],
     ['408', { step: { kind: 'status', status: 408 }, category: TransientError, status: 408, kind: 'timeout' }],
     ['500', { step: { kind: 'status', status: 500 }, category: TransientError, status: 500, kind: 'server_error' }],
     ['503', { step: { kind: 'status', status: 503 }, category: TransientError, status: 503, kind: 'server_error' }],
+    ['503 with Retry-After', { step: { kind: 'status', status: 503, retryAfter: '4' }, category: TransientError, status: 503, kind: 'server_error', retryAfterMs: 4000 }],
     ['truncated body', { step: { kind: 'truncate' }, category: TransientError, kind: 'network' }],
     ['unparseable 200', { step: { kind: 'malformed' }, category: ResultInvalidError, status: 200 }],
     ['200 without text', { step: { kind: 'malformed', variant: 'wrong_shape' }, category: ResultInvalidError, status: 200 }],
@@ -180,7 +183,7 @@ describe('error translation', () => {
     expect(error).toBeInstanceOf(SourceDeadError);
     expect(error.message).not.toContain(API_KEY);
     expect(error.bodyText).not.toContain(API_KEY);
-    expect(error.bodyText).toContain('Bearer ***');
+    expect(error.bodyText).toContain('Bearer [redacted]');
     expect(JSON.stringify(error)).not.toContain(API_KEY);
   });
 

@@ -6,6 +6,8 @@ import { Pool, type Dispatcher } from 'undici';
 import {
   PolyGatewayError,
   abortError,
+  translateHttpFailure,
+  translateNetworkFailure,
   type AttemptContext,
   type ChatRequest,
   type ChatResult,
@@ -20,12 +22,7 @@ import { AttemptScope } from './attempt-scope.js';
 import { parseChatCompletion, toChatResult, type ChatAnswer } from './chat-answer.js';
 import { ChatStreamAssembler } from './chat-stream.js';
 import { parseEmbeddings } from './embed-answer.js';
-import {
-  translateHttpFailure,
-  translateTransportFailure,
-  truncatedStream,
-  type AnswerOrigin,
-} from './error-translation.js';
+import { truncatedStream, type AnswerOrigin } from './error-translation.js';
 import { isEventStream, readCappedText } from './http-body.js';
 import { chatBody, embedBody } from './request-body.js';
 import { SseParser } from './sse-parser.js';
@@ -164,7 +161,10 @@ export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
       const status = response.statusCode;
       if (status < 200 || status >= 300) {
         const body = await readCappedText(response.body, ERROR_BODY_LIMIT_BYTES);
-        throw translateHttpFailure({ status, headers: response.headers, body }, { source, route, warn: this.warn, now: this.now });
+        throw translateHttpFailure(
+          { status, headers: response.headers, body },
+          { sourceName: source.name, apiKey: source.apiKey, route, warn: this.warn, now: this.now },
+        );
       }
       const result = await read({ response, scope, origin: { source, route, status }, dispatchedAt });
       // Cancellation wins even over an answer that raced it.
@@ -173,7 +173,7 @@ export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
     } catch (error) {
       const outcome = scope.outcome(error);
       if (outcome !== error || error instanceof PolyGatewayError) throw outcome;
-      throw translateTransportFailure(error, source, route) ?? error;
+      throw translateNetworkFailure(error, { sourceName: source.name, route }) ?? error;
     } finally {
       scope.dispose();
       // A body not read to its end would pin its socket: destroying it closes the connection.

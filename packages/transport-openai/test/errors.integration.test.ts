@@ -89,8 +89,8 @@ describe('SPEC §11 translation, over a real socket', () => {
     }
   });
 
-  it.each([401, 403, 404])('%i → SourceDeadError', async (status) => {
-    const error = await chatFailure({ kind: 'status', status });
+  it.each([401, 402, 403, 404, 302])('%i → SourceDeadError', async (status) => {
+    const error = await chatFailure({ kind: 'status', status, headers: { location: '/elsewhere' } });
     expect(error).toBeInstanceOf(SourceDeadError);
     expect(error).toMatchObject({ statusCode: status });
   });
