@@ -1,2 +1,189 @@
-// placeholder: filled by the telemetry issue (NoopRecorder, MemoryRecorder)
-export {};
+/**
+ * Recorders without a store (no-op, in-memory), the row encoding every store shares, and the
+ * shape of the summary the stores' report queries return (SPEC §12, §14 `pgw report`).
+ */
+import type { TelemetryRecorder, TelemetryRecorderStats } from './ports.js';
+import { TELEMETRY_COLUMNS, type TelemetryRow } from './telemetry.js';
+
+/** Telemetry switched off: every row is ignored, nothing is counted. */
+export class NoopRecorder implements TelemetryRecorder {
+  record(_row: TelemetryRow): void {}
+  async flush(): Promise<void> {}
+  stats(): TelemetryRecorderStats {
+    return { written: 0, dropped: 0, queued: 0 };
+  }
+  async close(): Promise<void> {}
+}
+
+/** Keeps rows in memory, for tests of the packages that emit telemetry. Rows are snapshots taken at `record`. */
+export class MemoryRecorder implements TelemetryRecorder {
+  private readonly kept: TelemetryRow[] = [];
+  private dropped = 0;
+  private closed = false;
+
+  get rows(): readonly TelemetryRow[] {
+    return this.kept;
+  }
+
+  record(row: TelemetryRow): void {
+    if (this.closed) {
+      this.dropped += 1;
+      return;
+    }
+    try {
+      this.kept.push(structuredClone(row));
+    } catch {
+      this.dropped += 1;
+    }
+  }
+
+  async flush(): Promise<void> {}
+
+  stats(): TelemetryRecorderStats {
+    return { written: this.kept.length, dropped: this.dropped, queued: 0 };
+  }
+
+  async close(): Promise<void> {
+    this.closed = true;
+  }
+}
+
+// ── Row encoding shared by the stores ────────────────────────────────────────────────────────
+
+type RowField = (typeof TELEMETRY_COLUMNS)[number][1];
+
+const REQUIRED_TEXT: ReadonlySet<RowField> = new Set(['scope', 'operation', 'eventKind', 'callId', 'logicalCallId', 'status']);
+const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'attempts']);
+const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
+
+/** One column value as a store binds it: `meta` is JSON text, absent values are `null`. */
+export type TelemetryColumnValue = string | number | null;
+
+/**
+ * The row's values in `TELEMETRY_COLUMNS` order. Integer columns (ts, tokens, attempts) are rounded,
+ * non-finite numbers become `null`. Throws a TypeError naming the field for a row no store could take,
+ * so the recorder drops that row alone instead of failing its whole batch.
+ */
+export function telemetryRowValues(row: TelemetryRow): TelemetryColumnValue[] {
+  if (typeof row.ts !== 'number' || !Number.isFinite(row.ts)) {
+    throw new TypeError(`telemetry row field ts must be a finite number (epoch ms), got ${String(row.ts)}`);
+  }
+  return TELEMETRY_COLUMNS.map(([, field]) => encodeField(field, row[field]));
+}
+
+function encodeField(field: RowField, value: unknown): TelemetryColumnValue {
+  if (value === undefined || value === null) {
+    if (REQUIRED_TEXT.has(field)) throw new TypeError(`telemetry row field ${field} is required`);
+    return null;
+  }
+  if (field === 'meta') {
+    if (typeof value !== 'object' || Array.isArray(value)) {
+      throw new TypeError('telemetry row field meta must be a plain object');
+    }
+    return JSON.stringify(value);
+  }
+  if (INTEGER_FIELDS.has(field) || REAL_FIELDS.has(field)) {
+    if (typeof value !== 'number') throw new TypeError(`telemetry row field ${field} must be a number, got ${typeof value}`);
+    if (!Number.isFinite(value)) return null;
+    return INTEGER_FIELDS.has(field) ? Math.round(value) : value;
+  }
+  if (typeof value !== 'string') throw new TypeError(`telemetry row field ${field} must be a string, got ${typeof value}`);
+  if (value === '' && REQUIRED_TEXT.has(field)) throw new TypeError(`telemetry row field ${field} must not be empty`);
+  return value;
+}
+
+// ── Report summary (what each store's `summarize` returns) ──────────────────────────────────
+
+/** Half-open time range `[since, until)` in epoch ms; either end may be open. */
+export interface SummaryRange {
+  since?: number;
+  until?: number;
+  /** Width of the `callsOverTime` buckets (default one hour). */
+  bucketMs?: number;
+}
+
+/** Nearest-rank percentiles (the same definition as Postgres `percentile_disc`). */
+export interface LatencyPercentiles {
+  samples: number;
+  p50: number;
+  p95: number;
+  p99: number;
+}
+
+export interface CallsBucket {
+  /** Bucket start, epoch ms. A logical call falls in the bucket of its first row. */
+  bucket: number;
+  calls: number;
+  /** Logical calls of the bucket that ended in a `terminal_failure` row. */
+  failures: number;
+}
+
+/** Rows without a source or tenant are summed under this key. */
+export const SUMMARY_NONE_KEY = '(none)';
+
+export interface TelemetrySummary {
+  /** Distinct logical calls. */
+  calls: number;
+  /** `attempt` rows. */
+  attempts: number;
+  /** `cache_hit` rows. */
+  cacheHits: number;
+  /** Failed logical calls (`terminal_failure` rows) by `error_type`. */
+  failuresByType: Record<string, number>;
+  /** Attempts beyond the first of each logical call. */
+  retries: number;
+  /** Latency of successful attempts, per source. */
+  latency: Record<string, LatencyPercentiles>;
+  /** Sum of `cost_usd` over attempts (what was billed), per source and per tenant. */
+  costBySource: Record<string, number>;
+  costByTenant: Record<string, number>;
+  callsOverTime: CallsBucket[];
+}
+
+export const DEFAULT_SUMMARY_BUCKET_MS = 3_600_000;
+
+/** Validates a summary range (bad bounds throw a RangeError naming the key) and fills the bucket width. */
+export function resolveSummaryRange(range: SummaryRange = {}): Required<Pick<SummaryRange, 'bucketMs'>> & SummaryRange {
+  for (const key of ['since', 'until'] as const) {
+    const value = range[key];
+    if (value !== undefined && (typeof value !== 'number' || !Number.isFinite(value))) {
+      throw new RangeError(`summarize(${key}) must be a finite epoch-ms number, got ${String(value)}`);
+    }
+  }
+  const bucketMs = range.bucketMs ?? DEFAULT_SUMMARY_BUCKET_MS;
+  if (typeof bucketMs !== 'number' || !Number.isSafeInteger(bucketMs) || bucketMs <= 0) {
+    throw new RangeError(`summarize(bucketMs) must be a positive integer, got ${String(bucketMs)}`);
+  }
+  return { ...range, bucketMs };
+}
+
+/** What a store's report queries return, before it is shaped into a TelemetrySummary. */
+export interface SummaryParts {
+  calls: number;
+  attempts: number;
+  cacheHits: number;
+  /** Logical calls with at least one attempt row (so retries = attempts − this). */
+  callsWithAttempts: number;
+  failuresByType: ReadonlyArray<{ key: string; count: number }>;
+  latency: ReadonlyArray<{ source: string } & LatencyPercentiles>;
+  costBySource: ReadonlyArray<{ key: string; cost: number }>;
+  costByTenant: ReadonlyArray<{ key: string; cost: number }>;
+  callsOverTime: readonly CallsBucket[];
+}
+
+export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
+  const costs = (rows: SummaryParts['costBySource']) => Object.fromEntries(rows.map((r) => [r.key, r.cost]));
+  return {
+    calls: parts.calls,
+    attempts: parts.attempts,
+    cacheHits: parts.cacheHits,
+    failuresByType: Object.fromEntries(parts.failuresByType.map((r) => [r.key, r.count])),
+    retries: parts.attempts - parts.callsWithAttempts,
+    latency: Object.fromEntries(
+      parts.latency.map(({ source, samples, p50, p95, p99 }) => [source, { samples, p50, p95, p99 }]),
+    ),
+    costBySource: costs(parts.costBySource),
+    costByTenant: costs(parts.costByTenant),
+    callsOverTime: parts.callsOverTime.map(({ bucket, calls, failures }) => ({ bucket, calls, failures })),
+  };
+}

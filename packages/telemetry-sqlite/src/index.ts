@@ -1,1 +1,3 @@
-export {};
+export { SqliteRecorder, type SqliteRecorderOptions } from './sqlite-recorder.js';
+export { rotatedFiles } from './rotation.js';
+export { summarize, type SqliteSummarySource } from './report-queries.js';

@@ -1,2 +1,273 @@
-// placeholder: filled by its issue
-export {};
+/**
+ * The recorder contract (SPEC §12) every telemetry store passes unchanged, and the report-query
+ * contract (`summarize`) both stores answer identically for the same rows.
+ */
+import { TELEMETRY_COLUMNS } from '@pgw/core';
+import type { SummaryRange, TelemetryRecorder, TelemetryRow, TelemetrySummary } from '@pgw/core';
+import { afterEach, beforeEach, describe, expect, it } from 'vitest';
+
+export interface RecorderHarness {
+  /** An open recorder on a fresh, empty store. */
+  recorder: TelemetryRecorder;
+  /** Every row in the store, read through a connection of its own (absent values as absent keys). */
+  readRows(): Promise<TelemetryRow[]>;
+  /** Opens another recorder on the same store (migrations run again). */
+  reopen(): Promise<TelemetryRecorder>;
+  /** Closes whatever is still open and removes the store. */
+  cleanup(): Promise<void>;
+}
+
+export type RecorderHarnessFactory = () => Promise<RecorderHarness>;
+
+const BASE_TS = 1_700_000_000_123;
+let serial = 0;
+
+function uniqueId(prefix: string): string {
+  serial += 1;
+  return `${prefix}-${process.pid}-${serial}-${Math.random().toString(36).slice(2, 8)}`;
+}
+
+function minimalRow(overrides: Partial<TelemetryRow> = {}): TelemetryRow {
+  const logicalCallId = uniqueId('logical');
+  return {
+    ts: BASE_TS,
+    scope: 'LLM',
+    operation: 'chat',
+    eventKind: 'attempt',
+    callId: uniqueId('call'),
+    logicalCallId,
+    status: 'ok',
+    ...overrides,
+  };
+}
+
+/** Every column set, with the values stores get wrong: zeros, fractions, nested JSON, astral and CJK text. */
+function fullRow(): TelemetryRow {
+  const longText = `${'长文本 long text 🚀 '.repeat(4_000)}the end`;
+  return minimalRow({
+    ts: BASE_TS + 1,
+    sessionId: 'session-ä',
+    parentCallId: uniqueId('parent'),
+    tenantId: 'tenant-东京',
+    meta: {
+      nested: { list: [1, 'two', null, true, { deep: 2.5 }], empty: {} },
+      emoji: '👩‍👩‍👧 🚀',
+      cjk: '你好，世界',
+      rtl: 'مرحبا',
+      quote: 'say "hi" \\ back',
+      big: 9_007_199_254_740_991,
+    },
+    source: 'qwen_1',
+    model: 'qwen2.5-72b-instruct',
+    status: 'error',
+    error: 'HTTP 429: {"error":{"code":"rate_limited","request_id":"req-😀"}}',
+    errorType: 'TransientError',
+    promptTokens: 1234,
+    completionTokens: 0,
+    reasoningTokens: 56,
+    usageSource: 'measured',
+    costUsd: 0.000_123_456_789,
+    latencyMs: 1234.5,
+    ttftMs: 0.25,
+    attempts: 3,
+    totalLatencyMs: 98_765.4321,
+    reasoningEffort: 'high',
+    thinkingObservation: 'observed',
+    requestText: longText,
+    responseText: `答案：42 ✅ ${'𝔘𝔫𝔦𝔠𝔬𝔡𝔢'.repeat(500)}`,
+  });
+}
+
+function byCallId(rows: readonly TelemetryRow[]): TelemetryRow[] {
+  return [...rows].sort((a, b) => (a.callId < b.callId ? -1 : a.callId > b.callId ? 1 : 0));
+}
+
+export function recorderContract(name: string, factory: RecorderHarnessFactory): void {
+  describe(`TelemetryRecorder contract: ${name}`, () => {
+    let harness: RecorderHarness;
+    beforeEach(async () => {
+      harness = await factory();
+    });
+    afterEach(async () => {
+      await harness.cleanup();
+    });
+
+    it('round-trips every column of a full row, and a minimal row with absent values', async () => {
+      const full = fullRow();
+      const fields = TELEMETRY_COLUMNS.map(([, field]) => field);
+      expect(fields.filter((field) => full[field] === undefined)).toEqual([]);
+      const minimal = minimalRow({ eventKind: 'terminal_failure', status: 'cancelled', meta: {} });
+      harness.recorder.record(full);
+      harness.recorder.record(minimal);
+      await harness.recorder.flush();
+      const rows = byCallId(await harness.readRows());
+      expect(rows).toEqual(byCallId([full, minimal]));
+      const readMinimal = rows.find((r) => r.callId === minimal.callId)!;
+      expect(Object.keys(readMinimal).sort()).toEqual(Object.keys(minimal).sort());
+    });
+
+    it('stores the text exactly as given, however long', async () => {
+      const text = `${'x'.repeat(200_000)}🚀`;
+      const row = minimalRow({ requestText: text, responseText: '' });
+      harness.recorder.record(row);
+      await harness.recorder.flush();
+      const [read] = await harness.readRows();
+      expect(read?.requestText).toBe(text);
+      expect(read?.responseText).toBe('');
+    });
+
+    it('keeps every row of many concurrent writers', async () => {
+      const tasks = 25;
+      const perTask = 40;
+      const expected: string[] = [];
+      await Promise.all(
+        Array.from({ length: tasks }, async (_, task) => {
+          for (let i = 0; i < perTask; i += 1) {
+            const row = minimalRow({ ts: BASE_TS + i, meta: { task, i } });
+            expected.push(row.callId);
+            harness.recorder.record(row);
+            await new Promise((resolve) => setImmediate(resolve));
+          }
+        }),
+      );
+      await harness.recorder.close();
+      const rows = await harness.readRows();
+      expect(rows.map((r) => r.callId).sort()).toEqual(expected.sort());
+      expect(harness.recorder.stats()).toEqual({ written: tasks * perTask, dropped: 0, queued: 0 });
+    });
+
+    it('flush() writes what was recorded and stats() counts it', async () => {
+      for (let i = 0; i < 7; i += 1) harness.recorder.record(minimalRow());
+      await harness.recorder.flush();
+      expect(harness.recorder.stats()).toEqual({ written: 7, dropped: 0, queued: 0 });
+      expect(await harness.readRows()).toHaveLength(7);
+    });
+
+    it('close() writes everything still queued', async () => {
+      const count = 250;
+      for (let i = 0; i < count; i += 1) harness.recorder.record(minimalRow({ ts: BASE_TS + i }));
+      await harness.recorder.close();
+      expect(harness.recorder.stats()).toEqual({ written: count, dropped: 0, queued: 0 });
+      expect(await harness.readRows()).toHaveLength(count);
+    });
+
+    it('a second open of an existing store migrates idempotently and keeps its rows', async () => {
+      const first = [minimalRow(), minimalRow(), minimalRow()];
+      for (const row of first) harness.recorder.record(row);
+      await harness.recorder.close();
+      const again = await harness.reopen();
+      const second = [minimalRow(), minimalRow()];
+      for (const row of second) again.record(row);
+      await again.close();
+      expect(again.stats()).toEqual({ written: 2, dropped: 0, queued: 0 });
+      expect(byCallId(await harness.readRows())).toEqual(byCallId([...first, ...second]));
+    });
+  });
+}
+
+// ── Report queries ───────────────────────────────────────────────────────────────────────────
+
+export interface SummaryHarness {
+  /** An open recorder on a fresh, empty store. */
+  recorder: TelemetryRecorder;
+  summarize(range?: SummaryRange): Promise<TelemetrySummary>;
+  cleanup(): Promise<void>;
+}
+
+const HOUR = 3_600_000;
+/** Hour-aligned, so buckets are easy to read. */
+const T0 = Date.UTC(2024, 0, 1);
+
+function attempt(logicalCallId: string, ts: number, fields: Partial<TelemetryRow>): TelemetryRow {
+  return minimalRow({ ts, logicalCallId, eventKind: 'attempt', ...fields });
+}
+
+/**
+ * A day in the life of a scope: a retried call, a plain call, a cache hit, an exhausted call,
+ * a deadline-cancelled call, 100 calls on `gamma` with latencies 1..100, and one row before T0.
+ */
+function summaryRows(): TelemetryRow[] {
+  const rows: TelemetryRow[] = [
+    attempt('A', T0, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 100, costUsd: 0.01, tenantId: 't1' }),
+    attempt('A', T0 + 1_000, { source: 'beta', latencyMs: 200, costUsd: 0.02, tenantId: 't1' }),
+    attempt('B', T0 + 2_000, { source: 'alpha', latencyMs: 300, costUsd: 0.03, tenantId: 't2' }),
+    minimalRow({ logicalCallId: 'C', ts: T0 + HOUR + 10, eventKind: 'cache_hit', costUsd: 0.5, tenantId: 't2' }),
+    attempt('D', T0 + HOUR + 20, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 50, costUsd: 0, tenantId: 't1' }),
+    attempt('D', T0 + HOUR + 30, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 60, costUsd: 0, tenantId: 't1' }),
+    minimalRow({ logicalCallId: 'D', ts: T0 + HOUR + 40, eventKind: 'terminal_failure', status: 'error', errorType: 'AllSourcesExhausted', costUsd: 0.07, tenantId: 't1' }),
+    attempt('E', T0 + 2 * HOUR, { source: 'beta', status: 'cancelled', error: 'cancelled', latencyMs: 10, tenantId: 't2' }),
+    minimalRow({ logicalCallId: 'E', ts: T0 + 2 * HOUR + 5, eventKind: 'terminal_failure', status: 'error', errorType: 'CallDeadlineExceeded', tenantId: 't2' }),
+    attempt('F', T0 - 1, { source: 'alpha', latencyMs: 9_999, costUsd: 1 }),
+  ];
+  for (let i = 1; i <= 100; i += 1) {
+    rows.push(attempt(`G${i}`, T0 + 4_000 + i, { source: 'gamma', latencyMs: 101 - i, costUsd: 0.001 }));
+  }
+  return rows;
+}
+
+export function summaryContract(name: string, factory: () => Promise<SummaryHarness>): void {
+  describe(`Telemetry summary contract: ${name}`, () => {
+    let harness: SummaryHarness;
+    beforeEach(async () => {
+      harness = await factory();
+      for (const row of summaryRows()) harness.recorder.record(row);
+      await harness.recorder.flush();
+    });
+    afterEach(async () => {
+      await harness.cleanup();
+    });
+
+    it('summarises calls, retries, failures, latency, cost and calls over time', async () => {
+      const { costBySource, costByTenant, ...counts } = await harness.summarize({ since: T0 });
+      expect(counts).toEqual({
+        calls: 105,
+        attempts: 106,
+        cacheHits: 1,
+        retries: 2,
+        failuresByType: { AllSourcesExhausted: 1, CallDeadlineExceeded: 1 },
+        latency: {
+          alpha: { samples: 1, p50: 300, p95: 300, p99: 300 },
+          beta: { samples: 1, p50: 200, p95: 200, p99: 200 },
+          gamma: { samples: 100, p50: 50, p95: 95, p99: 99 },
+        },
+        callsOverTime: [
+          { bucket: T0, calls: 102, failures: 0 },
+          { bucket: T0 + HOUR, calls: 2, failures: 1 },
+          { bucket: T0 + 2 * HOUR, calls: 1, failures: 1 },
+        ],
+      });
+      expect(Object.keys(costBySource).sort()).toEqual(['alpha', 'beta', 'gamma']);
+      expect(costBySource.alpha).toBeCloseTo(0.04, 10);
+      expect(costBySource.beta).toBeCloseTo(0.02, 10);
+      expect(costBySource.gamma).toBeCloseTo(0.1, 10);
+      expect(Object.keys(costByTenant).sort()).toEqual(['(none)', 't1', 't2']);
+      expect(costByTenant.t1).toBeCloseTo(0.03, 10);
+      expect(costByTenant.t2).toBeCloseTo(0.03, 10);
+      expect(costByTenant['(none)']).toBeCloseTo(0.1, 10);
+    });
+
+    it('honours the half-open range [since, until) and the bucket width', async () => {
+      const summary = await harness.summarize({ since: T0, until: T0 + HOUR, bucketMs: 2 * HOUR });
+      expect(summary).toMatchObject({ calls: 102, attempts: 103, retries: 1, cacheHits: 0, failuresByType: {} });
+      expect(summary.callsOverTime).toEqual([{ bucket: T0, calls: 102, failures: 0 }]);
+      const everything = await harness.summarize();
+      expect(everything.calls).toBe(106);
+      expect(everything.latency.alpha).toEqual({ samples: 2, p50: 300, p95: 9_999, p99: 9_999 });
+    });
+
+    it('answers an empty range with zeros', async () => {
+      const summary = await harness.summarize({ since: T0 + 10 * HOUR });
+      expect(summary).toEqual({
+        calls: 0,
+        attempts: 0,
+        cacheHits: 0,
+        retries: 0,
+        failuresByType: {},
+        latency: {},
+        costBySource: {},
+        costByTenant: {},
+        callsOverTime: [],
+      });
+    });
+  });
+}

@@ -1,0 +1,88 @@
+/** The queries behind `pgw report` (SPEC §14) on Postgres; the SQLite store answers the same shape. */
+import pg from 'pg';
+import {
+  SUMMARY_NONE_KEY,
+  resolveSummaryRange,
+  summaryFromParts,
+  type CallsBucket,
+  type SummaryParts,
+  type SummaryRange,
+  type TelemetrySummary,
+} from '@pgw/core';
+import { storeNames } from './names.js';
+
+export interface PgSummarySource {
+  /** Exactly one of `dsn` (a short-lived client is opened and closed) and `pool`. */
+  dsn?: string;
+  pool?: pg.Pool;
+  schema?: string;
+  table?: string;
+}
+
+/** Nearest rank: the smallest latency whose rank reaches p% of the samples (what `percentile_disc` gives). */
+const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN latency_ms END)`;
+
+export async function summarize(source: PgSummarySource, range?: SummaryRange): Promise<TelemetrySummary> {
+  if ((source.dsn === undefined) === (source.pool === undefined)) {
+    throw new RangeError('summarize needs exactly one of dsn and pool');
+  }
+  const { qualifiedTable: table } = storeNames('summarize', source.schema, source.table);
+  const { since, until, bucketMs } = resolveSummaryRange(range);
+  // $1 = since, $2 = until, $3 = the key of absent sources/tenants, $4 = bucket width; NULL bounds are open.
+  const inRange = '($1::timestamptz IS NULL OR ts >= $1) AND ($2::timestamptz IS NULL OR ts < $2)';
+  const bounds = [since === undefined ? null : new Date(since), until === undefined ? null : new Date(until)];
+  const client = source.pool ?? new pg.Client({ connectionString: source.dsn });
+  if (client instanceof pg.Client) await client.connect();
+  try {
+    const all = async <T extends object>(sql: string, extra: unknown[] = []) =>
+      (await client.query<T>(sql, [...bounds, ...extra])).rows;
+    const [totals] = await all<Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts'>>(
+      `SELECT COUNT(DISTINCT logical_call_id)::int AS "calls",
+              COUNT(*) FILTER (WHERE event_kind = 'attempt')::int AS "attempts",
+              COUNT(*) FILTER (WHERE event_kind = 'cache_hit')::int AS "cacheHits",
+              COUNT(DISTINCT logical_call_id) FILTER (WHERE event_kind = 'attempt')::int AS "callsWithAttempts"
+       FROM ${table} WHERE ${inRange}`,
+    );
+    const parts: SummaryParts = {
+      ...totals!,
+      failuresByType: await all(
+        `SELECT COALESCE(error_type, $3) AS key, COUNT(*)::int AS count
+         FROM ${table} WHERE event_kind = 'terminal_failure' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        [SUMMARY_NONE_KEY],
+      ),
+      latency: await all(
+        `WITH ranked AS (
+           SELECT COALESCE(source, $3) AS source, latency_ms,
+                  ROW_NUMBER() OVER (PARTITION BY source ORDER BY latency_ms) AS rn,
+                  COUNT(*) OVER (PARTITION BY source) AS n
+           FROM ${table}
+           WHERE event_kind = 'attempt' AND status = 'ok' AND latency_ms IS NOT NULL AND ${inRange})
+         SELECT source, MAX(n)::int AS samples, ${percentile(50)} AS p50, ${percentile(95)} AS p95, ${percentile(99)} AS p99
+         FROM ranked GROUP BY source ORDER BY source`,
+        [SUMMARY_NONE_KEY],
+      ),
+      costBySource: await all(
+        `SELECT COALESCE(source, $3) AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
+         FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        [SUMMARY_NONE_KEY],
+      ),
+      costByTenant: await all(
+        `SELECT COALESCE(tenant_id, $3) AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
+         FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        [SUMMARY_NONE_KEY],
+      ),
+      callsOverTime: await all<CallsBucket>(
+        `WITH calls AS (
+           SELECT MIN(ts) AS first_ts, bool_or(event_kind = 'terminal_failure') AS failed
+           FROM ${table} WHERE ${inRange} GROUP BY logical_call_id)
+         SELECT (floor(extract(epoch FROM first_ts) * 1000 / $3) * $3)::float8 AS bucket,
+                COUNT(*)::int AS calls, COUNT(*) FILTER (WHERE failed)::int AS failures
+         FROM calls GROUP BY 1 ORDER BY 1`,
+        [bucketMs],
+      ),
+    };
+    return summaryFromParts(parts);
+  } finally {
+    if (client instanceof pg.Client) await client.end();
+  }
+}

@@ -1,0 +1,138 @@
+import pg from 'pg';
+import { TELEMETRY_COLUMNS } from '@pgw/core';
+import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
+import { PgRecorder, summarize, type PgRecorderOptions } from '../src/index.js';
+import { DSN, countRows, readRows, row, testDatabase, uniqueName } from './support.js';
+
+let db: Awaited<ReturnType<typeof testDatabase>>;
+beforeAll(async () => {
+  db = await testDatabase();
+});
+afterAll(async () => {
+  await db.end();
+});
+
+const open: PgRecorder[] = [];
+afterEach(async () => {
+  await Promise.all(open.splice(0).map((r) => r.close()));
+});
+
+async function openRecorder(options: Partial<PgRecorderOptions> = {}) {
+  const recorder = await PgRecorder.open({ dsn: DSN, schema: db.schema, ...options });
+  open.push(recorder);
+  return recorder;
+}
+
+describe('PgRecorder schema', () => {
+  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and version 1', async () => {
+    const table = uniqueName('calls');
+    await openRecorder({ table });
+    const columns = await db.client.query<{ column_name: string; data_type: string }>(
+      'SELECT column_name, data_type FROM information_schema.columns WHERE table_schema = $1 AND table_name = $2 ORDER BY ordinal_position',
+      [db.schema, table],
+    );
+    expect(columns.rows.map((c) => c.column_name)).toEqual(TELEMETRY_COLUMNS.map(([name]) => name));
+    expect(columns.rows.find((c) => c.column_name === 'meta')?.data_type).toBe('jsonb');
+    expect(columns.rows.find((c) => c.column_name === 'ts')?.data_type).toBe('timestamp with time zone');
+    const indexes = await db.client.query<{ indexdef: string }>(
+      'SELECT indexdef FROM pg_indexes WHERE schemaname = $1 AND tablename = $2 ORDER BY indexname',
+      [db.schema, table],
+    );
+    expect(indexes.rows.map((i) => i.indexdef.replace(/^.* USING btree /, ''))).toEqual([
+      '(logical_call_id)',
+      '(tenant_id, ts)',
+      '(ts)',
+    ]);
+    const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1`, [table]);
+    expect(versions.rows).toEqual([{ version: 1 }]);
+  });
+
+  it('migrates once when two workers open a fresh schema at the same time', async () => {
+    const schema = uniqueName('pgw_test_race');
+    try {
+      const warnings: string[] = [];
+      const options = { schema, warn: (m: string) => warnings.push(m) };
+      const [a, b] = await Promise.all([openRecorder(options), openRecorder(options)]);
+      const rows = [row(), row()];
+      a.record(rows[0]!);
+      b.record(rows[1]!);
+      await Promise.all([a.flush(), b.flush()]);
+      expect(warnings).toEqual([]);
+      expect(await countRows(db.client, schema, 'llm_calls')).toBe(2);
+      const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version`);
+      expect(versions.rows).toEqual([{ version: 1 }]);
+    } finally {
+      await Promise.all(open.splice(0).map((r) => r.close()));
+      await db.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
+    }
+  });
+
+  it('refuses a table migrated by a newer release: warns, drops rows, does not crash', async () => {
+    const table = uniqueName('calls');
+    await (await openRecorder({ table })).close();
+    await db.client.query(`INSERT INTO ${db.schema}.pgw_schema_version (table_name, version) VALUES ($1, 99)`, [table]);
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ table, warn: (m) => warnings.push(m) });
+    recorder.record(row());
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 0, dropped: 1, queued: 0 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('schema version 99');
+  });
+
+  it('rejects bad options with a RangeError naming the option', async () => {
+    await expect(PgRecorder.open({})).rejects.toThrow(/dsn and pool/);
+    await expect(PgRecorder.open({ dsn: DSN, table: 'calls; DROP TABLE x' })).rejects.toThrow(/option table/);
+    await expect(PgRecorder.open({ dsn: DSN, statementTimeoutMs: 0 })).rejects.toThrow(/statementTimeoutMs/);
+  });
+});
+
+describe('PgRecorder writes', () => {
+  it('splits a batch beyond 65535 parameters into several inserts of one transaction', async () => {
+    const table = uniqueName('calls');
+    const recorder = await openRecorder({ table, batchSize: 3_000, maxQueue: 3_000 });
+    for (let i = 0; i < 3_000; i += 1) recorder.record(row());
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 3_000, dropped: 0, queued: 0 });
+    expect(await countRows(db.client, db.schema, table)).toBe(3_000);
+  });
+
+  it('stores NUL characters of text and meta as U+FFFD instead of losing the batch', async () => {
+    const table = uniqueName('calls');
+    const recorder = await openRecorder({ table });
+    const withNul = row({ responseText: 'a\0b', meta: { 'k\0': 'v\0', literal: '\\u0000' } });
+    recorder.record(withNul);
+    recorder.record(row());
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 2, dropped: 0, queued: 0 });
+    const stored = (await readRows(db.client, db.schema, table)).find((r) => r.callId === withNul.callId);
+    expect(stored?.responseText).toBe('a\uFFFDb');
+    expect(stored?.meta).toEqual({ 'k\uFFFD': 'v\uFFFD', literal: '\\u0000' });
+  });
+
+  it('drops a malformed row alone, with a warning naming the field', async () => {
+    const table = uniqueName('calls');
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ table, warn: (m) => warnings.push(m) });
+    recorder.record({ ...row(), ts: Number.NaN });
+    recorder.record(row());
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 1, dropped: 1, queued: 0 });
+    expect(warnings[0]).toContain('field ts');
+  });
+
+  it("writes through the application's own pool and leaves it open on close", async () => {
+    const table = uniqueName('calls');
+    const pool = new pg.Pool({ connectionString: DSN, max: 2 });
+    try {
+      const recorder = await PgRecorder.open({ pool, schema: db.schema, table });
+      recorder.record(row({ logicalCallId: 'own-pool' }));
+      await recorder.close();
+      expect(recorder.stats()).toEqual({ written: 1, dropped: 0, queued: 0 });
+      const summary = await summarize({ pool, schema: db.schema, table });
+      expect(summary.calls).toBe(1);
+    } finally {
+      await pool.end();
+    }
+  });
+});

@@ -1,0 +1,80 @@
+/** The queries behind `pgw report` (SPEC §14) on a SQLite file; the Postgres store answers the same shape. */
+import Database from 'better-sqlite3';
+import {
+  SUMMARY_NONE_KEY,
+  resolveSummaryRange,
+  summaryFromParts,
+  type CallsBucket,
+  type SummaryParts,
+  type SummaryRange,
+  type TelemetrySummary,
+} from '@pgw/core';
+
+export interface SqliteSummarySource {
+  /** A telemetry file (the live one or a rotated one); opened read-only. */
+  path: string;
+}
+
+/** Nearest rank: the smallest latency whose rank reaches p% of the samples (Postgres `percentile_disc`). */
+const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN latency_ms END)`;
+
+export async function summarize(source: SqliteSummarySource, range?: SummaryRange): Promise<TelemetrySummary> {
+  const { since, until, bucketMs } = resolveSummaryRange(range);
+  const conditions = [since === undefined ? '' : 'ts >= @since', until === undefined ? '' : 'ts < @until'].filter(Boolean);
+  const inRange = conditions.length === 0 ? '1 = 1' : conditions.join(' AND ');
+  const params = { ...(since === undefined ? {} : { since }), ...(until === undefined ? {} : { until }) };
+  const db = new Database(source.path, { readonly: true, fileMustExist: true });
+  try {
+    const all = <T>(sql: string, extra: Record<string, unknown> = {}) => db.prepare(sql).all({ ...params, ...extra }) as T[];
+    const totals = db
+      .prepare(
+        `SELECT COUNT(DISTINCT logical_call_id) AS calls,
+                COALESCE(SUM(event_kind = 'attempt'), 0) AS attempts,
+                COALESCE(SUM(event_kind = 'cache_hit'), 0) AS cacheHits,
+                COUNT(DISTINCT CASE WHEN event_kind = 'attempt' THEN logical_call_id END) AS callsWithAttempts
+         FROM llm_calls WHERE ${inRange}`,
+      )
+      .get(params) as Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts'>;
+    const parts: SummaryParts = {
+      ...totals,
+      failuresByType: all(
+        `SELECT COALESCE(error_type, @none) AS key, COUNT(*) AS count
+         FROM llm_calls WHERE event_kind = 'terminal_failure' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        { none: SUMMARY_NONE_KEY },
+      ),
+      latency: all(
+        `WITH ranked AS (
+           SELECT COALESCE(source, @none) AS source, latency_ms,
+                  ROW_NUMBER() OVER (PARTITION BY source ORDER BY latency_ms) AS rn,
+                  COUNT(*) OVER (PARTITION BY source) AS n
+           FROM llm_calls
+           WHERE event_kind = 'attempt' AND status = 'ok' AND latency_ms IS NOT NULL AND ${inRange})
+         SELECT source, MAX(n) AS samples, ${percentile(50)} AS p50, ${percentile(95)} AS p95, ${percentile(99)} AS p99
+         FROM ranked GROUP BY source ORDER BY source`,
+        { none: SUMMARY_NONE_KEY },
+      ),
+      costBySource: all(
+        `SELECT COALESCE(source, @none) AS key, COALESCE(SUM(cost_usd), 0) AS cost
+         FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        { none: SUMMARY_NONE_KEY },
+      ),
+      costByTenant: all(
+        `SELECT COALESCE(tenant_id, @none) AS key, COALESCE(SUM(cost_usd), 0) AS cost
+         FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        { none: SUMMARY_NONE_KEY },
+      ),
+      callsOverTime: all<CallsBucket>(
+        `WITH calls AS (
+           SELECT MIN(ts) AS first_ts, MAX(event_kind = 'terminal_failure') AS failed
+           FROM llm_calls WHERE ${inRange} GROUP BY logical_call_id)
+         -- numbers bind as REAL, so the bucket needs the cast to be floored
+         SELECT CAST(first_ts / @bucketMs AS INTEGER) * @bucketMs AS bucket, COUNT(*) AS calls, SUM(failed) AS failures
+         FROM calls GROUP BY 1 ORDER BY 1`,
+        { bucketMs },
+      ),
+    };
+    return summaryFromParts(parts);
+  } finally {
+    db.close();
+  }
+}

@@ -1,0 +1,193 @@
+import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
+import { basename, join } from 'node:path';
+import Database from 'better-sqlite3';
+import { TELEMETRY_COLUMNS } from '@pgw/core';
+import { afterEach, describe, expect, it } from 'vitest';
+import { SqliteRecorder, rotatedFiles } from '../src/index.js';
+import { countRows, readRows, row, tempDir } from './support.js';
+
+const cleanups: Array<() => Promise<void> | void> = [];
+afterEach(async () => {
+  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+});
+
+function scratch() {
+  const { dir, remove } = tempDir();
+  cleanups.push(remove);
+  return dir;
+}
+
+async function openRecorder(options: Parameters<typeof SqliteRecorder.open>[0]) {
+  const recorder = await SqliteRecorder.open(options);
+  cleanups.push(() => recorder.close());
+  return recorder;
+}
+
+function inspect<T>(path: string, query: (db: Database.Database) => T): T {
+  const db = new Database(path, { readonly: true });
+  try {
+    return query(db);
+  } finally {
+    db.close();
+  }
+}
+
+describe('SqliteRecorder schema', () => {
+  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema version 1', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    const recorder = await openRecorder({ path });
+    const journal = inspect(path, (db) => db.pragma('journal_mode', { simple: true }));
+    expect(journal).toBe('wal');
+    const columns = inspect(path, (db) => db.prepare("SELECT name FROM pragma_table_info('llm_calls') ORDER BY cid").pluck().all());
+    expect(columns).toEqual(TELEMETRY_COLUMNS.map(([name]) => name));
+    const indexes = inspect(path, (db) =>
+      db
+        .prepare("SELECT name, (SELECT group_concat(name) FROM pragma_index_info(m.name)) AS cols FROM sqlite_master m WHERE type = 'index' AND tbl_name = 'llm_calls' ORDER BY name")
+        .all(),
+    );
+    expect(indexes).toEqual([
+      { name: 'llm_calls_logical_call_id', cols: 'logical_call_id' },
+      { name: 'llm_calls_tenant_ts', cols: 'tenant_id,ts' },
+      { name: 'llm_calls_ts', cols: 'ts' },
+    ]);
+    await recorder.close();
+    await (await openRecorder({ path })).close();
+    const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
+    expect(versions).toEqual([1]);
+  });
+
+  it('refuses a file written by a newer schema: warns, drops rows, does not crash', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    await (await openRecorder({ path })).close();
+    const db = new Database(path);
+    db.prepare('INSERT INTO schema_version (version, applied_at) VALUES (99, 0)').run();
+    db.close();
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ path, warn: (m) => warnings.push(m) });
+    recorder.record(row());
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 0, dropped: 1, queued: 0 });
+    expect(warnings).toHaveLength(1);
+    expect(warnings[0]).toContain('schema version 99 is newer');
+    expect(warnings[0]).toContain(path);
+  });
+});
+
+describe('SqliteRecorder degradation', () => {
+  for (const [what, pathOf] of [
+    ['a path whose parent is a regular file', (dir: string) => {
+      writeFileSync(join(dir, 'not-a-dir'), 'x');
+      return join(dir, 'not-a-dir', 'telemetry.sqlite');
+    }],
+    ['a path under /proc', () => `/proc/pgw-${process.pid}-${Date.now()}/telemetry.sqlite`],
+  ] as const) {
+    it(`on ${what}: one warning naming the path, rows dropped and counted, record never throws`, async () => {
+      const path = pathOf(scratch());
+      const warnings: string[] = [];
+      const recorder = await openRecorder({ path, warn: (m) => warnings.push(m), batchSize: 2 });
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toContain(`cannot open ${path}`);
+      for (let i = 0; i < 5; i += 1) expect(() => recorder.record(row())).not.toThrow();
+      await recorder.flush();
+      expect(recorder.stats()).toEqual({ written: 0, dropped: 5, queued: 0 });
+      expect(warnings).toHaveLength(1);
+      await recorder.close();
+      expect(recorder.stats().dropped).toBe(5);
+    });
+  }
+
+  it('writes again once the path becomes usable', async () => {
+    const dir = scratch();
+    const blocker = join(dir, 'later');
+    writeFileSync(blocker, 'x');
+    const path = join(blocker, 'telemetry.sqlite');
+    const recorder = await openRecorder({ path, warn: () => {} });
+    recorder.record(row());
+    await recorder.flush();
+    rmSync(blocker);
+    mkdirSync(blocker);
+    const kept = row();
+    recorder.record(kept);
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 1, dropped: 1, queued: 0 });
+    expect(readRows(path).map((r) => r.callId)).toEqual([kept.callId]);
+  });
+
+  it('drops a malformed row alone, with a warning naming the field', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ path, warn: (m) => warnings.push(m) });
+    const good = row();
+    recorder.record({ ...row(), scope: undefined as unknown as string });
+    recorder.record(good);
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 1, dropped: 1, queued: 0 });
+    expect(warnings[0]).toContain('field scope is required');
+    expect(readRows(path).map((r) => r.callId)).toEqual([good.callId]);
+  });
+
+  it('rejects bad options with a RangeError naming the option', async () => {
+    await expect(SqliteRecorder.open({ path: '' })).rejects.toThrow(/path/);
+    await expect(SqliteRecorder.open({ path: '/tmp/x.sqlite', rotateKeep: -1 })).rejects.toThrow(/rotateKeep/);
+    await expect(SqliteRecorder.open({ path: '/tmp/x.sqlite', batchSize: 0 })).rejects.toThrow(/batchSize/);
+  });
+});
+
+describe('SqliteRecorder rotation', () => {
+  const text = 'r'.repeat(2_000);
+
+  async function writeRows(recorder: SqliteRecorder, count: number) {
+    for (let i = 0; i < count; i += 1) {
+      recorder.record(row({ responseText: text }));
+      if (i % 10 === 9) await recorder.flush();
+    }
+    await recorder.flush();
+  }
+
+  it('renames a full file aside, starts a fresh one and keeps only the newest rotateKeep files', async () => {
+    const dir = scratch();
+    const path = join(dir, 'telemetry.sqlite');
+    const recorder = await openRecorder({ path, rotateBytes: 64 * 1024, rotateKeep: 2, batchSize: 10 });
+    await writeRows(recorder, 200);
+    expect(recorder.stats()).toEqual({ written: 200, dropped: 0, queued: 0 });
+    const rotated = rotatedFiles(path);
+    expect(rotated).toHaveLength(2);
+    for (const file of rotated) {
+      expect(basename(file)).toMatch(/^telemetry\.\d{8}T\d{9}Z\.sqlite$/);
+      expect(countRows(file)).toBeGreaterThan(10);
+    }
+    await recorder.close();
+    expect(existsSync(path)).toBe(true);
+    // Whole files leave; the kept ones hold the newest rows, ending with the live file's.
+    const kept = [...rotated, path].flatMap((file) => readRows(file).map((r) => r.ts));
+    expect(kept).toEqual([...kept].sort((a, b) => a - b));
+    expect(kept.length).toBeLessThan(200);
+  });
+
+  it('keeps no rotated file with rotateKeep 0, and never rotates with rotateBytes 0', async () => {
+    const dir = scratch();
+    const pruned = await openRecorder({ path: join(dir, 'a.sqlite'), rotateBytes: 64 * 1024, rotateKeep: 0, batchSize: 10 });
+    await writeRows(pruned, 100);
+    expect(rotatedFiles(join(dir, 'a.sqlite'))).toEqual([]);
+    const unrotated = await openRecorder({ path: join(dir, 'b.sqlite'), rotateBytes: 0, batchSize: 10 });
+    await writeRows(unrotated, 100);
+    expect(rotatedFiles(join(dir, 'b.sqlite'))).toEqual([]);
+    await unrotated.close();
+    expect(countRows(join(dir, 'b.sqlite'))).toBe(100);
+  });
+
+  it('postpones rotation while another connection holds the file open', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ path, rotateBytes: 64 * 1024, batchSize: 10, warn: (m) => warnings.push(m) });
+    const reader = new Database(path);
+    reader.prepare('SELECT COUNT(*) FROM llm_calls').get();
+    await writeRows(recorder, 60);
+    expect(rotatedFiles(path)).toEqual([]);
+    expect(warnings.some((w) => w.includes('rotation postponed'))).toBe(true);
+    reader.close();
+    await writeRows(recorder, 10);
+    expect(rotatedFiles(path)).toHaveLength(1);
+    expect(recorder.stats()).toEqual({ written: 70, dropped: 0, queued: 0 });
+  });
+});
