@@ -1,0 +1,169 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  SourceNotConfiguredError,
+  type BreakerPolicy,
+  type BreakerSnapshot,
+  type Clock,
+  type Gate,
+  type GateOutcome,
+  type GateRefusal,
+  type GateTicket,
+  optionalPositiveMs,
+  assertPositiveInteger,
+  assertPositiveMs,
+} from '@pgw/core';
+import { DEFAULT_TIMEOUT_MS } from './connection.js';
+import { failClosed } from './fail-closed.js';
+import { gateKeys, scopePrefix, type GateKeys } from './keys.js';
+import { ACQUIRE_LUA, RECORD_LUA, RELEASE_PROBE_LUA, SNAPSHOT_LUA } from './lua/gate.js';
+import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
+
+const ACQUIRE = luaScript('gate_acquire', ACQUIRE_LUA, 1);
+const RECORD = luaScript('gate_record', RECORD_LUA, 3);
+const RELEASE_PROBE = luaScript('gate_release_probe', RELEASE_PROBE_LUA, 1);
+const SNAPSHOT = luaScript('gate_snapshot', SNAPSHOT_LUA, 3);
+
+/**
+ * A breaker nobody touches forgets itself (closed, epoch 0) this long after its longest period
+ * (window, cooldown cap, probe lease) — so keys never outlive their use, yet no live state is lost.
+ */
+const KEY_TTL_SLACK_MS = 3_600_000;
+
+export interface RedisGateOptions {
+  /** Not owned: the gate never closes it. */
+  redis: Redis;
+  scope: string;
+  sources: readonly string[];
+  policy: BreakerPolicy;
+  /** Test seam: replaces Redis `TIME` inside the scripts. Production leaves it unset. */
+  now?: Clock;
+  /** Bound on one gate operation, including waiting for the connection. Default 2000. */
+  commandTimeoutMs?: number;
+}
+
+/** The circuit breakers of SPEC §6.2 shared by every worker on one Redis. Fails closed. */
+export class RedisGate implements Gate {
+  readonly #redis: Redis;
+  readonly #scope: string;
+  readonly #prefix: string;
+  readonly #sources: ReadonlySet<string>;
+  readonly #policy: BreakerPolicy;
+  readonly #keyTtlMs: number;
+  readonly #now: Clock | undefined;
+  readonly #timeoutMs: number;
+
+  constructor(options: RedisGateOptions) {
+    this.#redis = options.redis;
+    this.#scope = options.scope;
+    this.#prefix = scopePrefix(options.scope);
+    this.#sources = new Set(options.sources);
+    this.#policy = validatedPolicy(options.policy);
+    const { windowMs, maxCooldownMs, probeTtlMs } = this.#policy;
+    this.#keyTtlMs = Math.max(windowMs, maxCooldownMs, probeTtlMs) + KEY_TTL_SLACK_MS;
+    this.#now = options.now;
+    this.#timeoutMs = optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS);
+  }
+
+  async tryAcquire(source: string): Promise<GateTicket | GateRefusal> {
+    const keys = this.#keysOf(source);
+    const token = randomUUID();
+    return failClosed(this.#scope, 'gate tryAcquire', async () => {
+      const reply = await this.#run(ACQUIRE, [keys.state], [token, this.#policy.probeTtlMs, this.#keyTtlMs]);
+      if (Array.isArray(reply) && reply[0] === 0 && (reply[1] === 'open' || reply[1] === 'half_open')) {
+        return { ok: false, source, state: reply[1], retryAfterMs: Number(reply[2]) };
+      }
+      const [, epoch, probe] = numbers(reply, 3);
+      return probe === 1
+        ? { ok: true, source, epoch, probe: true, probeToken: token }
+        : { ok: true, source, epoch, probe: false };
+    });
+  }
+
+  async record(ticket: GateTicket, outcome: GateOutcome): Promise<void> {
+    const keys = this.#keysOf(ticket.source);
+    const p = this.#policy;
+    await failClosed(this.#scope, 'gate record', () =>
+      this.#run(
+        RECORD,
+        [keys.state, keys.successes, keys.failures],
+        [
+          ticket.epoch,
+          probeTokenOf(ticket),
+          outcome,
+          p.failureThreshold,
+          p.failureRate,
+          p.windowMs,
+          p.minSamples,
+          p.cooldownMs,
+          p.maxCooldownMs,
+          this.#keyTtlMs,
+        ],
+      ),
+    );
+  }
+
+  async releaseProbe(ticket: GateTicket): Promise<void> {
+    const keys = this.#keysOf(ticket.source);
+    if (!ticket.probe) return;
+    await failClosed(this.#scope, 'gate releaseProbe', () =>
+      runScript(this.#redis, RELEASE_PROBE, [keys.state], [ticket.epoch, probeTokenOf(ticket)], this.#timeoutMs),
+    );
+  }
+
+  async snapshot(source: string): Promise<BreakerSnapshot> {
+    const keys = this.#keysOf(source);
+    return failClosed(this.#scope, 'gate snapshot', async () => {
+      const reply = await this.#run(
+        SNAPSHOT,
+        [keys.state, keys.successes, keys.failures],
+        [this.#policy.windowMs, this.#keyTtlMs],
+      );
+      const state = Array.isArray(reply) ? reply[0] : undefined;
+      if (state !== 'closed' && state !== 'open' && state !== 'half_open') {
+        throw new Error(`unexpected gate snapshot ${JSON.stringify(reply)}`);
+      }
+      const [epoch, openUntil, consecutiveFailures, reopenCount, windowSuccesses, windowFailures, probeHeld] =
+        numbers((reply as unknown[]).slice(1), 7);
+      return {
+        source,
+        state,
+        epoch,
+        openUntil,
+        consecutiveFailures,
+        reopenCount,
+        windowSuccesses,
+        windowFailures,
+        probeHeld: probeHeld === 1,
+      };
+    });
+  }
+
+  #keysOf(source: string): GateKeys {
+    if (!this.#sources.has(source)) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
+    return gateKeys(this.#prefix, source);
+  }
+
+  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return runScript(this.#redis, script, keys, [clockArg(this.#now), ...args], this.#timeoutMs);
+  }
+}
+
+function probeTokenOf(ticket: GateTicket): string {
+  return ticket.probe && ticket.probeToken !== undefined ? ticket.probeToken : '';
+}
+
+function validatedPolicy(policy: BreakerPolicy): BreakerPolicy {
+  assertPositiveInteger(policy.failureThreshold, 'policy.failureThreshold');
+  assertPositiveInteger(policy.minSamples, 'policy.minSamples');
+  if (!(policy.failureRate > 0 && policy.failureRate <= 1)) {
+    throw new RangeError(`policy.failureRate must be in (0, 1], got ${String(policy.failureRate)}`);
+  }
+  for (const key of ['windowMs', 'cooldownMs', 'maxCooldownMs', 'probeTtlMs'] as const) {
+    assertPositiveMs(policy[key], `policy.${key}`);
+  }
+  if (policy.maxCooldownMs < policy.cooldownMs) {
+    throw new RangeError(`policy.maxCooldownMs (${policy.maxCooldownMs}) must be >= policy.cooldownMs (${policy.cooldownMs})`);
+  }
+  return { ...policy };
+}

@@ -1,0 +1,46 @@
+/**
+ * Key layout. Every key of one scope carries the hash tag `{scope}` so a script touching several of
+ * them runs on one Redis Cluster slot; see README "Key layout".
+ */
+
+/** `pgw:{scope}:` after checking the scope can be a hash tag. */
+export function scopePrefix(scope: string): string {
+  return `pgw:{${hashTag(scope, 'scope')}}:`;
+}
+
+/** `pgw:cache:{namespace}:` after checking the namespace can be a hash tag. */
+export function cachePrefix(namespace: string): string {
+  return `pgw:cache:{${hashTag(namespace, 'namespace')}}:`;
+}
+
+function hashTag(value: string, name: string): string {
+  if (typeof value !== 'string' || value.length === 0 || /[{}]/.test(value)) {
+    throw new RangeError(`${name} must be a non-empty string without '{' or '}', got ${JSON.stringify(value)}`);
+  }
+  return value;
+}
+
+/** The limiter's keys for one source: its window, reservations, token sum and leases, then the scope-wide ones. */
+export function limiterKeys(prefix: string, source: string) {
+  const own = `${prefix}lim:s:${source}:`;
+  const all = `${prefix}lim:g:`;
+  return {
+    sourceWindow: `${own}win`,
+    sourceTokens: `${own}tok`,
+    sourceTpm: `${own}tpm`,
+    sourceLeases: `${own}lease`,
+    globalWindow: `${all}win`,
+    globalTokens: `${all}tok`,
+    globalTpm: `${all}tpm`,
+    globalLeases: `${all}lease`,
+    settled: `${all}settled`,
+  };
+}
+export type LimiterKeys = ReturnType<typeof limiterKeys>;
+
+/** The breaker's keys for one source: its state hash and the two sample windows. */
+export function gateKeys(prefix: string, source: string) {
+  const own = `${prefix}brk:${source}`;
+  return { state: own, successes: `${own}:ok`, failures: `${own}:fail` };
+}
+export type GateKeys = ReturnType<typeof gateKeys>;

@@ -1,0 +1,219 @@
+import { randomUUID } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import {
+  SourceNotConfiguredError,
+  type Admission,
+  type Clock,
+  type GlobalLimits,
+  type Limiter,
+  type Permit,
+  type SourceLimits,
+  type SourceStats,
+  assertNonNegativeInteger,
+  optionalPositiveMs,
+  assertPositiveMs,
+} from '@pgw/core';
+import { DEFAULT_TIMEOUT_MS } from './connection.js';
+import { failClosed } from './fail-closed.js';
+import { limiterKeys, scopePrefix, type LimiterKeys } from './keys.js';
+import { ENTER_LUA, GATE_ORDER, RELEASE_LUA, SETTLE_LUA, STATS_LUA } from './lua/limiter.js';
+import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
+
+/** RPM and TPM windows slide over one minute. */
+export const LIMIT_WINDOW_MS = 60_000;
+/**
+ * Retry hint of a full concurrency gate. A slot frees when some holder releases, which no clock
+ * predicts, so the caller is told to look again soon.
+ */
+export const CONCURRENCY_POLL_MS = 250;
+/** Keys outlive the longest thing they hold (a window or a lease) by this much, then expire. */
+const KEY_TTL_SLACK_MS = 60_000;
+
+const ENTER = luaScript('limiter_enter', ENTER_LUA, 8);
+const SETTLE = luaScript('limiter_settle', SETTLE_LUA, 7);
+const RELEASE = luaScript('limiter_release', RELEASE_LUA, 2);
+const STATS = luaScript('limiter_stats', STATS_LUA, 4);
+
+export interface RedisLimiterOptions {
+  /** Not owned: the limiter never closes it. */
+  redis: Redis;
+  scope: string;
+  sources: Record<string, SourceLimits>;
+  global: GlobalLimits;
+  /** A permit never released is reclaimed this long after it was granted (a crashed worker's slot). */
+  leaseTtlMs: number;
+  /** Test seam: replaces Redis `TIME` inside the scripts. Production leaves it unset. */
+  now?: Clock;
+  /** Bound on one limiter operation, including waiting for the connection. Default 2000. */
+  commandTimeoutMs?: number;
+}
+
+/** The six admission gates of SPEC §6.1, shared by every worker on one Redis. Fails closed. */
+export class RedisLimiter implements Limiter {
+  readonly #redis: Redis;
+  readonly #scope: string;
+  readonly #prefix: string;
+  readonly #sources: ReadonlyMap<string, SourceLimits>;
+  readonly #global: GlobalLimits;
+  readonly #leaseTtlMs: number;
+  readonly #keyTtlMs: number;
+  readonly #now: Clock | undefined;
+  readonly #timeoutMs: number;
+
+  constructor(options: RedisLimiterOptions) {
+    this.#redis = options.redis;
+    this.#scope = options.scope;
+    this.#prefix = scopePrefix(options.scope);
+    this.#sources = new Map(
+      Object.entries(options.sources).map(([name, limits]) => [name, checkedLimits(limits, `sources.${name}`)]),
+    );
+    this.#global = checkedLimits(options.global, 'global');
+    this.#leaseTtlMs = assertPositiveMs(options.leaseTtlMs, 'leaseTtlMs');
+    this.#keyTtlMs = Math.max(LIMIT_WINDOW_MS, this.#leaseTtlMs) + KEY_TTL_SLACK_MS;
+    this.#now = options.now;
+    this.#timeoutMs = optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS);
+  }
+
+  async tryEnter(source: string, estTokens: number): Promise<Admission> {
+    const limits = this.#limitsOf(source);
+    assertNonNegativeInteger(estTokens, 'estTokens');
+    const keys = limiterKeys(this.#prefix, source);
+    const id = randomUUID();
+    const reply = await failClosed(this.#scope, 'tryEnter', async () =>
+      parseEnterReply(
+        await this.#run(
+          ENTER,
+          [
+            keys.sourceWindow,
+            keys.sourceTokens,
+            keys.sourceTpm,
+            keys.sourceLeases,
+            keys.globalWindow,
+            keys.globalTokens,
+            keys.globalTpm,
+            keys.globalLeases,
+          ],
+          [
+            id,
+            estTokens,
+            limits.rpm,
+            limits.tpm,
+            limits.maxConcurrency,
+            this.#global.rpm,
+            this.#global.tpm,
+            this.#global.maxConcurrency,
+            this.#leaseTtlMs,
+            LIMIT_WINDOW_MS,
+            this.#keyTtlMs,
+            CONCURRENCY_POLL_MS,
+          ],
+        ),
+      ),
+    );
+    if (!reply.ok) return reply;
+    return {
+      ok: true,
+      permit: new RedisPermit(source, estTokens, {
+        settle: (actualTokens) => this.#settle(keys, id, actualTokens),
+        release: () => this.#release(keys, id),
+      }),
+    };
+  }
+
+  async sourceStats(source: string): Promise<SourceStats> {
+    this.#limitsOf(source);
+    const keys = limiterKeys(this.#prefix, source);
+    return failClosed(this.#scope, 'sourceStats', async () => {
+      const reply = await this.#run(
+        STATS,
+        [keys.sourceWindow, keys.sourceTokens, keys.sourceTpm, keys.sourceLeases],
+        [LIMIT_WINDOW_MS, this.#keyTtlMs],
+      );
+      const [inflight, rpmUsed, tpmUsed] = numbers(reply, 3);
+      return { inflight, rpmUsed, tpmUsed };
+    });
+  }
+
+  async #settle(keys: LimiterKeys, id: string, actualTokens: number): Promise<void> {
+    await failClosed(this.#scope, 'settle', () =>
+      this.#run(
+        SETTLE,
+        [
+          keys.sourceWindow,
+          keys.sourceTokens,
+          keys.sourceTpm,
+          keys.globalWindow,
+          keys.globalTokens,
+          keys.globalTpm,
+          keys.settled,
+        ],
+        [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs],
+      ),
+    );
+  }
+
+  async #release(keys: LimiterKeys, id: string): Promise<void> {
+    await failClosed(this.#scope, 'release', () =>
+      runScript(this.#redis, RELEASE, [keys.sourceLeases, keys.globalLeases], [id], this.#timeoutMs),
+    );
+  }
+
+  #limitsOf(source: string): SourceLimits {
+    const limits = this.#sources.get(source);
+    if (limits === undefined) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
+    return limits;
+  }
+
+  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    return runScript(this.#redis, script, keys, [clockArg(this.#now), ...args], this.#timeoutMs);
+  }
+}
+
+interface PermitBooks {
+  settle(actualTokens: number): Promise<void>;
+  release(): Promise<void>;
+}
+
+class RedisPermit implements Permit {
+  #settled = false;
+  #released = false;
+
+  constructor(
+    readonly source: string,
+    readonly estTokens: number,
+    private readonly books: PermitBooks,
+  ) {}
+
+  /**
+   * Only the first call counts. The flag is set once Redis confirmed, so a settle that failed may be
+   * retried; the script is idempotent too, so a retry whose first attempt did land changes nothing.
+   */
+  async settle(actualTokens: number): Promise<void> {
+    assertNonNegativeInteger(actualTokens, 'actualTokens');
+    if (this.#settled) return;
+    await this.books.settle(actualTokens);
+    this.#settled = true;
+  }
+
+  async release(): Promise<void> {
+    if (this.#released) return;
+    await this.books.release();
+    this.#released = true;
+  }
+}
+
+type EnterReply = { ok: true } | { ok: false; gate: (typeof GATE_ORDER)[number]; retryAfterMs: number };
+
+function parseEnterReply(reply: unknown): EnterReply {
+  if (Array.isArray(reply) && reply[0] === 1) return { ok: true };
+  const [, gateIndex, retryAfterMs] = numbers(reply, 3);
+  const gate = GATE_ORDER[gateIndex - 1];
+  if (gate === undefined) throw new Error(`unexpected limiter reply ${JSON.stringify(reply)}`);
+  return { ok: false, gate, retryAfterMs };
+}
+
+function checkedLimits<T extends SourceLimits | GlobalLimits>(limits: T, name: string): T {
+  if (typeof limits !== 'object' || limits === null) throw new RangeError(`${name} must be an object of limits`);
+  for (const field of ['rpm', 'tpm', 'maxConcurrency'] as const) assertNonNegativeInteger(limits[field], `${name}.${field}`);
+  return { ...limits };
+}

@@ -1,0 +1,82 @@
+import { createHash } from 'node:crypto';
+import type { Redis } from 'ioredis';
+import type { Clock } from '@pgw/core';
+import { whenReady } from './readiness.js';
+
+/** A Lua script registered on a connection with `defineCommand` (EVALSHA, EVAL on NOSCRIPT). */
+export interface LuaScript {
+  /** Command name on the connection; carries a digest so two versions never shadow each other. */
+  readonly name: string;
+  readonly lua: string;
+  readonly numberOfKeys: number;
+}
+
+export function luaScript(label: string, lua: string, numberOfKeys: number): LuaScript {
+  const digest = createHash('sha1').update(lua).digest('hex').slice(0, 12);
+  return { name: `pgw_${label}_${digest}`, lua, numberOfKeys };
+}
+
+/**
+ * The first ARGV of every clocked script: '' (the script reads Redis `TIME`), or — the test seam —
+ * the injected clock's reading, which the script then uses instead.
+ */
+export function clockArg(now: Clock | undefined): string {
+  return now === undefined ? '' : String(now());
+}
+
+type ScriptCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
+
+/**
+ * Runs `script` and resolves with its reply, or rejects within `timeoutMs` — whether the
+ * connection is down, still connecting past the bound, or the reply never comes (a connection made
+ * without `commandTimeout`). A call that timed out waiting for a connection attempt is never sent
+ * once the attempt succeeds: its caller was already told it failed.
+ */
+export async function runScript(
+  redis: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  timeoutMs: number,
+): Promise<unknown> {
+  const deadline = new AbortController();
+  let timer: NodeJS.Timeout | undefined;
+  const expired = new Promise<never>((_, reject) => {
+    timer = setTimeout(() => {
+      deadline.abort();
+      reject(new Error(`redis did not answer ${script.name} within ${timeoutMs} ms (status ${redis.status})`));
+    }, timeoutMs);
+  });
+  try {
+    return await Promise.race([invoke(redis, script, keys, args, deadline.signal), expired]);
+  } finally {
+    clearTimeout(timer);
+  }
+}
+
+async function invoke(
+  redis: Redis,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  deadline: AbortSignal,
+): Promise<unknown> {
+  await whenReady(redis);
+  if (deadline.aborted) throw new Error(`${script.name} not sent: its deadline passed while connecting`);
+  const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
+  if (typeof commands[script.name] !== 'function') {
+    redis.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+  }
+  return (commands[script.name] as ScriptCommand).call(redis, ...keys, ...args);
+}
+
+type Numbers<N extends number, Acc extends number[] = []> = Acc['length'] extends N ? Acc : Numbers<N, [...Acc, number]>;
+
+/** The first `count` items of a script reply as finite numbers (the scripts return fractions as strings). */
+export function numbers<N extends number>(reply: unknown, count: N): Numbers<N> {
+  const values = Array.isArray(reply) ? reply.slice(0, count).map(Number) : [];
+  if (values.length !== count || !values.every(Number.isFinite)) {
+    throw new Error(`unexpected script reply ${JSON.stringify(reply)}`);
+  }
+  return values as Numbers<N>;
+}

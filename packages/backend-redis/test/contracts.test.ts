@@ -1,0 +1,16 @@
+import { randomBytes } from 'node:crypto';
+import { afterAll } from 'vitest';
+import { cacheContract, gateContract, limiterContract } from '@pgw/testkit';
+import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
+import { connectionPool } from './redis.js';
+
+const pool = connectionPool();
+const redis = pool.open();
+afterAll(() => pool.closeAll());
+
+limiterContract('RedisLimiter', (options) => new RedisLimiter({ redis, ...options }));
+gateContract('RedisGate', (options) => new RedisGate({ redis, ...options }));
+cacheContract(
+  'RedisCache',
+  (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
+);

@@ -1,0 +1,71 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer } from 'node:net';
+
+/** A port nothing listens on (bound then freed by the OS). */
+export async function spareFreePort(): Promise<number> {
+  const server = createServer();
+  server.listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const address = server.address();
+  server.close();
+  await once(server, 'close');
+  if (address === null || typeof address === 'string') throw new Error('no TCP address');
+  return address.port;
+}
+
+export interface PrivateRedis {
+  readonly url: string;
+  readonly child: ChildProcess;
+  /** Kills the server (SIGKILL) and waits for it to exit. Safe to call twice. */
+  stop(): Promise<void>;
+}
+
+/**
+ * A redis-server of this test's own, on a spare port (or `port`, e.g. to restart one), without
+ * persistence: a server the test may kill. A spare port can be taken by someone else between the
+ * probe and the spawn, so that case tries another.
+ */
+export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
+  for (let attempt = 1; ; attempt++) {
+    try {
+      return await startOn(port ?? (await spareFreePort()));
+    } catch (error) {
+      if (port !== undefined || attempt === 3) throw error;
+    }
+  }
+}
+
+async function startOn(chosen: number): Promise<PrivateRedis> {
+  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  const exited = once(child, 'exit');
+  const stop = async (): Promise<void> => {
+    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
+    await exited;
+  };
+  try {
+    await new Promise<void>((resolve, reject) => {
+      let output = '';
+      const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${chosen}: ${output}`)), 10_000);
+      child.stdout!.on('data', (chunk: Buffer) => {
+        output += chunk.toString();
+        if (output.includes('Ready to accept connections')) {
+          clearTimeout(timer);
+          resolve();
+        }
+      });
+      child.once('exit', (code) => {
+        clearTimeout(timer);
+        reject(new Error(`redis-server exited with ${code}: ${output}`));
+      });
+    });
+  } catch (error) {
+    await stop();
+    throw error;
+  }
+  child.stdout!.resume();
+  child.stderr!.resume();
+  return { url: `redis://127.0.0.1:${chosen}`, child, stop };
+}
