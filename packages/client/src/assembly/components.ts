@@ -1,0 +1,155 @@
+/**
+ * Builds the components a settings value asks for (SPEC §5 assembly keys). Memory backends are
+ * imported statically; the Redis and telemetry adapters only on demand (they are optional packages).
+ */
+import { mkdir, readFile } from 'node:fs/promises';
+import { dirname } from 'node:path';
+import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
+import type { Cache, Clock, Gate, GatewaySettings, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import { SettingsError } from '../settings/settings-error.js';
+import { loadOptional } from './optional-package.js';
+import type { OwnedResources } from './owned-resources.js';
+
+/** Components and seams a client accepts instead of building its own. Injected parts are never closed by the client. */
+export interface AssemblyOverrides {
+  limiter?: Limiter;
+  gate?: Gate;
+  recorder?: TelemetryRecorder;
+  /** Replaces the table built from the built-in prices and `PRICING_PATH`. */
+  pricing?: PricingTable;
+  /** Clock of the governance logic (limiter windows, breaker cooldowns, latency stats). Default `Date.now`. */
+  now?: Clock;
+  sleep?: Sleep;
+  rng?: () => number;
+  /** Where non-fatal warnings go. Default `console.warn`. */
+  warn?: (message: string) => void;
+  /** Replaces `settings.callDeadlineMs` for every call of this client. */
+  callDeadlineMs?: number;
+}
+
+export interface Components {
+  limiter: Limiter;
+  gate: Gate;
+  cache?: Cache;
+  recorder?: TelemetryRecorder;
+  pricing: PricingTable;
+}
+
+/**
+ * Builds what `overrides` does not supply. `cache`: `null` = no cache layer, `undefined` = as the
+ * settings say, `false` = this client has no cache layer at all (embedding, OCR).
+ */
+export async function assembleComponents(
+  settings: GatewaySettings,
+  overrides: AssemblyOverrides & { cache?: Cache | null | false },
+  owned: OwnedResources,
+): Promise<Components> {
+  const { backends } = settings;
+  const wantsCache = overrides.cache === undefined;
+  const redisFor = [
+    overrides.limiter === undefined && backends.limiter === 'redis' && 'PGW_LIMITER_BACKEND=redis',
+    overrides.gate === undefined && backends.breaker === 'redis' && 'PGW_BREAKER_BACKEND=redis',
+    wantsCache && backends.cache === 'redis' && 'PGW_CACHE_BACKEND=redis',
+  ].filter((reason): reason is string => typeof reason === 'string');
+  const redis = redisFor.length > 0 ? await redisComponents(settings, redisFor.join(', '), owned) : undefined;
+  const clock = overrides.now ? { now: overrides.now } : {};
+
+  const limiter: Limiter =
+    overrides.limiter ??
+    (redis && backends.limiter === 'redis'
+      ? redis.limiter()
+      : closeWith(owned, new InMemoryLimiter({ ...limiterOptions(settings), ...clock })));
+  const gate: Gate =
+    overrides.gate ??
+    (redis && backends.breaker === 'redis' ? redis.gate() : closeWith(owned, new InMemoryGate({ ...gateOptions(settings), ...clock })));
+  let cache: Cache | undefined = overrides.cache || undefined;
+  if (wantsCache && backends.cache === 'redis') cache = redis?.cache();
+  if (wantsCache && backends.cache === 'memory') cache = closeWith(owned, new InMemoryCache(clock));
+  const recorder = overrides.recorder ?? (await createRecorder(settings, overrides.warn, owned));
+  const pricing = overrides.pricing ?? (await loadPricing(settings));
+  return { limiter, gate, pricing, ...(cache && { cache }), ...(recorder && { recorder }) };
+}
+
+const limiterOptions = (settings: GatewaySettings) => ({
+  scope: settings.scope,
+  sources: Object.fromEntries(settings.sources.map((s) => [s.name, { rpm: s.rpm, tpm: s.tpm, maxConcurrency: s.maxConcurrency }])),
+  global: settings.global,
+  leaseTtlMs: settings.leaseTtlMs,
+});
+
+const gateOptions = (settings: GatewaySettings) => ({
+  scope: settings.scope,
+  sources: settings.sources.map((s) => s.name),
+  policy: settings.breaker,
+});
+
+/**
+ * One Redis connection per client for all its Redis components; each factory is called at most once.
+ * The connection is registered first so it is closed after the components that use it.
+ */
+async function redisComponents(settings: GatewaySettings, neededFor: string, owned: OwnedResources) {
+  const pkg = await loadOptional('@pgw/backend-redis', neededFor, () => import('@pgw/backend-redis'));
+  // The settings schema requires REDIS_URL whenever a backend is redis.
+  const redis = pkg.createRedisConnection(settings.backends.redisUrl!);
+  owned.add(async () => {
+    await redis.quit().catch(() => redis.disconnect());
+  });
+  return {
+    limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
+    gate: () => closeWith(owned, new pkg.RedisGate({ ...gateOptions(settings), redis })),
+    cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
+  };
+}
+
+/** The telemetry store. Both stores fail open from the start: a store that is down warns and counts dropped rows. */
+async function createRecorder(
+  settings: GatewaySettings,
+  warn: ((message: string) => void) | undefined,
+  owned: OwnedResources,
+): Promise<TelemetryRecorder | undefined> {
+  const { telemetry, sqlitePath, telemetryDsn } = settings.backends;
+  const queue = warn ? { warn } : {};
+  switch (telemetry) {
+    case 'none':
+      return undefined;
+    case 'sqlite': {
+      const { SqliteRecorder } = await loadOptional('@pgw/telemetry-sqlite', 'PGW_TELEMETRY_BACKEND=sqlite', () => import('@pgw/telemetry-sqlite'));
+      // The schema fills the default path; a directory that cannot be made is reported by the recorder, naming the path.
+      const path = sqlitePath!;
+      await mkdir(dirname(path), { recursive: true }).catch(() => {});
+      return closeWith(owned, await SqliteRecorder.open({ path, ...queue }));
+    }
+    case 'postgres': {
+      const { PgRecorder } = await loadOptional('@pgw/telemetry-pg', 'PGW_TELEMETRY_BACKEND=postgres', () => import('@pgw/telemetry-pg'));
+      // The schema requires PGW_TELEMETRY_DSN for postgres.
+      return closeWith(owned, await PgRecorder.open({ dsn: telemetryDsn!, ...queue }));
+    }
+  }
+}
+
+/** Built-in prices with the `PRICING_PATH` file merged over them. */
+async function loadPricing(settings: GatewaySettings): Promise<PricingTable> {
+  if (settings.pricingPath === undefined) return DEFAULT_PRICING;
+  const key = `${settings.scope}__PRICING_PATH`;
+  let json: unknown;
+  try {
+    json = JSON.parse(await readFile(settings.pricingPath, 'utf8'));
+  } catch (error) {
+    const why = error instanceof SyntaxError ? 'is not valid JSON' : `cannot be read (${(error as NodeJS.ErrnoException).code ?? 'error'})`;
+    throw new SettingsError({ key, problem: `${settings.pricingPath} ${why}`, cause: error });
+  }
+  try {
+    return Object.freeze({ ...DEFAULT_PRICING, ...parsePricingTable(json, settings.pricingPath) });
+  } catch (error) {
+    if (!(error instanceof RangeError)) throw error;
+    throw new SettingsError({ key, problem: error.message, cause: error });
+  }
+}
+
+/** Registers a component the client created for closing, if it has anything to close. */
+export function closeWith<T extends object>(owned: OwnedResources, component: T): T {
+  const close = (component as { close?: () => Promise<void> }).close;
+  if (typeof close === 'function') owned.add(() => close.call(component));
+  return component;
+}

@@ -1,0 +1,142 @@
+/** The chat client (SPEC §3): assembly from env or settings, and the governed `chat` call. */
+import { assertNoManagedKeys, coerceEffort, ensureCallDeadline, getProvider } from '@pgw/core';
+import type {
+  Cache,
+  ChatMessage,
+  ChatTransport,
+  Clock,
+  Effort,
+  Gate,
+  GatewaySettings,
+  Limiter,
+  LLMResponse,
+  PricingTable,
+  ProviderProfile,
+  Sleep,
+  TelemetryRecorder,
+} from '@pgw/core';
+import { assembleChatPipeline } from '@pgw/middleware';
+import type { ChatPipeline, GatewayChatRequest } from '@pgw/middleware';
+import { OpenAICompatTransport } from '@pgw/transport-openai';
+import type { ZodType } from 'zod';
+import { assembleComponents, closeWith } from './assembly/components.js';
+import type { AssemblyOverrides } from './assembly/components.js';
+import { assertJson, assertMessages, commonCallOptions, isPlainObject } from './call-input.js';
+import type { CommonCallOptions } from './call-input.js';
+import { OwningClient, assembling } from './client-lifecycle.js';
+import { requireParts, seams } from './client-parts.js';
+import { gatewaySettings } from './settings/construct.js';
+import { loadGatewaySettings } from './settings/load-env.js';
+import type { LoadSettingsOptions } from './settings/load-env.js';
+
+export interface ChatOptions extends CommonCallOptions {
+  /** Ask for a typed result; the parsed value lands in `response.parsed`. */
+  structured?: ZodType;
+  reasoningEffort?: Effort | string;
+  /** Overlay of sampling parameters (temperature, max_tokens…); may not set a key a source's provider profile manages. */
+  sampling?: Record<string, unknown>;
+  /** Skip the cache read and write (research resampling). */
+  cacheBypass?: boolean;
+}
+
+const CHAT_OPTIONS = ['structured', 'reasoningEffort', 'sampling', 'cacheBypass'];
+
+/** Everything a GatewayClient is made of, for full injection. The client closes none of it. */
+export interface GatewayParts {
+  settings: GatewaySettings;
+  limiter: Limiter;
+  gate: Gate;
+  transport: ChatTransport;
+  /** Omit for no cache layer. */
+  cache?: Cache;
+  recorder?: TelemetryRecorder;
+  pricing?: PricingTable;
+  now?: Clock;
+  sleep?: Sleep;
+  rng?: () => number;
+  warn?: (message: string) => void;
+  /** Replaces `settings.callDeadlineMs` for every call. */
+  callDeadlineMs?: number;
+  /** Ask the transport to stream (SSE) so its watchdog sees liveness and usage is measured. Default true. */
+  stream?: boolean;
+}
+
+export interface GatewayClientOverrides extends AssemblyOverrides {
+  transport?: ChatTransport;
+  /** `null` = no cache layer whatever PGW_CACHE_BACKEND says. */
+  cache?: Cache | null;
+  stream?: boolean;
+}
+
+export class GatewayClient extends OwningClient {
+  readonly settings: GatewaySettings;
+  readonly #pipeline: ChatPipeline;
+  readonly #callDeadlineMs: number | undefined;
+  readonly #profiles: readonly ProviderProfile[];
+  readonly #stream: boolean;
+
+  /** Settings from `{SCOPE}__…` env keys (process env over an optional `.env` file), then `fromSettings`. */
+  static async fromEnv(scope = 'LLM', options: LoadSettingsOptions & GatewayClientOverrides = {}): Promise<GatewayClient> {
+    const { env, envFile, ...overrides } = options;
+    const settings = loadGatewaySettings(scope, { env, envFile, ...(overrides.warn && { warn: overrides.warn }) });
+    return GatewayClient.fromSettings(settings, overrides);
+  }
+
+  /** Builds the backends the settings name (or takes them from `overrides`); closes what it built on `close()`. */
+  static async fromSettings(settings: GatewaySettings, overrides: GatewayClientOverrides = {}): Promise<GatewayClient> {
+    const valid = gatewaySettings(settings);
+    const { value: client, owned } = await assembling(async (owned) => {
+      const components = await assembleComponents(valid, overrides, owned);
+      const transport = overrides.transport ?? closeWith(owned, new OpenAICompatTransport(overrides.warn ? { warn: overrides.warn } : {}));
+      const { now, sleep, rng, warn, callDeadlineMs, stream } = overrides;
+      return new GatewayClient({ ...components, settings: valid, transport, now, sleep, rng, warn, callDeadlineMs, stream });
+    });
+    client.adopt(owned);
+    return client;
+  }
+
+  constructor(parts: GatewayParts) {
+    super();
+    requireParts(parts, 'GatewayClient', ['limiter', 'gate', 'transport']);
+    this.settings = gatewaySettings(parts.settings);
+    this.#callDeadlineMs =
+      parts.callDeadlineMs === undefined ? this.settings.callDeadlineMs : ensureCallDeadline(parts.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
+    this.#profiles = [...new Set(this.settings.sources.map((s) => s.provider))].map(getProvider);
+    this.#stream = parts.stream ?? true;
+    this.#pipeline = assembleChatPipeline({
+      settings: this.settings,
+      limiter: parts.limiter,
+      gate: parts.gate,
+      transport: parts.transport,
+      ...(parts.cache && { cache: parts.cache }),
+      ...(parts.recorder && { recorder: parts.recorder }),
+      ...(parts.pricing && { pricing: parts.pricing }),
+      ...seams(parts),
+    });
+  }
+
+  /** One governed logical call. Arguments are validated before it starts (no stats, no telemetry row). */
+  async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<LLMResponse> {
+    this.assertOpen('chat');
+    assertMessages(messages, 'chat(messages)');
+    const call = commonCallOptions(options, 'chat', CHAT_OPTIONS, this.#callDeadlineMs);
+    const { structured, reasoningEffort, sampling = {}, cacheBypass } = options;
+    if (structured !== undefined && typeof (structured as { safeParse?: unknown }).safeParse !== 'function') {
+      throw new TypeError('chat(structured) must be a zod schema');
+    }
+    if (cacheBypass !== undefined && typeof cacheBypass !== 'boolean') throw new TypeError('chat(cacheBypass) must be a boolean');
+    const effort = reasoningEffort === undefined ? undefined : coerceEffort(reasoningEffort, 'chat(reasoningEffort)');
+    if (!isPlainObject(sampling)) throw new TypeError('chat(sampling) must be a plain object');
+    assertJson(sampling, 'chat(sampling)', 0);
+    for (const profile of this.#profiles) assertNoManagedKeys(profile, sampling, 'chat(sampling)');
+
+    const request: GatewayChatRequest = {
+      messages,
+      sampling: { ...sampling },
+      stream: this.#stream,
+      ...(effort && { reasoningEffort: effort }),
+      ...(structured && { structured }),
+    };
+    return this.#pipeline.run(request, { ...call, ...(effort && { reasoningEffort: effort }), ...(cacheBypass && { cacheBypass }) });
+  }
+}

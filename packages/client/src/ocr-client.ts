@@ -1,0 +1,130 @@
+/** The OCR client (SPEC §3): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
+import { ensureCallDeadline } from '@pgw/core';
+import type {
+  Clock,
+  Gate,
+  Limiter,
+  OcrLayoutResult,
+  OcrOptions,
+  OcrSettings,
+  OcrTextResult,
+  OcrTransport,
+  Sleep,
+  TelemetryRecorder,
+} from '@pgw/core';
+import { assembleOcrPipeline } from '@pgw/middleware';
+import type { OcrPipeline } from '@pgw/middleware';
+import { assembleComponents, closeWith } from './assembly/components.js';
+import type { AssemblyOverrides } from './assembly/components.js';
+import { loadOptional } from './assembly/optional-package.js';
+import { assertImage, assertSignal, commonCallOptions, isPlainObject } from './call-input.js';
+import type { CommonCallOptions } from './call-input.js';
+import { OwningClient, assembling } from './client-lifecycle.js';
+import { requireParts, seams } from './client-parts.js';
+import { ocrSettings } from './settings/construct.js';
+import { loadOcrSettings } from './settings/load-env.js';
+import type { LoadSettingsOptions } from './settings/load-env.js';
+
+export interface OcrCallOptions extends CommonCallOptions, OcrOptions {}
+
+const OCR_OPTIONS = ['fields', 'fileName', 'mimeType'];
+
+export interface OcrParts {
+  settings: OcrSettings;
+  limiter: Limiter;
+  gate: Gate;
+  transport: OcrTransport;
+  recorder?: TelemetryRecorder;
+  now?: Clock;
+  sleep?: Sleep;
+  rng?: () => number;
+  warn?: (message: string) => void;
+  callDeadlineMs?: number;
+}
+
+export interface OcrClientOverrides extends Omit<AssemblyOverrides, 'pricing'> {
+  transport?: OcrTransport;
+}
+
+export class OcrClient extends OwningClient {
+  readonly settings: OcrSettings;
+  readonly #pipeline: OcrPipeline;
+  readonly #transport: OcrTransport;
+  readonly #callDeadlineMs: number | undefined;
+
+  static async fromEnv(scope = 'OCR', options: LoadSettingsOptions & OcrClientOverrides = {}): Promise<OcrClient> {
+    const { env, envFile, ...overrides } = options;
+    const settings = loadOcrSettings(scope, { env, envFile, ...(overrides.warn && { warn: overrides.warn }) });
+    return OcrClient.fromSettings(settings, overrides);
+  }
+
+  /** The MonkeyOCR transport is an optional package, loaded here unless `overrides.transport` is given. */
+  static async fromSettings(settings: OcrSettings, overrides: OcrClientOverrides = {}): Promise<OcrClient> {
+    const valid = ocrSettings(settings);
+    const { value: client, owned } = await assembling(async (owned) => {
+      const components = await assembleComponents(valid, { ...overrides, cache: false }, owned);
+      const transport = overrides.transport ?? closeWith(owned, await monkeyOcrTransport(overrides.warn));
+      const { now, sleep, rng, warn, callDeadlineMs } = overrides;
+      return new OcrClient({ ...components, settings: valid, transport, now, sleep, rng, warn, callDeadlineMs });
+    });
+    client.adopt(owned);
+    return client;
+  }
+
+  constructor(parts: OcrParts) {
+    super();
+    requireParts(parts, 'OcrClient', ['limiter', 'gate', 'transport']);
+    this.settings = ocrSettings(parts.settings);
+    this.#callDeadlineMs =
+      parts.callDeadlineMs === undefined ? this.settings.callDeadlineMs : ensureCallDeadline(parts.callDeadlineMs, 'OcrClient(callDeadlineMs)');
+    this.#transport = parts.transport;
+    this.#pipeline = assembleOcrPipeline({
+      settings: this.settings,
+      limiter: parts.limiter,
+      gate: parts.gate,
+      transport: parts.transport,
+      ...(parts.recorder && { recorder: parts.recorder }),
+      ...seams(parts),
+    });
+  }
+
+  /** Plain text of an image (`/ocr/text`); an empty text is a legal "no text". */
+  async recognizeText(image: Uint8Array, options: OcrCallOptions = {}): Promise<OcrTextResult> {
+    const { ocr, call } = this.#prepare('recognizeText', image, options);
+    return this.#pipeline.recognizeText(image, ocr, call);
+  }
+
+  /** Markdown and layout elements of a document image (`/parse`); no elements is a legal result. */
+  async parseLayout(image: Uint8Array, options: OcrCallOptions = {}): Promise<OcrLayoutResult> {
+    const { ocr, call } = this.#prepare('parseLayout', image, options);
+    return this.#pipeline.parseLayout(image, ocr, call);
+  }
+
+  /** Health of every source (`GET /health`), ungoverned: a probe of reachability, not a call. */
+  async checkHealth(options: { signal?: AbortSignal } = {}): Promise<Record<string, boolean>> {
+    this.assertOpen('checkHealth');
+    assertSignal(options.signal, 'checkHealth(signal)');
+    const verdicts = await Promise.all(this.settings.sources.map((source) => this.#transport.checkHealth(source, options.signal)));
+    return Object.fromEntries(this.settings.sources.map((source, i) => [source.name, verdicts[i]!]));
+  }
+
+  #prepare(method: string, image: Uint8Array, options: OcrCallOptions) {
+    this.assertOpen(method);
+    assertImage(image, `${method}(image)`);
+    const call = commonCallOptions(options, method, OCR_OPTIONS, this.#callDeadlineMs);
+    const { fields, fileName, mimeType } = options;
+    if (fields !== undefined && (!isPlainObject(fields) || Object.values(fields).some((v) => typeof v !== 'string'))) {
+      throw new TypeError(`${method}(fields) must be a plain object of strings`);
+    }
+    for (const [name, value] of [['fileName', fileName], ['mimeType', mimeType]] as const) {
+      if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${method}(${name}) must be a non-empty string`);
+    }
+    const ocr: OcrOptions = { ...(fields && { fields: { ...fields } }), ...(fileName && { fileName }), ...(mimeType && { mimeType }) };
+    return { ocr, call };
+  }
+}
+
+async function monkeyOcrTransport(warn: ((message: string) => void) | undefined): Promise<OcrTransport> {
+  const { MonkeyOcrTransport } = await loadOptional('@pgw/transport-monkeyocr', 'OcrClient', () => import('@pgw/transport-monkeyocr'));
+  return new MonkeyOcrTransport(warn ? { warn } : {});
+}

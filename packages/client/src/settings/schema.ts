@@ -1,0 +1,240 @@
+/**
+ * The one validation both settings paths run (SPEC §5): zod shapes with defaults, cross-field rules,
+ * and the canonical normalised value. Durations are milliseconds here.
+ */
+import type { BackendSelection, EmbeddingSettings, GatewaySettings, SourceConfig } from '@pgw/core';
+import { z } from 'zod';
+import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
+import { SCOPE_NAME } from './env-keys.js';
+
+export const DEFAULTS = {
+  provider: 'openai',
+  ocrModel: 'monkeyocr',
+  estTokens: 1000,
+  timeoutMs: 120_000,
+  weight: 1,
+  maxAttempts: 3,
+  backoffBaseMs: 500,
+  backoffMaxMs: 30_000,
+  failureThreshold: 5,
+  failureRate: 0.5,
+  windowMs: 60_000,
+  minSamples: 10,
+  cooldownMs: 60_000,
+  maxCooldownMs: 600_000,
+  stallWindowMs: 300_000,
+  cacheNamespace: 'default',
+  cacheTtlMs: 86_400_000,
+  structuredMaxRetries: 1,
+  telemetryTextCap: 4096,
+  sqlitePath: '.pgw/telemetry.sqlite',
+  batchSize: 64,
+} as const;
+
+const count = z.number().int({ error: 'must be an integer ≥ 0' }).min(0, { error: 'must be an integer ≥ 0' });
+const atLeastOne = z.number().int({ error: 'must be an integer ≥ 1' }).min(1, { error: 'must be an integer ≥ 1' });
+const positive = z.number().positive({ error: 'must be a finite number > 0' });
+const nonNegative = z.number().min(0, { error: 'must be a finite number ≥ 0' });
+const choice = <const T extends readonly [string, ...string[]]>(values: T) =>
+  z.enum(values, { error: `must be one of ${values.join(' | ')}` });
+const nonEmpty = z.string().trim().min(1, { error: 'must not be empty' });
+
+const urlWithScheme = (schemes: readonly string[]) =>
+  nonEmpty.refine(
+    (text) => {
+      try {
+        return schemes.includes(new URL(text).protocol);
+      } catch {
+        return false;
+      }
+    },
+    { error: `must be a URL with scheme ${schemes.map((s) => s.replace(':', '://')).join(' or ')}` },
+  );
+
+const jsonObject = z.custom<Record<string, unknown>>(
+  (value) => {
+    if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
+    try {
+      return typeof JSON.stringify(value) === 'string';
+    } catch {
+      return false;
+    }
+  },
+  { error: 'must be a JSON object' },
+);
+
+const sourceShape = {
+  name: nonEmpty.regex(/^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$/, {
+    error: 'must be letters and digits, words joined by a single _ or -',
+  }),
+  baseUrl: urlWithScheme(['http:', 'https:']),
+  apiKey: z.string().min(1, { error: 'must not be empty' }).optional(),
+  model: nonEmpty,
+  provider: nonEmpty.default(DEFAULTS.provider),
+  rpm: count.default(0),
+  tpm: count.default(0),
+  maxConcurrency: count.default(0),
+  estTokens: count.default(DEFAULTS.estTokens),
+  timeoutMs: positive.default(DEFAULTS.timeoutMs),
+  weight: positive.default(DEFAULTS.weight),
+  extraBody: jsonObject.default({}),
+};
+const chatSource = z.strictObject(sourceShape);
+/** MonkeyOCR takes no model name; telemetry still wants one. */
+const ocrSource = z.strictObject({ ...sourceShape, model: nonEmpty.default(DEFAULTS.ocrModel) });
+
+const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S) => ({
+  scope: nonEmpty.regex(SCOPE_NAME, { error: 'must be letters and digits, words joined by single underscores' }),
+  sources: z
+    .array(source)
+    .min(1, { error: 'no source configured: set at least BASE_URL (and MODEL) of one source' })
+    .readonly(),
+  selector: choice(['health_aware', 'round_robin', 'weighted', 'ordered']).default('health_aware'),
+  quotaFull: choice(['wait', 'fail_fast']).default('wait'),
+  circuitOpen: choice(['fail_fast', 'wait']).default('fail_fast'),
+  // Judged by ensureCallDeadline alone (a cross-field rule), so every path gets its verdict.
+  callDeadlineMs: z.custom<number>().optional(),
+  retry: z
+    .strictObject({
+      maxAttempts: atLeastOne.default(DEFAULTS.maxAttempts),
+      backoffBaseMs: nonNegative.default(DEFAULTS.backoffBaseMs),
+      backoffMaxMs: nonNegative.default(DEFAULTS.backoffMaxMs),
+    })
+    .prefault({}),
+  breaker: z
+    .strictObject({
+      failureThreshold: atLeastOne.default(DEFAULTS.failureThreshold),
+      failureRate: z
+        .number()
+        .gt(0, { error: 'must be a rate in (0, 1]' })
+        .max(1, { error: 'must be a rate in (0, 1]' })
+        .default(DEFAULTS.failureRate),
+      windowMs: positive.default(DEFAULTS.windowMs),
+      minSamples: atLeastOne.default(DEFAULTS.minSamples),
+      cooldownMs: positive.default(DEFAULTS.cooldownMs),
+      maxCooldownMs: positive.default(DEFAULTS.maxCooldownMs),
+      probeTtlMs: positive.optional(),
+    })
+    .prefault({}),
+  leaseTtlMs: positive.optional(),
+  stallWindowMs: positive.default(DEFAULTS.stallWindowMs),
+  global: z.strictObject({ rpm: count.default(0), tpm: count.default(0), maxConcurrency: count.default(0) }).prefault({}),
+  cache: z
+    .strictObject({
+      namespace: nonEmpty.default(DEFAULTS.cacheNamespace),
+      ttlMs: positive.default(DEFAULTS.cacheTtlMs),
+      salt: z.string().default(''),
+    })
+    .prefault({}),
+  structured: z
+    .strictObject({
+      maxRetries: count.default(DEFAULTS.structuredMaxRetries),
+      strategy: choice(['json_repair', 'json_schema']).default('json_repair'),
+      escalation: choice(['json_repair', 'json_schema']).default('json_schema'),
+    })
+    .prefault({}),
+  telemetryTextCap: count.default(DEFAULTS.telemetryTextCap),
+  pricingPath: nonEmpty.optional(),
+  backends: z
+    .strictObject({
+      limiter: choice(['memory', 'redis']).default('memory'),
+      breaker: choice(['memory', 'redis']).optional(),
+      cache: choice(['memory', 'redis', 'none']).default('memory'),
+      telemetry: choice(['none', 'sqlite', 'postgres']).default('none'),
+      redisUrl: urlWithScheme(['redis:', 'rediss:']).optional(),
+      telemetryDsn: urlWithScheme(['postgres:', 'postgresql:']).optional(),
+      sqlitePath: nonEmpty.optional(),
+    })
+    .prefault({}),
+});
+
+const embedShape = {
+  batchSize: atLeastOne.default(DEFAULTS.batchSize),
+  normalize: z.boolean().default(false),
+  expectedDim: atLeastOne.optional(),
+};
+
+type Parsed = z.output<z.ZodObject<ReturnType<typeof settingsShape<typeof chatSource>>>>;
+
+function normaliseSource(source: Parsed['sources'][number]): SourceConfig {
+  return {
+    name: source.name.toLowerCase(),
+    baseUrl: source.baseUrl.replace(/\/+$/, ''),
+    ...(source.apiKey === undefined ? {} : { apiKey: source.apiKey }),
+    model: source.model,
+    provider: source.provider.toLowerCase(),
+    rpm: source.rpm,
+    tpm: source.tpm,
+    maxConcurrency: source.maxConcurrency,
+    estTokens: source.estTokens,
+    timeoutMs: source.timeoutMs,
+    weight: source.weight,
+    extraBody: JSON.parse(JSON.stringify(source.extraBody)) as Record<string, unknown>,
+  };
+}
+
+function normaliseBackends(b: Parsed['backends']): BackendSelection {
+  return {
+    limiter: b.limiter,
+    breaker: b.breaker ?? b.limiter,
+    cache: b.cache,
+    telemetry: b.telemetry,
+    ...(b.redisUrl === undefined ? {} : { redisUrl: b.redisUrl }),
+    ...(b.telemetryDsn === undefined ? {} : { telemetryDsn: b.telemetryDsn }),
+    ...(b.telemetry === 'sqlite' || b.sqlitePath !== undefined ? { sqlitePath: b.sqlitePath ?? DEFAULTS.sqlitePath } : {}),
+  };
+}
+
+/** The canonical value, built field by field so both paths yield the same keys in the same order. */
+function normalise(value: Parsed): GatewaySettings {
+  const floor = leaseFloorMs(value.sources).ms;
+  return {
+    scope: value.scope.toUpperCase(),
+    sources: value.sources.map(normaliseSource),
+    selector: value.selector,
+    quotaFull: value.quotaFull,
+    circuitOpen: value.circuitOpen,
+    ...(value.callDeadlineMs === undefined ? {} : { callDeadlineMs: value.callDeadlineMs as number }),
+    retry: { ...value.retry },
+    breaker: {
+      failureThreshold: value.breaker.failureThreshold,
+      failureRate: value.breaker.failureRate,
+      windowMs: value.breaker.windowMs,
+      minSamples: value.breaker.minSamples,
+      cooldownMs: value.breaker.cooldownMs,
+      maxCooldownMs: value.breaker.maxCooldownMs,
+      probeTtlMs: value.breaker.probeTtlMs ?? floor,
+    },
+    leaseTtlMs: value.leaseTtlMs ?? floor,
+    stallWindowMs: value.stallWindowMs,
+    global: { ...value.global },
+    cache: { ...value.cache },
+    structured: { ...value.structured },
+    telemetryTextCap: value.telemetryTextCap,
+    ...(value.pricingPath === undefined ? {} : { pricingPath: value.pricingPath }),
+    backends: normaliseBackends(value.backends),
+  };
+}
+
+function withCrossFieldRules<T extends z.ZodType<Parsed>>(schema: T) {
+  return schema.superRefine((value, ctx) => {
+    for (const issue of crossFieldIssues(value)) ctx.addIssue({ code: 'custom', path: issue.path, message: issue.message });
+  });
+}
+
+export const gatewaySchema = withCrossFieldRules(z.strictObject(settingsShape(chatSource))).transform(normalise);
+
+export const ocrSchema = withCrossFieldRules(z.strictObject(settingsShape(ocrSource))).transform(normalise);
+
+export const embeddingSchema = withCrossFieldRules(z.strictObject({ ...settingsShape(chatSource), ...embedShape })).transform(
+    (value): EmbeddingSettings => ({
+      ...normalise(value),
+      batchSize: value.batchSize,
+      normalize: value.normalize,
+      ...(value.expectedDim === undefined ? {} : { expectedDim: value.expectedDim }),
+    }),
+  );
+
+export type GatewaySettingsInput = z.input<typeof gatewaySchema>;
+export type OcrSettingsInput = z.input<typeof ocrSchema>;
+export type EmbeddingSettingsInput = z.input<typeof embeddingSchema>;

@@ -1,0 +1,201 @@
+/** The clients' own logic with full injection: argument validation before a call starts, deadlines, lifecycle. */
+import { InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import * as core from '@pgw/core';
+import type { ChatRequest, ChatResult, ChatTransport, EmbedTransport, OcrTransport } from '@pgw/core';
+import { describe, expect, it, vi } from 'vitest';
+import { z } from 'zod';
+import {
+  CallDeadlineExceeded,
+  EmbeddingClient,
+  GatewayClient,
+  MemoryRecorder,
+  OcrClient,
+  RequestRejectedError,
+  embeddingSettings,
+  gatewaySettings,
+  ocrSettings,
+} from '../src/index.js';
+import type { GatewaySettings } from '../src/index.js';
+
+const settings = gatewaySettings({
+  scope: 'unit',
+  sources: [
+    { name: 'a', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', provider: 'openai' },
+    { name: 'b', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', provider: 'qwen' },
+  ],
+  selector: 'ordered',
+});
+
+const OK: ChatResult = {
+  content: '{"answer": 42}',
+  model: 'm',
+  usage: { promptTokens: 1, completionTokens: 2, usageSource: 'measured' },
+  thinkingObservation: 'unknown',
+};
+
+function governance(s: GatewaySettings) {
+  return {
+    limiter: new InMemoryLimiter({
+      scope: s.scope,
+      sources: Object.fromEntries(s.sources.map((x) => [x.name, { rpm: 0, tpm: 0, maxConcurrency: 0 }])),
+      global: s.global,
+      leaseTtlMs: s.leaseTtlMs,
+    }),
+    gate: new InMemoryGate({ scope: s.scope, sources: s.sources.map((x) => x.name), policy: s.breaker }),
+  };
+}
+
+function chatClient(transportChat: ChatTransport['chat'] = async () => OK, extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) {
+  const transport = { chat: vi.fn(transportChat) };
+  const recorder = new MemoryRecorder();
+  const client = new GatewayClient({ settings, ...governance(settings), transport, recorder, warn: () => {}, ...extra });
+  return { client, transport, recorder };
+}
+
+const HI = [{ role: 'user' as const, content: 'hi' }];
+
+describe('GatewayClient.chat', () => {
+  it('answers through the pipeline with call stats, and passes sampling and effort on', async () => {
+    const { client, transport } = chatClient();
+    const response = await client.chat(HI, { sampling: { temperature: 0.2 }, reasoningEffort: 'HIGH', structured: z.object({ answer: z.number() }) });
+    expect(response).toMatchObject({ content: OK.content, parsed: { answer: 42 }, source: 'a', cached: false, callStats: { attempts: 1 } });
+    const request = transport.chat.mock.calls[0]![1] as ChatRequest;
+    expect(request).toMatchObject({ sampling: { temperature: 0.2 }, reasoningEffort: 'high', stream: true });
+  });
+
+  it.each([
+    ['messages not an array', () => [undefined, {}], TypeError, /chat\(messages\)/],
+    ['empty messages', () => [[], {}], RangeError, /chat\(messages\)/],
+    ['an unknown option', () => [HI, { temprature: 1 }], TypeError, /chat\(options\) has no option 'temprature'/],
+    ['a managed sampling key (openai profile)', () => [HI, { sampling: { reasoning_effort: 'low' } }], RangeError, /chat\(sampling\) may not set 'reasoning_effort'/],
+    ['a managed sampling key (qwen profile)', () => [HI, { sampling: { enable_thinking: true } }], RangeError, /enable_thinking/],
+    ['non-JSON sampling', () => [HI, { sampling: { t: () => 1 } }], TypeError, /chat\(sampling\)\.t/],
+    ['an unknown effort', () => [HI, { reasoningEffort: 'extreme' }], RangeError, /chat\(reasoningEffort\)/],
+    ['an illegal deadline', () => [HI, { callDeadlineMs: 0 }], RangeError, /chat\(callDeadlineMs\)/],
+    ['a string deadline', () => [HI, { callDeadlineMs: '100' }], RangeError, /chat\(callDeadlineMs\)/],
+    ['a bad tenantId', () => [HI, { tenantId: '' }], TypeError, /chat\(tenantId\)/],
+    ['a non-serialisable meta', () => [HI, { meta: { when: new Date() } }], TypeError, /chat\(meta\)\.when/],
+    ['a structured option that is no schema', () => [HI, { structured: { type: 'object' } }], TypeError, /chat\(structured\)/],
+    ['a non-boolean cacheBypass', () => [HI, { cacheBypass: 'yes' }], TypeError, /chat\(cacheBypass\)/],
+    ['a signal that is no AbortSignal', () => [HI, { signal: {} }], TypeError, /chat\(signal\)/],
+  ] as const)('refuses %s before the call starts (no attempt, no row)', async (_label, args, type, pattern) => {
+    const { client, transport, recorder } = chatClient();
+    const [messages, options] = args();
+    const call = client.chat(messages as never, options as never);
+    await expect(call).rejects.toThrow(type);
+    await expect(call).rejects.toThrow(pattern);
+    expect(transport.chat).not.toHaveBeenCalled();
+    expect(recorder.rows).toHaveLength(0);
+  });
+
+  it('an already aborted signal ends the call before it starts, as AbortError with the reason', async () => {
+    const { client, transport, recorder } = chatClient();
+    const reason = new Error('gone');
+    await expect(client.chat(HI, { signal: AbortSignal.abort(reason) })).rejects.toMatchObject({ name: 'AbortError', cause: reason });
+    expect(transport.chat).not.toHaveBeenCalled();
+    expect(recorder.rows).toHaveLength(0);
+  });
+
+  it('a per-call deadline applies; an unset one inherits the client deadline', async () => {
+    const hang: ChatTransport['chat'] = (_s, _r, ctx) =>
+      new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
+    const { client } = chatClient(hang, { callDeadlineMs: 40 });
+    await expect(client.chat(HI)).rejects.toMatchObject({ deadlineMs: 40 });
+    await expect(client.chat(HI, { callDeadlineMs: 60 })).rejects.toBeInstanceOf(CallDeadlineExceeded);
+    await expect(client.chat(HI, { callDeadlineMs: 60 })).rejects.toMatchObject({ deadlineMs: 60 });
+  });
+
+  it('a request the upstream rejects reaches the caller as RequestRejectedError with one terminal row', async () => {
+    const { client, recorder } = chatClient(async (source) => {
+      throw new RequestRejectedError({ message: 'bad request', sourceName: source.name, statusCode: 400 });
+    });
+    await expect(client.chat(HI)).rejects.toBeInstanceOf(RequestRejectedError);
+    expect(recorder.rows.filter((r) => r.eventKind === 'terminal_failure')).toHaveLength(1);
+  });
+
+  it('validates the injected deadline and the parts at construction', () => {
+    expect(() => chatClient(undefined, { callDeadlineMs: -1 })).toThrow(/GatewayClient\(callDeadlineMs\)/);
+    expect(() => new GatewayClient({ settings, ...governance(settings) } as never)).toThrow(/GatewayClient\(parts\.transport\) is required/);
+    expect(() => new GatewayClient({ settings: { ...settings, scope: 'bad scope' }, ...governance(settings), transport: { chat: async () => OK } })).toThrow(
+      /scope/,
+    );
+  });
+
+  it('a closed client refuses calls; close is idempotent and closes nothing injected', async () => {
+    const close = vi.fn(async () => {});
+    const { client } = chatClient(undefined, { transport: { chat: async () => OK, close } });
+    await Promise.all([client.close(), client[Symbol.asyncDispose]()]);
+    await expect(client.chat(HI)).rejects.toThrow(/closed/);
+    expect(close).not.toHaveBeenCalled();
+  });
+});
+
+describe('EmbeddingClient.embed', () => {
+  const embedSettings = embeddingSettings({ scope: 'unit_e', sources: [{ name: 'e', baseUrl: 'http://127.0.0.1:9/v1', model: 'e' }], batchSize: 2 });
+  function embedClient() {
+    const transport: EmbedTransport = {
+      embed: vi.fn(async (_s, request) => ({
+        vectors: request.texts.map(() => [1, 0]),
+        model: 'e',
+        usage: { promptTokens: 1, completionTokens: 0, usageSource: 'measured' as const },
+      })),
+    };
+    const recorder = new MemoryRecorder();
+    return { client: new EmbeddingClient({ settings: embedSettings, ...governance(embedSettings), transport, recorder }), transport, recorder };
+  }
+
+  it('refuses a bare string and non-string items before the call', async () => {
+    const { client, transport, recorder } = embedClient();
+    await expect(client.embed('one text' as never)).rejects.toThrow(/wrap a single text as \[text\]/);
+    await expect(client.embed(['a', 2] as never)).rejects.toThrow(/embed\(texts\)\[1\]/);
+    await expect(client.embed(['a'], { callDeadlineMs: Number.NaN })).rejects.toThrow(/embed\(callDeadlineMs\)/);
+    await expect(client.embed(['a'], { structured: z.string() } as never)).rejects.toThrow(/embed\(options\) has no option 'structured'/);
+    expect(transport.embed).not.toHaveBeenCalled();
+    expect(recorder.rows).toHaveLength(0);
+  });
+
+  it('batches by BATCH_SIZE; an empty input makes no attempt', async () => {
+    const { client, transport } = embedClient();
+    expect((await client.embed(['a', 'b', 'c'])).vectors).toHaveLength(3);
+    expect(transport.embed).toHaveBeenCalledTimes(2);
+    expect((await client.embed([])).callStats.attempts).toBe(0);
+    expect(transport.embed).toHaveBeenCalledTimes(2);
+  });
+});
+
+describe('OcrClient', () => {
+  const ocrConfig = ocrSettings({ scope: 'unit_o', sources: [{ name: 'o', baseUrl: 'http://127.0.0.1:9' }] });
+  function ocrClient() {
+    const transport: OcrTransport = {
+      recognizeText: vi.fn(async () => ({ text: 't' })),
+      parseLayout: vi.fn(async () => ({ markdown: '#', elements: [] })),
+      checkHealth: vi.fn(async () => true),
+    };
+    return { client: new OcrClient({ settings: ocrConfig, ...governance(ocrConfig), transport }), transport };
+  }
+
+  it('refuses empty or non-byte images and bad OCR options before the call', async () => {
+    const { client, transport } = ocrClient();
+    await expect(client.recognizeText(new Uint8Array())).rejects.toThrow(/recognizeText\(image\) must not be empty/);
+    await expect(client.parseLayout('page.png' as never)).rejects.toThrow(/parseLayout\(image\) must be a Uint8Array/);
+    await expect(client.recognizeText(new Uint8Array([1]), { fields: { dpi: 300 } } as never)).rejects.toThrow(/recognizeText\(fields\)/);
+    expect(transport.recognizeText).not.toHaveBeenCalled();
+    expect(transport.parseLayout).not.toHaveBeenCalled();
+  });
+
+  it('passes OCR options through and reports health per source', async () => {
+    const { client, transport } = ocrClient();
+    await expect(client.recognizeText(new Uint8Array([1]), { fileName: 'p.png', fields: { lang: 'en' } })).resolves.toEqual({ text: 't', source: 'o' });
+    expect(vi.mocked(transport.recognizeText).mock.calls[0]![2]).toEqual({ fileName: 'p.png', fields: { lang: 'en' } });
+    await expect(client.checkHealth()).resolves.toEqual({ o: true });
+  });
+});
+
+describe('re-exports', () => {
+  it('the error classes are those of @pgw/core', async () => {
+    const client = await import('../src/index.js');
+    for (const name of ['PolyGatewayError', 'AllSourcesExhausted', 'CallDeadlineExceeded', 'GovernanceBackendError', 'SourceNotConfiguredError'] as const) {
+      expect(client[name]).toBe(core[name]);
+    }
+  });
+});

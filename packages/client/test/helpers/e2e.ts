@@ -1,0 +1,72 @@
+/** Shared fixtures of the end-to-end suites: the loopback mock, unique scopes and sources, backend variants. */
+import { randomBytes } from 'node:crypto';
+import { startMockUpstream } from '@pgw/mock-upstream';
+import type { MockUpstream, SourceScript } from '@pgw/mock-upstream';
+
+export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+export const PG_DSN = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+
+/** The governance/cache stores every end-to-end test runs on. */
+export const BACKENDS = [
+  { name: 'memory', env: { PGW_LIMITER_BACKEND: 'memory', PGW_CACHE_BACKEND: 'memory' } },
+  { name: 'redis', env: { PGW_LIMITER_BACKEND: 'redis', PGW_CACHE_BACKEND: 'redis', REDIS_URL } },
+] as const;
+
+export type Backend = (typeof BACKENDS)[number];
+
+const hex = () => randomBytes(5).toString('hex');
+
+/** A scope name no other test (or earlier run on the shared Redis) uses. */
+export const uniqueScope = (label: string) => `${label.toUpperCase()}_${hex().toUpperCase()}`;
+
+/** One mock server per test file; each test adds its own uniquely named sources. */
+export class MockFixture {
+  private constructor(readonly mock: MockUpstream) {}
+
+  static async start(): Promise<MockFixture> {
+    return new MockFixture(await startMockUpstream({ port: 0, host: '127.0.0.1', script: { sources: {} }, seed: 7 }));
+  }
+
+  /** Registers a fresh source and returns its name. */
+  source(label: string, script: SourceScript = {}): string {
+    const name = `${label}_${hex()}`;
+    this.mock.setSource(name, script);
+    return name;
+  }
+
+  /** `{SCOPE}__SOURCE__{NAME}__…` keys of a chat/embedding source (OpenAI-compatible base URL). */
+  sourceKeys(scope: string, name: string, fields: Record<string, string> = {}, ocr = false): Record<string, string> {
+    const prefix = `${scope}__SOURCE__${name.toUpperCase()}__`;
+    const keys: Record<string, string> = {
+      [`${prefix}BASE_URL`]: ocr ? `${this.mock.url}/${name}` : this.mock.baseUrl(name),
+      ...(ocr ? {} : { [`${prefix}MODEL`]: 'mock-model' }),
+    };
+    for (const [field, value] of Object.entries(fields)) keys[`${prefix}${field}`] = value;
+    return keys;
+  }
+
+  /** Resolves once `name` has `count` requests in flight (the request reached the server). */
+  async inflight(name: string, count = 1): Promise<void> {
+    while (this.mock.counters(name).inflight < count) await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+
+  close(): Promise<void> {
+    return this.mock.close();
+  }
+}
+
+/** `KEY: value` pairs prefixed with `{SCOPE}__`. */
+export function scopeKeys(scope: string, keys: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(keys).map(([key, value]) => [`${scope}__${key}`, value]));
+}
+
+/** Settles `promise` and hands back how it ended and how long it took (real time). */
+export async function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown; elapsedMs: number }> {
+  const started = performance.now();
+  try {
+    const value = await promise;
+    return { value, elapsedMs: performance.now() - started };
+  } catch (error) {
+    return { error, elapsedMs: performance.now() - started };
+  }
+}
