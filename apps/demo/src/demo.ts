@@ -1,0 +1,111 @@
+/** The main job: a batch of governed chat calls and an embedding batch on embedded defaults. */
+import fs from 'node:fs';
+import path from 'node:path';
+import { EmbeddingClient, GatewayClient, gatherBounded, type LLMResponse } from '@pgw/client';
+import { summarize, type SqliteSummarySource } from '@pgw/telemetry-sqlite';
+import { demoEnv, startDemoUpstream } from './upstream.js';
+import { progressBar, type Progress } from './progress.js';
+
+export interface DemoOptions {
+  calls: number;
+  concurrency: number;
+  embedTexts: number;
+  sqlitePath: string;
+  /** Progress output; default a bar on stderr. */
+  progress?: (label: string, total: number) => Progress;
+  warn?: (message: string) => void;
+}
+
+export interface DemoResult {
+  calls: number;
+  succeeded: number;
+  attempts: number;
+  retries: number;
+  failuresByType: Record<string, number>;
+  sources: Record<string, number>;
+  latencyMs: { p50: number; p95: number };
+  costUsd: number;
+  embeddings: { vectors: number; dim: number; attempts: number };
+  telemetry: Awaited<ReturnType<typeof summarize>>;
+  sqlitePath: string;
+  elapsedMs: number;
+}
+
+const QUESTIONS = ['What is a circuit breaker?', 'Why honour Retry-After?', 'What does a lease protect?', 'Explain AIMD.'];
+
+function nearestRank(sorted: readonly number[], p: number): number {
+  if (sorted.length === 0) return 0;
+  return sorted[Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1))]!;
+}
+
+export async function runDemo(options: DemoOptions): Promise<DemoResult> {
+  const started = performance.now();
+  const progress = options.progress ?? progressBar;
+  fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });
+  for (const stale of [options.sqlitePath, `${options.sqlitePath}-wal`, `${options.sqlitePath}-shm`]) fs.rmSync(stale, { force: true });
+
+  const mock = await startDemoUpstream();
+  const env = demoEnv(mock, options.sqlitePath);
+  const warn = options.warn ?? (() => {});
+  try {
+    const responses: LLMResponse[] = [];
+    const failuresByType: Record<string, number> = {};
+    {
+      await using chat = await GatewayClient.fromEnv('LLM', { env, warn });
+      const bar = progress('chat', options.calls);
+      await gatherBounded(
+        Array.from({ length: options.calls }, (_, i) => async () => {
+          try {
+            responses.push(
+              await chat.chat([{ role: 'user', content: `${QUESTIONS[i % QUESTIONS.length]} (#${i})` }], {
+                sessionId: 'demo',
+                tenantId: i % 2 === 0 ? 'team-a' : 'team-b',
+                cacheBypass: true,
+              }),
+            );
+          } catch (error) {
+            const name = error instanceof Error ? error.name : 'unknown';
+            failuresByType[name] = (failuresByType[name] ?? 0) + 1;
+          } finally {
+            bar.tick();
+          }
+        }),
+        { concurrency: options.concurrency },
+      );
+      bar.done();
+    }
+
+    let embeddings = { vectors: 0, dim: 0, attempts: 0 };
+    {
+      await using embed = await EmbeddingClient.fromEnv('EMBED', { env, warn });
+      const bar = progress('embed', 1);
+      const texts = Array.from({ length: options.embedTexts }, (_, i) => `document ${i}: governed embeddings`);
+      const result = await embed.embed(texts);
+      bar.tick();
+      bar.done();
+      embeddings = { vectors: result.vectors.length, dim: result.vectors[0]?.length ?? 0, attempts: result.callStats.attempts };
+    }
+
+    const latencies = responses.map((r) => r.callStats.totalLatencyMs).sort((a, b) => a - b);
+    const sources: Record<string, number> = {};
+    for (const r of responses) sources[r.source] = (sources[r.source] ?? 0) + 1;
+    const source: SqliteSummarySource = { path: options.sqlitePath };
+    const telemetry = await summarize(source);
+    return {
+      calls: options.calls,
+      succeeded: responses.length,
+      attempts: telemetry.attempts,
+      retries: telemetry.retries,
+      failuresByType,
+      sources,
+      latencyMs: { p50: nearestRank(latencies, 50), p95: nearestRank(latencies, 95) },
+      costUsd: responses.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
+      embeddings,
+      telemetry,
+      sqlitePath: options.sqlitePath,
+      elapsedMs: performance.now() - started,
+    };
+  } finally {
+    await mock.close();
+  }
+}

@@ -1,0 +1,35 @@
+import fs from 'node:fs';
+import os from 'node:os';
+import path from 'node:path';
+import { afterAll, describe, expect, it } from 'vitest';
+import { runDemo } from '../src/demo.js';
+import { renderSummary } from '../src/report.js';
+
+const dir = fs.mkdtempSync(path.join(os.tmpdir(), 'pgw-demo-'));
+afterAll(() => fs.rmSync(dir, { recursive: true, force: true }));
+
+const silent = () => ({ tick() {}, done() {} });
+
+describe('the demo', () => {
+  it('runs governed calls and an embedding batch on embedded defaults, and writes telemetry to SQLite', async () => {
+    const sqlitePath = path.join(dir, 'nested', 'demo.sqlite');
+    const result = await runDemo({ calls: 40, concurrency: 8, embedTexts: 70, sqlitePath, progress: silent });
+
+    expect(result.succeeded + Object.values(result.failuresByType).reduce((a, b) => a + b, 0)).toBe(40);
+    expect(result.succeeded).toBeGreaterThan(30);
+    // The revoked source is tried and refused; its calls fail over, so some calls took more than one attempt.
+    expect(result.telemetry.attempts).toBeGreaterThan(40);
+    expect(result.retries).toBeGreaterThan(0);
+    expect(result.sources.steady).toBeGreaterThan(0);
+    expect(result.sources.revoked).toBeUndefined();
+    expect(result.latencyMs.p95).toBeGreaterThanOrEqual(result.latencyMs.p50);
+    expect(result.costUsd).toBeGreaterThan(0);
+    expect(result.embeddings).toEqual({ vectors: 70, dim: 16, attempts: 3 });
+    expect(fs.statSync(sqlitePath).size).toBeGreaterThan(0);
+
+    const text = renderSummary(result);
+    for (const heading of ['Summary', 'Failures by type', 'Answers by source', 'Embeddings', sqlitePath]) {
+      expect(text).toContain(heading);
+    }
+  });
+});
