@@ -1,0 +1,86 @@
+/** `pgw report`: the telemetry summary as a terminal table, JSON, and optionally a self-contained HTML page. */
+import { writeFile } from 'node:fs/promises';
+import type { TelemetrySummary } from '@pgw/client';
+import { effectiveEnv } from '../effective-env.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { bucketWidthFor } from '../report/bucket-width.js';
+import { renderHtmlPage } from '../report/html-page.js';
+import type { Report } from '../report/report-model.js';
+import { describeSummarySource, readSummary, resolveSummarySource } from '../report/summary-source.js';
+import type { StoreFlags, SummarySource } from '../report/summary-source.js';
+import { renderSummaryTable } from '../report/summary-table.js';
+import { UsageError } from '../usage-error.js';
+
+/** Hourly buckets for the query that learns the data's time span. */
+const FIRST_PASS_BUCKET_MS = 3_600_000;
+
+export interface ReportFlags extends StoreFlags {
+  since?: number;
+  until?: number;
+  bucket?: number;
+  html?: string;
+  json?: boolean;
+  envFile?: string;
+}
+
+export async function runReport(flags: ReportFlags): Promise<ExitCode> {
+  const { since, until } = flags;
+  if (since !== undefined && until !== undefined && since >= until) {
+    throw new UsageError('--since', 'must be earlier than --until');
+  }
+  const source = resolveSummarySource(flags, effectiveEnv(flags.envFile));
+  const generatedAt = Date.now();
+  const { summary, bucketMs } = await summaryWithReadableBuckets(source, flags, generatedAt);
+  const report: Report = {
+    summary,
+    sourceLabel: describeSummarySource(source),
+    bucketMs,
+    generatedAt,
+    ...(since === undefined ? {} : { since }),
+    ...(until === undefined ? {} : { until }),
+  };
+
+  if (flags.json) process.stdout.write(`${JSON.stringify(reportJson(report), null, 2)}\n`);
+  else process.stdout.write(renderSummaryTable(report));
+  if (flags.html !== undefined) {
+    await writeFile(flags.html, renderHtmlPage(report), 'utf8').catch((error: NodeJS.ErrnoException) => {
+      throw new UsageError('--html', `cannot write ${flags.html} (${error.code ?? 'error'})`);
+    });
+    process.stderr.write(`pgw: wrote ${flags.html}\n`);
+  }
+  return EXIT.ok;
+}
+
+/**
+ * With no `--bucket`, the width follows the time span: known up front from `--since`, else learnt
+ * from a first query with hourly buckets and refined by a second one when hourly does not suit.
+ */
+async function summaryWithReadableBuckets(source: SummarySource, flags: ReportFlags, now: number) {
+  const range = {
+    ...(flags.since === undefined ? {} : { since: flags.since }),
+    ...(flags.until === undefined ? {} : { until: flags.until }),
+  };
+  const read = async (bucketMs: number): Promise<{ summary: TelemetrySummary; bucketMs: number }> => ({
+    summary: await readSummary(source, { ...range, bucketMs }),
+    bucketMs,
+  });
+  if (flags.bucket !== undefined) return read(flags.bucket);
+  if (flags.since !== undefined) return read(bucketWidthFor((flags.until ?? now) - flags.since));
+  const first = await read(FIRST_PASS_BUCKET_MS);
+  const buckets = first.summary.callsOverTime;
+  if (buckets.length === 0) return first;
+  const width = bucketWidthFor(buckets.at(-1)!.bucket + FIRST_PASS_BUCKET_MS - buckets[0]!.bucket);
+  return width === FIRST_PASS_BUCKET_MS ? first : read(width);
+}
+
+function reportJson(report: Report) {
+  const iso = (ms: number | undefined) => (ms === undefined ? null : new Date(ms).toISOString());
+  return {
+    store: report.sourceLabel,
+    since: iso(report.since),
+    until: iso(report.until),
+    bucketMs: report.bucketMs,
+    generatedAt: iso(report.generatedAt),
+    summary: report.summary,
+  };
+}

@@ -1,0 +1,38 @@
+/**
+ * The exit codes of `pgw` (documented in the README) and the one place that maps an error to its
+ * code. Classification is by error class, never by message text.
+ */
+import { MissingPackageError, SettingsError, SourceNotConfiguredError } from '@pgw/client';
+import { CommanderError } from 'commander';
+import { UsageError } from './usage-error.js';
+
+export const EXIT = {
+  ok: 0,
+  /** The call failed (gateway unavailable, request rejected, result invalid, deadline exceeded) or another runtime error. */
+  callFailed: 1,
+  /** Bad flags or arguments. */
+  usage: 2,
+  /** A configuration key is missing or malformed; the message names the key. */
+  config: 3,
+  /** `pgw check`: at least one source is unhealthy. */
+  unhealthy: 4,
+  /** SIGINT: the in-flight call was aborted. */
+  interrupted: 130,
+} as const;
+
+export type ExitCode = (typeof EXIT)[keyof typeof EXIT];
+
+/** Commander's own "exit" for `--help` and `--version`: not a failure. */
+const COMMANDER_SUCCESS = new Set(['commander.helpDisplayed', 'commander.version']);
+
+export function exitCodeFor(error: unknown): ExitCode {
+  if (error instanceof CommanderError) return COMMANDER_SUCCESS.has(error.code) ? EXIT.ok : EXIT.usage;
+  if (error instanceof UsageError) return EXIT.usage;
+  // A source the governance backend does not know is an assembly defect, and a backend package
+  // that is not installed was asked for by a key: both are configuration.
+  if (error instanceof SettingsError || error instanceof SourceNotConfiguredError || error instanceof MissingPackageError) {
+    return EXIT.config;
+  }
+  // The gateway's call failures (unavailable, rejected, invalid, deadline) and any other runtime error.
+  return EXIT.callFailed;
+}

@@ -1,0 +1,44 @@
+/**
+ * Parsers of flag values. Commander turns their InvalidArgumentError into a usage error (exit 2).
+ * Time flags: an instant is an ISO 8601 date/time (UTC unless it names a zone) or a duration
+ * meaning "that long ago" (`24h`, `7d`); bucket widths are durations.
+ */
+import { InvalidArgumentError } from 'commander';
+
+const UNIT_MS = { s: 1_000, m: 60_000, h: 3_600_000, d: 86_400_000, w: 604_800_000 } as const;
+const DURATION = /^(\d+(?:\.\d+)?)([smhdw])$/;
+const ISO = /^(\d{4}-\d{2}-\d{2})(?:[T ](\d{2}:\d{2}(?::\d{2}(?:\.\d{1,3})?)?)(Z|[+-]\d{2}:?\d{2})?)?$/;
+
+/** `90s`, `15m`, `24h`, `7d`, `2w` in milliseconds, or undefined if `text` is not a duration. */
+export function durationMs(text: string): number | undefined {
+  const match = DURATION.exec(text.trim());
+  if (!match) return undefined;
+  return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
+}
+
+/** Parses `--since` / `--until`: epoch ms. */
+export function parseInstant(text: string, now: number = Date.now()): number {
+  const ago = durationMs(text);
+  if (ago !== undefined) return now - ago;
+  const match = ISO.exec(text.trim());
+  const ms = match ? Date.parse(match[2] === undefined ? match[1]! : `${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : NaN;
+  if (!Number.isFinite(ms)) {
+    throw new InvalidArgumentError('expected an ISO date/time (2026-11-30, 2026-11-30T08:00Z) or a duration ago (24h, 7d)');
+  }
+  return ms;
+}
+
+/** Parses `--bucket`: a positive duration of at least one second. */
+export function parseBucket(text: string): number {
+  const ms = durationMs(text);
+  if (ms === undefined || ms < 1_000) throw new InvalidArgumentError('expected a duration of at least 1s (30s, 15m, 1h, 1d)');
+  return ms;
+}
+
+export function positiveInteger(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n) || n < 1) {
+    throw new InvalidArgumentError('expected a positive integer');
+  }
+  return n;
+}

@@ -1,0 +1,95 @@
+/** The `pgw` program: commands, flags, and the mapping of every outcome to an exit code. */
+import { readFileSync } from 'node:fs';
+import { Command, CommanderError, Option } from 'commander';
+import { EFFORTS } from '@pgw/client';
+import { runChat } from './commands/chat.js';
+import { runCheck } from './commands/check.js';
+import { runEmbed } from './commands/embed.js';
+import { runReport } from './commands/report.js';
+import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
+import { failureMessage } from './failure-message.js';
+import { Interrupt } from './interrupt.js';
+import { parseBucket, parseInstant, positiveInteger } from './flag-values.js';
+
+const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
+
+function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Command {
+  const program = new Command('pgw')
+    .description('PolyGateway command line: chat, embed, check sources, report telemetry.')
+    .version(version)
+    .exitOverride()
+    .showHelpAfterError('(run pgw help <command> for its flags)');
+  const envFile = () =>
+    new Option('--env-file <path>', 'read keys from this env file beneath the process env (default ./.env if present)');
+
+  program
+    .command('chat')
+    .description('send one message through the governed client; prints the answer and its call stats')
+    .argument('<message>', 'the user message, or - to read it from stdin')
+    .option('--scope <scope>', 'configuration scope (env key prefix)', 'LLM')
+    .addOption(new Option('--effort <level>', 'reasoning effort').choices(EFFORTS))
+    .option('--json', 'print the whole LLMResponse as JSON')
+    .addOption(envFile())
+    .action(async (message: string, flags) => done(await runChat(message, flags, interrupt.signal)));
+
+  program
+    .command('embed')
+    .description('embed the non-blank lines of a file; writes {index, text, embedding} JSON lines')
+    .requiredOption('--file <path>', 'input text, one item per line')
+    .option('--out <path>', 'output JSONL file (default stdout)')
+    .option('--scope <scope>', 'configuration scope (env key prefix)', 'EMBED')
+    .addOption(new Option('--batch <n>', 'texts per call (default the scope BATCH_SIZE)').argParser(positiveInteger))
+    .addOption(envFile())
+    .action(async (flags) => done(await runEmbed(flags, interrupt.signal)));
+
+  program
+    .command('check')
+    .description("validate a scope's configuration and probe each source (reachable, answers, latency)")
+    .option('--scope <scope>', 'configuration scope (env key prefix)', 'LLM')
+    .addOption(
+      new Option('--kind <kind>', 'probe with a chat or an embedding (default: embed for scope EMBED)').choices(['chat', 'embed']),
+    )
+    .addOption(
+      new Option('--timeout <seconds>', 'budget of each probe').default(15_000, '15').argParser((t) => positiveInteger(t) * 1000),
+    )
+    .addOption(envFile())
+    .action(async (flags) => done(await runCheck(flags, interrupt.signal)));
+
+  program
+    .command('report')
+    .description('summarise telemetry: calls, retries, failures by type, latency percentiles, cost (table, JSON, HTML)')
+    .addOption(new Option('--sqlite <path>', 'SQLite telemetry file (default PGW_SQLITE_PATH)').conflicts('dsn'))
+    .addOption(new Option('--dsn <dsn>', 'PostgreSQL DSN (default PGW_TELEMETRY_DSN)'))
+    .addOption(new Option('--pg-schema <name>', 'schema of the PostgreSQL table (default public)').conflicts('sqlite'))
+    .addOption(
+      new Option('--since <time>', 'from this ISO time (UTC unless zoned) or duration ago (24h, 7d)').argParser((t) => parseInstant(t)),
+    )
+    .addOption(new Option('--until <time>', 'until this time, exclusive (same forms as --since)').argParser((t) => parseInstant(t)))
+    .addOption(
+      new Option('--bucket <duration>', 'width of the calls-over-time buckets (default: fits the range)').argParser(parseBucket),
+    )
+    .option('--html <file>', 'also write a self-contained HTML page with charts')
+    .option('--json', 'print the summary as JSON instead of a table')
+    .addOption(envFile())
+    .action(async (flags) => done(await runReport(flags)));
+
+  return program;
+}
+
+/** Runs `pgw` with `argv` (without node and the script) and returns the exit code. */
+export async function main(argv: string[]): Promise<number> {
+  const interrupt = new Interrupt();
+  let code: ExitCode = EXIT.ok;
+  try {
+    await buildProgram(interrupt, (c) => (code = c)).parseAsync(argv, { from: 'user' });
+    return interrupt.fired ? EXIT.interrupted : code;
+  } catch (error) {
+    if (interrupt.fired) return EXIT.interrupted;
+    const exit = exitCodeFor(error);
+    // Commander has already printed its own messages (usage errors, help).
+    if (!(error instanceof CommanderError)) process.stderr.write(`${failureMessage(error)}\n`);
+    return exit;
+  } finally {
+    interrupt.dispose();
+  }
+}

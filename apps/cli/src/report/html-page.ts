@@ -1,0 +1,80 @@
+/**
+ * The self-contained HTML report: inline CSS and inline SVG charts, no script and no external
+ * resource, so it can be mailed or archived as one file. All database text is escaped.
+ */
+import { formatCount, formatDuration, formatInstant, formatMs, formatRange, formatUsd } from './format.js';
+import { element as el, text } from './markup.js';
+import { byValueDesc, failedCalls, totalCost, type Report } from './report-model.js';
+import { callsOverTimeChart, costChart, failuresChart, latencyChart } from './svg-charts.js';
+
+const STYLE = `
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px auto; max-width: 800px; color: #222; background: #fff; }
+h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
+.meta { color: #666; margin: 0; }
+.totals { display: flex; gap: 12px; margin: 20px 0; }
+.totals div { flex: 1; border: 1px solid #ddd; border-radius: 6px; padding: 8px 12px; }
+.totals b { display: block; font-size: 20px; }
+table { border-collapse: collapse; margin: 8px 0; } th, td { padding: 3px 12px 3px 0; text-align: left; }
+td.n, th.n { text-align: right; } th { border-bottom: 1px solid #ccc; }
+svg { display: block; max-width: 100%; height: auto; }
+svg text { font: 12px system-ui, sans-serif; fill: #333; }
+svg .grid { stroke: #eee; } svg .axis { stroke: #999; } svg .group { font-weight: bold; } svg .empty { fill: #999; }
+`;
+
+/** Defence in depth beside escaping: the page may run no script and load nothing from anywhere. */
+const CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'none'; style-src 'unsafe-inline'">`;
+
+export function renderHtmlPage(report: Report): string {
+  const { summary } = report;
+  const failures = byValueDesc(summary.failuresByType);
+  const costBySource = byValueDesc(summary.costBySource);
+  const costByTenant = byValueDesc(summary.costByTenant);
+  const range = formatRange(report.since, report.until);
+  const totals: Array<[string, string]> = [
+    ['calls', formatCount(summary.calls)],
+    ['attempts', formatCount(summary.attempts)],
+    ['retries', formatCount(summary.retries)],
+    ['cache hits', formatCount(summary.cacheHits)],
+    ['failed calls', formatCount(failedCalls(summary))],
+    ['cost', formatUsd(totalCost(summary.costBySource))],
+  ];
+  const latencyRows = Object.entries(summary.latency)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([source, l]) => [source, formatCount(l.samples), formatMs(l.p50), formatMs(l.p95), formatMs(l.p99)]);
+
+  const body = [
+    el('h1', {}, 'pgw telemetry report'),
+    el('p', { class: 'meta' }, text(`${report.sourceLabel} · ${range} · generated ${formatInstant(report.generatedAt)}`)),
+    el('section', { class: 'totals' }, ...totals.map(([label, value]) => el('div', {}, el('b', {}, text(value)), text(label)))),
+    el('h2', {}, `Calls over time (${text(formatDuration(report.bucketMs))} buckets)`),
+    callsOverTimeChart(summary.callsOverTime, report.bucketMs, report.since, report.until),
+    el('h2', {}, 'Latency per source'),
+    latencyChart(summary.latency),
+    table(['source', 'samples', 'p50', 'p95', 'p99'], latencyRows),
+    el('h2', {}, 'Failures by error type'),
+    failuresChart(failures),
+    table(['error_type', 'calls'], failures.map(([type, n]) => [type, formatCount(n)])),
+    el('h2', {}, 'Cost'),
+    costChart(costBySource, costByTenant),
+    table(['source', 'cost'], costBySource.map(([key, usd]) => [key, formatUsd(usd)])),
+    table(['tenant', 'cost'], costByTenant.map(([key, usd]) => [key, formatUsd(usd)])),
+  ];
+  return `<!doctype html>\n${el(
+    'html',
+    { lang: 'en' },
+    el('head', {}, '<meta charset="utf-8">', CSP, el('title', {}, 'pgw telemetry report'), el('style', {}, STYLE)),
+    el('body', {}, ...body),
+  )}\n`;
+}
+
+/** First column text, the others numbers (right-aligned). Empty tables are left out. */
+function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+  if (rows.length === 0) return '';
+  const cell = (tag: 'th' | 'td', value: string, i: number) => el(tag, i === 0 ? {} : { class: 'n' }, text(value));
+  return el(
+    'table',
+    {},
+    el('thead', {}, el('tr', {}, ...headers.map((h, i) => cell('th', h, i)))),
+    el('tbody', {}, ...rows.map((row) => el('tr', {}, ...row.map((value, i) => cell('td', value, i))))),
+  );
+}

@@ -1,0 +1,43 @@
+/** The terminal rendering of a report: totals, failures, latency and cost tables. */
+import { defuseControls } from '../defuse-controls.js';
+import { renderTable } from '../text-table.js';
+import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
+import { byValueDesc, failedCalls, totalCost, type Report } from './report-model.js';
+
+export function renderSummaryTable(report: Report): string {
+  const { summary } = report;
+  const range = formatRange(report.since, report.until);
+  const sections = [
+    `pgw report — ${defuseControls(report.sourceLabel)}\nrange: ${range}`,
+    renderTable(
+      ['calls', 'attempts', 'retries', 'cache hits', 'failed calls'].map((header) => ({ header, align: 'right' as const })),
+      [[summary.calls, summary.attempts, summary.retries, summary.cacheHits, failedCalls(summary)].map(formatCount)],
+    ),
+    section(
+      'Failures by error type (failed calls)',
+      [{ header: 'error_type' }, { header: 'calls', align: 'right' }],
+      byValueDesc(summary.failuresByType).map(([type, n]) => [type, formatCount(n)]),
+    ),
+    section(
+      'Latency per source (successful attempts)',
+      [{ header: 'source' }, ...['samples', 'p50', 'p95', 'p99'].map((header) => ({ header, align: 'right' as const }))],
+      Object.entries(summary.latency)
+        .sort(([a], [b]) => a.localeCompare(b))
+        .map(([source, l]) => [source, formatCount(l.samples), formatMs(l.p50), formatMs(l.p95), formatMs(l.p99)]),
+    ),
+    costSection('Cost per source', 'source', summary.costBySource),
+    costSection('Cost per tenant', 'tenant', summary.costByTenant),
+    `calls over time: ${summary.callsOverTime.length} bucket(s) of ${formatDuration(report.bucketMs)} (see --html for the chart)`,
+  ];
+  return `${sections.join('\n\n')}\n`;
+}
+
+function section(title: string, columns: Parameters<typeof renderTable>[0], rows: string[][]): string {
+  return rows.length === 0 ? `${title}\n  (none)` : `${title}\n${renderTable(columns, rows)}`;
+}
+
+function costSection(title: string, what: string, costs: Readonly<Record<string, number>>): string {
+  const rows = byValueDesc(costs).map(([key, usd]) => [key, formatUsd(usd)]);
+  if (rows.length > 1) rows.push(['(total)', formatUsd(totalCost(costs))]);
+  return section(`${title} (USD)`, [{ header: what }, { header: 'cost', align: 'right' }], rows);
+}

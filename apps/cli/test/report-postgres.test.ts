@@ -1,0 +1,51 @@
+/** `pgw report --dsn` spawned over a real PostgreSQL table filled through `@pgw/telemetry-pg`'s recorder. */
+import { randomBytes } from 'node:crypto';
+import { PgRecorder } from '@pgw/telemetry-pg';
+import pg from 'pg';
+import { afterAll, beforeAll, expect, test } from 'vitest';
+import { EXIT } from '../src/exit-codes.js';
+import { removeTempDirs, runCli } from './run-cli.js';
+import { telemetryRows } from './telemetry-fixture.js';
+
+const DSN = process.env.PGW_TEST_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/test';
+/** A schema of its own, so parallel suites never share a table. */
+const SCHEMA = `pgw_cli_${randomBytes(6).toString('hex')}`;
+
+beforeAll(async () => {
+  const recorder = await PgRecorder.open({ dsn: DSN, schema: SCHEMA });
+  try {
+    const rows = telemetryRows();
+    for (const row of rows) recorder.record(row);
+    await recorder.flush();
+    expect(recorder.stats()).toMatchObject({ written: rows.length, dropped: 0 });
+  } finally {
+    await recorder.close();
+  }
+});
+
+afterAll(async () => {
+  removeTempDirs();
+  const client = new pg.Client({ connectionString: DSN });
+  await client.connect();
+  try {
+    await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
+  } finally {
+    await client.end();
+  }
+});
+
+test('reads the summary from PostgreSQL (DSN from PGW_TELEMETRY_DSN, schema by flag)', async () => {
+  const run = await runCli(['report', '--pg-schema', SCHEMA, '--json'], {
+    env: { PGW_TELEMETRY_BACKEND: 'postgres', PGW_TELEMETRY_DSN: DSN },
+  });
+  expect(run.code, run.stderr).toBe(EXIT.ok);
+  const report = JSON.parse(run.stdout) as { store: string; summary: Record<string, unknown> };
+  expect(report.store).toContain(`schema ${SCHEMA}`);
+  expect(report.summary).toMatchObject({
+    calls: 24,
+    attempts: 30,
+    retries: 6,
+    failuresByType: { AllSourcesExhausted: 1, CallDeadlineExceeded: 1 },
+    costBySource: { alpha: expect.closeTo(0.018, 9), beta: expect.closeTo(0.04, 9) },
+  });
+});

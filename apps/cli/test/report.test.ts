@@ -1,0 +1,66 @@
+/** `pgw report` spawned over a real SQLite telemetry file filled through the recorder. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { EXIT } from '../src/exit-codes.js';
+import { removeTempDirs, runCli, tempDir } from './run-cli.js';
+import { telemetryFile } from './telemetry-fixture.js';
+
+let file: string;
+
+beforeAll(async () => {
+  file = await telemetryFile();
+});
+
+afterAll(removeTempDirs);
+
+describe.concurrent('pgw report (spawned)', () => {
+  test('prints the summary table and writes a self-contained HTML page', async () => {
+    const html = join(tempDir(), 'report.html');
+    const run = await runCli(['report', '--sqlite', file, '--html', html]);
+
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    expect(run.stdout).toMatch(/calls\s+attempts\s+retries\s+cache hits\s+failed calls\n.*\n\s+24\s+30\s+6\s+0\s+2\n/);
+    expect(run.stdout).toMatch(/AllSourcesExhausted\s+1/);
+    expect(run.stdout).toMatch(/CallDeadlineExceeded\s+1/);
+    expect(run.stdout).toMatch(/alpha\s+12\s+\d+ ms\s+\d+ ms\s+\d+ ms/);
+    expect(run.stdout).toMatch(/beta\s+\$0\.0400\n\s+alpha\s+\$0\.0180\n\s+\(total\)\s+\$0\.0580/);
+    // The hostile tenant id arrives defused: its escape character is shown, not sent to the terminal.
+    expect(run.stdout).toContain('<script>alert("x")</script>&\\u001b[31m');
+    expect(run.stdout).not.toContain('\u001b');
+    expect(run.stderr).toContain(`wrote ${html}`);
+
+    const page = readFileSync(html, 'utf8');
+    expect(page.match(/<svg [^>]*data-chart="(calls-over-time|latency|failures|cost)"/g)).toHaveLength(4);
+    expect(page).not.toContain('<script>');
+    expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;');
+  });
+
+  test('takes the store from ./.env and prints JSON for a time range', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, '.env'), `PGW_TELEMETRY_BACKEND=sqlite\nPGW_SQLITE_PATH=${file}\n`);
+    const run = await runCli(['report', '--json', '--since', '2026-01-15T08:30', '--until', '2026-01-15T09:00Z'], { cwd });
+
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const report = JSON.parse(run.stdout) as {
+      since: string;
+      until: string;
+      bucketMs: number;
+      summary: { calls: number; failuresByType: object; callsOverTime: unknown[] };
+    };
+    // A zone-less time is UTC; six calls start every 5 minutes in [08:30, 09:00).
+    expect(report).toMatchObject({ since: '2026-01-15T08:30:00.000Z', until: '2026-01-15T09:00:00.000Z', bucketMs: 60_000 });
+    expect(report.summary.calls).toBe(6);
+    expect(report.summary.failuresByType).toEqual({});
+    expect(report.summary.callsOverTime).toHaveLength(6);
+  });
+
+  test('no store configured names PGW_TELEMETRY_BACKEND (exit 3); an absent --sqlite file is a usage error (exit 2)', async () => {
+    const absent = join(tempDir(), 'absent.sqlite');
+    const [noStore, missingFile] = await Promise.all([runCli(['report']), runCli(['report', '--sqlite', absent])]);
+    expect(noStore.code).toBe(EXIT.config);
+    expect(noStore.stderr).toMatch(/PGW_TELEMETRY_BACKEND: is unset/);
+    expect(missingFile.code).toBe(EXIT.usage);
+    expect(missingFile.stderr).toContain('--sqlite: no such file');
+  });
+});

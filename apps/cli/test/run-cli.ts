@@ -1,0 +1,57 @@
+/** Spawns the real `bin/pgw.mjs` (tsx, no build) with a clean environment and a fresh working directory. */
+import { spawn, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+export const PGW_BIN = fileURLToPath(new URL('../bin/pgw.mjs', import.meta.url));
+
+export interface CliRun {
+  code: number | null;
+  stdout: string;
+  stderr: string;
+}
+
+export interface RunOptions {
+  /** The child's whole environment besides PATH: nothing leaks in from the test runner. */
+  env?: Record<string, string>;
+  /** Default: a fresh empty directory, so no stray `.env` is read. */
+  cwd?: string;
+  /** Called once the child runs (e.g. to signal it). */
+  onSpawn?: (child: ChildProcess) => void;
+}
+
+const madeDirs: string[] = [];
+
+/** A fresh directory under the OS temp dir, removed by `removeTempDirs`. */
+export function tempDir(prefix = 'pgw-cli-'): string {
+  const dir = mkdtempSync(join(tmpdir(), prefix));
+  madeDirs.push(dir);
+  return dir;
+}
+
+/** For each test file's `afterAll`. */
+export function removeTempDirs(): void {
+  for (const dir of madeDirs.splice(0)) rmSync(dir, { recursive: true, force: true });
+}
+
+export function runCli(args: string[], options: RunOptions = {}): Promise<CliRun> {
+  const child = spawn(process.execPath, [PGW_BIN, ...args], {
+    cwd: options.cwd ?? tempDir(),
+    env: { PATH: process.env.PATH ?? '', ...options.env },
+    stdio: ['ignore', 'pipe', 'pipe'],
+    // A hung child must not outlive the suite.
+    timeout: 30_000,
+    killSignal: 'SIGKILL',
+  });
+  let stdout = '';
+  let stderr = '';
+  child.stdout.setEncoding('utf8').on('data', (chunk: string) => (stdout += chunk));
+  child.stderr.setEncoding('utf8').on('data', (chunk: string) => (stderr += chunk));
+  options.onSpawn?.(child);
+  return new Promise((resolve, reject) => {
+    child.on('error', reject);
+    child.on('close', (code) => resolve({ code, stdout, stderr }));
+  });
+}
