@@ -1,4 +1,4 @@
-import { SourceNotConfiguredError, assertPositiveInteger, assertPositiveMs } from '@pgw/core';
+import { SourceNotConfiguredError, assertBreakerPolicy } from '@pgw/core';
 import { randomUUID } from 'node:crypto';
 import type { BreakerPolicy, BreakerSnapshot, Clock, Gate, GateOutcome, GateRefusal, GateTicket } from '@pgw/core';
 import { SlidingWindow } from './sliding-window.js';
@@ -39,7 +39,7 @@ export class InMemoryGate implements Gate {
   private readonly breakers = new Map<string, Breaker>();
 
   constructor(options: InMemoryGateOptions) {
-    this.policy = validatedPolicy(options.policy);
+    this.policy = assertBreakerPolicy(options.policy);
     this.scope = options.scope;
     this.now = options.now ?? Date.now;
     for (const source of options.sources) {
@@ -160,19 +160,4 @@ export class InMemoryGate implements Gate {
 /** A probe result counts while its token is the lease on record, even past its TTL if nobody retook it. */
 function holdsProbe(breaker: Breaker, ticket: GateTicket): boolean {
   return ticket.probe && ticket.probeToken !== undefined && ticket.probeToken === breaker.probe?.token;
-}
-
-function validatedPolicy(policy: BreakerPolicy): BreakerPolicy {
-  assertPositiveInteger(policy.failureThreshold, 'policy.failureThreshold');
-  assertPositiveInteger(policy.minSamples, 'policy.minSamples');
-  if (!(policy.failureRate > 0 && policy.failureRate <= 1)) {
-    throw new RangeError(`policy.failureRate must be in (0, 1], got ${String(policy.failureRate)}`);
-  }
-  for (const key of ['windowMs', 'cooldownMs', 'maxCooldownMs', 'probeTtlMs'] as const) {
-    assertPositiveMs(policy[key], `policy.${key}`);
-  }
-  if (policy.maxCooldownMs < policy.cooldownMs) {
-    throw new RangeError(`policy.maxCooldownMs (${policy.maxCooldownMs}) must be >= policy.cooldownMs (${policy.cooldownMs})`);
-  }
-  return { ...policy };
 }

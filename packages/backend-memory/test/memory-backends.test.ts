@@ -1,17 +1,9 @@
-import type { BreakerPolicy, GateRefusal, GateTicket } from '@pgw/core';
+import type { GateRefusal, GateTicket } from '@pgw/core';
+import { TEST_BREAKER_POLICY } from '@pgw/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '../src/index.js';
 
 const LIMITS = { rpm: 10, tpm: 1_000, maxConcurrency: 2 };
-const POLICY: BreakerPolicy = {
-  failureThreshold: 3,
-  failureRate: 0.5,
-  windowMs: 60_000,
-  minSamples: 10,
-  cooldownMs: 1_000,
-  maxCooldownMs: 8_000,
-  probeTtlMs: 5_000,
-};
 
 afterEach(() => {
   vi.useRealTimers();
@@ -39,7 +31,7 @@ describe('construction rejects bad options, naming the key', () => {
     [{ probeTtlMs: Number.POSITIVE_INFINITY }, /policy\.probeTtlMs/],
     [{ maxCooldownMs: 500 }, /policy\.maxCooldownMs/],
   ])('InMemoryGate %j', (bad, message) => {
-    expect(() => new InMemoryGate({ scope: 'S', sources: ['a'], policy: { ...POLICY, ...bad } })).toThrow(message);
+    expect(() => new InMemoryGate({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, ...bad } })).toThrow(message);
   });
 
   it.each([0, -3, 1.5])('InMemoryCache maxEntries %s', (maxEntries) => {
@@ -71,7 +63,7 @@ it('takes no timer: every expiry is checked lazily by the next operation', async
   let t = 0;
   const now = () => t;
   const limiter = new InMemoryLimiter({ scope: 'S', sources: { a: LIMITS }, global: LIMITS, leaseTtlMs: 1_000, now });
-  const gate = new InMemoryGate({ scope: 'S', sources: ['a'], policy: { ...POLICY, failureThreshold: 1 }, now });
+  const gate = new InMemoryGate({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, failureThreshold: 1 }, now });
   const cache = new InMemoryCache({ now });
   await limiter.tryEnter('a', 10);
   await gate.record(await gate.tryAcquire('a').then(admitted), 'failure');

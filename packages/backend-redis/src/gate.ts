@@ -9,9 +9,8 @@ import {
   type GateOutcome,
   type GateRefusal,
   type GateTicket,
+  assertBreakerPolicy,
   optionalPositiveMs,
-  assertPositiveInteger,
-  assertPositiveMs,
 } from '@pgw/core';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
@@ -58,7 +57,7 @@ export class RedisGate implements Gate {
     this.#scope = options.scope;
     this.#prefix = scopePrefix(options.scope);
     this.#sources = new Set(options.sources);
-    this.#policy = validatedPolicy(options.policy);
+    this.#policy = assertBreakerPolicy(options.policy);
     const { windowMs, maxCooldownMs, probeTtlMs } = this.#policy;
     this.#keyTtlMs = Math.max(windowMs, maxCooldownMs, probeTtlMs) + KEY_TTL_SLACK_MS;
     this.#now = options.now;
@@ -151,19 +150,4 @@ export class RedisGate implements Gate {
 
 function probeTokenOf(ticket: GateTicket): string {
   return ticket.probe && ticket.probeToken !== undefined ? ticket.probeToken : '';
-}
-
-function validatedPolicy(policy: BreakerPolicy): BreakerPolicy {
-  assertPositiveInteger(policy.failureThreshold, 'policy.failureThreshold');
-  assertPositiveInteger(policy.minSamples, 'policy.minSamples');
-  if (!(policy.failureRate > 0 && policy.failureRate <= 1)) {
-    throw new RangeError(`policy.failureRate must be in (0, 1], got ${String(policy.failureRate)}`);
-  }
-  for (const key of ['windowMs', 'cooldownMs', 'maxCooldownMs', 'probeTtlMs'] as const) {
-    assertPositiveMs(policy[key], `policy.${key}`);
-  }
-  if (policy.maxCooldownMs < policy.cooldownMs) {
-    throw new RangeError(`policy.maxCooldownMs (${policy.maxCooldownMs}) must be >= policy.cooldownMs (${policy.cooldownMs})`);
-  }
-  return { ...policy };
 }

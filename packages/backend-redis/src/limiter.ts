@@ -1,10 +1,12 @@
 import { randomUUID } from 'node:crypto';
 import type { Redis } from 'ioredis';
 import {
+  LIMIT_GATES,
   SourceNotConfiguredError,
   type Admission,
   type Clock,
   type GlobalLimits,
+  type LimitGate,
   type Limiter,
   type Permit,
   type SourceLimits,
@@ -16,7 +18,7 @@ import {
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { limiterKeys, scopePrefix, type LimiterKeys } from './keys.js';
-import { ENTER_LUA, GATE_ORDER, RELEASE_LUA, SETTLE_LUA, STATS_LUA } from './lua/limiter.js';
+import { ENTER_LUA, RELEASE_LUA, SETTLE_LUA, STATS_LUA } from './lua/limiter.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
 /** RPM and TPM windows slide over one minute. */
@@ -202,12 +204,12 @@ class RedisPermit implements Permit {
   }
 }
 
-type EnterReply = { ok: true } | { ok: false; gate: (typeof GATE_ORDER)[number]; retryAfterMs: number };
+type EnterReply = { ok: true } | { ok: false; gate: LimitGate; retryAfterMs: number };
 
 function parseEnterReply(reply: unknown): EnterReply {
   if (Array.isArray(reply) && reply[0] === 1) return { ok: true };
   const [, gateIndex, retryAfterMs] = numbers(reply, 3);
-  const gate = GATE_ORDER[gateIndex - 1];
+  const gate = LIMIT_GATES[gateIndex - 1];
   if (gate === undefined) throw new Error(`unexpected limiter reply ${JSON.stringify(reply)}`);
   return { ok: false, gate, retryAfterMs };
 }

@@ -1,6 +1,6 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { BreakerPolicy, GateTicket, Limiter, SourceLimits } from '@pgw/core';
-import { FakeClock } from '@pgw/testkit';
+import type { GateTicket, GlobalLimits, Limiter, SourceLimits } from '@pgw/core';
+import { FakeClock, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
 import { RedisGate, RedisLimiter } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
@@ -8,18 +8,9 @@ import { connectionPool, uniqueScope } from './redis.js';
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
 
-const UNLIMITED: SourceLimits = { rpm: 0, tpm: 0, maxConcurrency: 0 };
-const POLICY: BreakerPolicy = {
-  failureThreshold: 2,
-  failureRate: 0.5,
-  windowMs: 60_000,
-  minSamples: 10,
-  cooldownMs: 1_000,
-  maxCooldownMs: 8_000,
-  probeTtlMs: 5_000,
-};
+const POLICY = { ...TEST_BREAKER_POLICY, failureThreshold: 2 };
 
-function twoLimiters(sources: Record<string, SourceLimits>, global = UNLIMITED, clock?: FakeClock) {
+function twoLimiters(sources: Record<string, SourceLimits>, global: GlobalLimits = UNLIMITED, clock?: FakeClock) {
   const scope = uniqueScope('cross');
   const make = () =>
     new RedisLimiter({ redis: pool.open(), scope, sources, global, leaseTtlMs: 10_000, ...(clock && { now: clock.now }) });

@@ -1,7 +1,8 @@
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { GovernanceBackendError, type BreakerPolicy, type GateTicket } from '@pgw/core';
+import { GovernanceBackendError, type GateTicket } from '@pgw/core';
+import { TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
 import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
 import { startPrivateRedis, spareFreePort } from './private-redis.js';
 import { connectionPool, uniqueScope } from './redis.js';
@@ -9,16 +10,7 @@ import { connectionPool, uniqueScope } from './redis.js';
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
 
-const POLICY: BreakerPolicy = {
-  failureThreshold: 2,
-  failureRate: 0.5,
-  windowMs: 60_000,
-  minSamples: 10,
-  cooldownMs: 1_000,
-  maxCooldownMs: 8_000,
-  probeTtlMs: 5_000,
-};
-const LIMITS = { rpm: 0, tpm: 0, maxConcurrency: 0 };
+const POLICY = { ...TEST_BREAKER_POLICY, failureThreshold: 2 };
 /** Generous: the point is "rejects, does not hang", not a latency figure. */
 const BOUND_MS = 10_000;
 
@@ -26,7 +18,7 @@ function backends(redis: Redis, commandTimeoutMs = 300) {
   const scope = uniqueScope('fail-closed');
   return {
     scope,
-    limiter: new RedisLimiter({ redis, scope, sources: { a: LIMITS }, global: LIMITS, leaseTtlMs: 30_000, commandTimeoutMs }),
+    limiter: new RedisLimiter({ redis, scope, sources: { a: UNLIMITED }, global: UNLIMITED, leaseTtlMs: 30_000, commandTimeoutMs }),
     gate: new RedisGate({ redis, scope, sources: ['a'], policy: POLICY, commandTimeoutMs }),
     cache: new RedisCache({ redis, namespace: scope, commandTimeoutMs }),
   };

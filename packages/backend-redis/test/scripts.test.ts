@@ -1,13 +1,12 @@
 import { afterAll, expect, it } from 'vitest';
 import type { Admission, Permit } from '@pgw/core';
+import { UNLIMITED } from '@pgw/testkit';
 import { RedisLimiter } from '../src/index.js';
 import { startPrivateRedis } from './private-redis.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
-
-const UNLIMITED = { rpm: 0, tpm: 0, maxConcurrency: 0 };
 
 function permitOf(admission: Admission): Permit {
   if (!admission.ok) throw new Error(`expected admission, denied by ${admission.gate}`);

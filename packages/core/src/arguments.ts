@@ -1,4 +1,5 @@
 /** Argument checks shared by adapters (memory and Redis backends): bad input is a RangeError naming the argument. Each returns the value it checked. */
+import type { BreakerPolicy } from './types.js';
 
 /** Token counts and limits (0 = unlimited for limits). */
 export function assertNonNegativeInteger(value: number, name: string): number {
@@ -25,4 +26,24 @@ export function assertPositiveMs(value: number, name: string): number {
 /** An optional duration: `fallback` when absent, else checked like `assertPositiveMs`. */
 export function optionalPositiveMs(value: number | undefined, name: string, fallback: number): number {
   return value === undefined ? fallback : assertPositiveMs(value, name);
+}
+
+/**
+ * A breaker policy every Gate adapter can run: integer threshold and sample floor ≥ 1, a failure
+ * rate in (0, 1], positive durations, and a cooldown cap no shorter than the cooldown. Returns a
+ * copy, so the caller changing its object later cannot change a gate built from it.
+ */
+export function assertBreakerPolicy(policy: BreakerPolicy): BreakerPolicy {
+  assertPositiveInteger(policy.failureThreshold, 'policy.failureThreshold');
+  assertPositiveInteger(policy.minSamples, 'policy.minSamples');
+  if (!(policy.failureRate > 0 && policy.failureRate <= 1)) {
+    throw new RangeError(`policy.failureRate must be in (0, 1], got ${String(policy.failureRate)}`);
+  }
+  for (const key of ['windowMs', 'cooldownMs', 'maxCooldownMs', 'probeTtlMs'] as const) {
+    assertPositiveMs(policy[key], `policy.${key}`);
+  }
+  if (policy.maxCooldownMs < policy.cooldownMs) {
+    throw new RangeError(`policy.maxCooldownMs (${policy.maxCooldownMs}) must be >= policy.cooldownMs (${policy.cooldownMs})`);
+  }
+  return { ...policy };
 }

@@ -9,5 +9,6 @@ export * from './http-failure.js';
 export * from './thinking.js';
 export * from './pricing.js';
 export * from './telemetry-queue.js';
+export * from './queued-recorder.js';
 export * from './recorders.js';
 export * from './arguments.js';

@@ -23,13 +23,17 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 // ── Limiter (SPEC §6.1) ──────────────────────────────────────────────────────────────────────
 
-export type LimitGate =
-  | 'source_rpm'
-  | 'source_tpm'
-  | 'source_concurrency'
-  | 'global_rpm'
-  | 'global_tpm'
-  | 'global_concurrency';
+/** The six gates, in the order a limiter checks them: the source's, then the scope's. */
+export const LIMIT_GATES = [
+  'source_rpm',
+  'source_tpm',
+  'source_concurrency',
+  'global_rpm',
+  'global_tpm',
+  'global_concurrency',
+] as const;
+
+export type LimitGate = (typeof LIMIT_GATES)[number];
 
 /** An admission ticket: concurrency + one RPM unit + estimated TPM, held as a lease. */
 export interface Permit {

@@ -30,27 +30,25 @@ async function settle<T>(promise: Promise<T>): Promise<unknown> {
   );
 }
 
+/** What `run` rejects with under a call deadline of `deadlineMs` (scope LLM). */
+function deadlineFailure(run: (signal: AbortSignal | undefined) => Promise<unknown>, deadlineMs = DEADLINE_MS): Promise<unknown> {
+  return settle(withCallDeadline(run, { deadlineMs, scope: 'LLM' }));
+}
+
 describe('withCallDeadline: expiry', () => {
   it('aborts the run and throws CallDeadlineExceeded carrying scope and deadline', async () => {
     const started = performance.now();
-    const error = await settle(
-      withCallDeadline((signal) => sleep(LONG_MS, signal), { deadlineMs: DEADLINE_MS, scope: 'LLM' }),
-    );
+    const error = await deadlineFailure((signal) => sleep(LONG_MS, signal));
     expect(error).toBeInstanceOf(CallDeadlineExceeded);
     expect(error).toMatchObject({ scope: 'LLM', deadlineMs: DEADLINE_MS });
     expect(performance.now() - started).toBeGreaterThanOrEqual(DEADLINE_MS - 2);
   });
 
   it('recognises a run that rejects with the abort reason itself (fetch style)', async () => {
-    const error = await settle(
-      withCallDeadline(
-        async (signal) => {
-          await aborted(signal);
-          throw signal!.reason;
-        },
-        { deadlineMs: DEADLINE_MS, scope: 'LLM' },
-      ),
-    );
+    const error = await deadlineFailure(async (signal) => {
+      await aborted(signal);
+      throw signal!.reason;
+    });
     expect(error).toBeInstanceOf(CallDeadlineExceeded);
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
   });
@@ -62,10 +60,7 @@ describe('withCallDeadline: expiry', () => {
       reasons.push(signal!.reason);
       throw signal!.reason;
     };
-    await Promise.all([
-      settle(withCallDeadline(run, { deadlineMs: DEADLINE_MS, scope: 'LLM' })),
-      settle(withCallDeadline(run, { deadlineMs: DEADLINE_MS, scope: 'LLM' })),
-    ]);
+    await Promise.all([deadlineFailure(run), deadlineFailure(run)]);
     expect(reasons).toHaveLength(2);
     expect(reasons[0]).not.toBe(reasons[1]);
   });
@@ -74,19 +69,14 @@ describe('withCallDeadline: expiry', () => {
     const CLEANUP_MS = 200;
     let cleanedUp = false;
     const started = performance.now();
-    const error = await settle(
-      withCallDeadline(
-        async (signal) => {
-          try {
-            await sleep(LONG_MS, signal);
-          } finally {
-            await sleep(CLEANUP_MS);
-            cleanedUp = true;
-          }
-        },
-        { deadlineMs: DEADLINE_MS, scope: 'LLM' },
-      ),
-    );
+    const error = await deadlineFailure(async (signal) => {
+      try {
+        await sleep(LONG_MS, signal);
+      } finally {
+        await sleep(CLEANUP_MS);
+        cleanedUp = true;
+      }
+    });
     expect(error).toBeInstanceOf(CallDeadlineExceeded);
     expect(cleanedUp).toBe(true);
     expect(performance.now() - started).toBeGreaterThanOrEqual(DEADLINE_MS + CLEANUP_MS - 4);
@@ -96,32 +86,28 @@ describe('withCallDeadline: expiry', () => {
 describe('withCallDeadline: other timeouts propagate unchanged', () => {
   it('an inner timeout before expiry', async () => {
     const inner = new DOMException('upstream read timed out', 'TimeoutError');
-    const error = await settle(
-      withCallDeadline(
-        async () => {
-          await sleep(10);
-          throw inner;
-        },
-        { deadlineMs: LONG_MS, scope: 'LLM' },
-      ),
+    const error = await deadlineFailure(
+      async () => {
+        await sleep(10);
+        throw inner;
+      },
+      LONG_MS,
     );
     expect(error).toBe(inner);
   });
 
   it('an inner abort by a timeout signal of the body’s own', async () => {
     let thrown: unknown;
-    const error = await settle(
-      withCallDeadline(
-        async () => {
-          try {
-            await sleep(LONG_MS, AbortSignal.timeout(10));
-          } catch (e) {
-            thrown = e;
-            throw e;
-          }
-        },
-        { deadlineMs: LONG_MS, scope: 'LLM' },
-      ),
+    const error = await deadlineFailure(
+      async () => {
+        try {
+          await sleep(LONG_MS, AbortSignal.timeout(10));
+        } catch (e) {
+          thrown = e;
+          throw e;
+        }
+      },
+      LONG_MS,
     );
     expect(thrown).toBeDefined();
     expect(error).toBe(thrown);
@@ -131,54 +117,39 @@ describe('withCallDeadline: other timeouts propagate unchanged', () => {
   it('a timeout raised in cleanup after expiry is not relabelled', async () => {
     const cleanupTimeout = new DOMException('permit release timed out', 'TimeoutError');
     let expired = false;
-    const error = await settle(
-      withCallDeadline(
-        async (signal) => {
-          try {
-            await sleep(LONG_MS, signal);
-          } catch {
-            expired = signal?.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
-            throw cleanupTimeout;
-          }
-        },
-        { deadlineMs: DEADLINE_MS, scope: 'LLM' },
-      ),
-    );
+    const error = await deadlineFailure(async (signal) => {
+      try {
+        await sleep(LONG_MS, signal);
+      } catch {
+        expired = signal?.reason instanceof DOMException && signal.reason.name === 'TimeoutError';
+        throw cleanupTimeout;
+      }
+    });
     expect(expired).toBe(true);
     expect(error).toBe(cleanupTimeout);
   });
 
   it('a cleanup timeout that wraps the deadline’s abort is the body’s own verdict', async () => {
     let wrapped: unknown;
-    const error = await settle(
-      withCallDeadline(
-        async (signal) => {
-          try {
-            await sleep(LONG_MS, signal);
-          } catch (abort) {
-            wrapped = new Error('cleanup gave up', { cause: abort });
-            throw wrapped;
-          }
-        },
-        { deadlineMs: DEADLINE_MS, scope: 'LLM' },
-      ),
-    );
+    const error = await deadlineFailure(async (signal) => {
+      try {
+        await sleep(LONG_MS, signal);
+      } catch (abort) {
+        wrapped = new Error('cleanup gave up', { cause: abort });
+        throw wrapped;
+      }
+    });
     expect(error).toBe(wrapped);
   });
 
   it('a cleanup step timing out on its own timer after expiry', async () => {
-    const error = await settle(
-      withCallDeadline(
-        async (signal) => {
-          try {
-            await sleep(LONG_MS, signal);
-          } finally {
-            await sleep(LONG_MS, AbortSignal.timeout(10));
-          }
-        },
-        { deadlineMs: DEADLINE_MS, scope: 'LLM' },
-      ),
-    );
+    const error = await deadlineFailure(async (signal) => {
+      try {
+        await sleep(LONG_MS, signal);
+      } finally {
+        await sleep(LONG_MS, AbortSignal.timeout(10));
+      }
+    });
     expect(error).toMatchObject({ name: 'AbortError' });
     expect((error as Error).cause).toMatchObject({ name: 'TimeoutError' });
     expect(error).not.toBeInstanceOf(CallDeadlineExceeded);
@@ -247,15 +218,10 @@ describe('withCallDeadline: caller cancellation wins', () => {
 describe('withCallDeadline: the expiry window', () => {
   it('a domain error thrown after expiry propagates as itself', async () => {
     const domain = new AllSourcesExhausted({ scope: 'LLM', message: 'budget spent' });
-    const error = await settle(
-      withCallDeadline(
-        async (signal) => {
-          await aborted(signal);
-          throw domain;
-        },
-        { deadlineMs: DEADLINE_MS, scope: 'LLM' },
-      ),
-    );
+    const error = await deadlineFailure(async (signal) => {
+      await aborted(signal);
+      throw domain;
+    });
     expect(error).toBe(domain);
   });
 
@@ -292,13 +258,11 @@ describe('withCallDeadline: the expiry window', () => {
 
   it('clears the timer after a failure too', async () => {
     const before = activeTimeouts();
-    await settle(
-      withCallDeadline(
-        async () => {
-          throw new Error('boom');
-        },
-        { deadlineMs: LONG_MS, scope: 'LLM' },
-      ),
+    await deadlineFailure(
+      async () => {
+        throw new Error('boom');
+      },
+      LONG_MS,
     );
     expect(activeTimeouts()).toBe(before);
   });

@@ -1,19 +1,12 @@
 /** Retry loop × real memory breaker and limiter: dead sources, half-open probes, cancelled probes, cooldown waits. */
 import { InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
-import { SourceDeadError, type BreakerPolicy } from '@pgw/core';
+import { SourceDeadError } from '@pgw/core';
+import { TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { chatResult, HANG, ManualClock, source } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 
-const POLICY: BreakerPolicy = {
-  failureThreshold: 3,
-  failureRate: 0.5,
-  windowMs: 60_000,
-  minSamples: 10,
-  cooldownMs: 10_000,
-  maxCooldownMs: 60_000,
-  probeTtlMs: 180_000,
-};
+const POLICY = { ...TEST_BREAKER_POLICY, cooldownMs: 10_000, maxCooldownMs: 60_000, probeTtlMs: 180_000 };
 
 function realBackends(names: string[], clock: ManualClock) {
   const gate = new InMemoryGate({ scope: 'LLM', sources: names, policy: POLICY, now: clock.now });
@@ -21,7 +14,7 @@ function realBackends(names: string[], clock: ManualClock) {
   const limiter = new InMemoryLimiter({
     scope: 'LLM',
     sources: limits,
-    global: { rpm: 0, tpm: 0, maxConcurrency: 0 },
+    global: UNLIMITED,
     leaseTtlMs: 600_000,
     now: clock.now,
   });

@@ -1,9 +1,10 @@
 import { InMemoryCache } from '@pgw/backend-memory';
 import { TransientError, type Cache, type ChatMessage } from '@pgw/core';
+import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { chatCacheKey, messagesDigest, type GatewayChatRequest } from '../src/index.js';
-import { chatResult, deferred } from './helpers/fakes.js';
+import { chatResult } from './helpers/fakes.js';
 import { chatHarness, HI } from './helpers/harness.js';
 
 const KEY_SCOPE = { model: 'm', namespace: 'ns', salt: 's' };

@@ -11,13 +11,13 @@ import {
   type EmbedResult,
   type Limiter,
 } from '@pgw/core';
+import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { chatOperation, embedOperation, ocrTextOperation } from '../src/index.js';
 import {
   AccountingLimiter,
   chatResult,
   chatTransport,
-  deferred,
   drain,
   embedResult,
   embedTransport,

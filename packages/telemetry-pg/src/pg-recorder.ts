@@ -1,16 +1,9 @@
 /** TelemetryRecorder on PostgreSQL (SPEC §12): batched multi-row inserts through the core queue. */
 import pg from 'pg';
-import {
-  BatchingQueue,
-  TELEMETRY_COLUMNS,
-  telemetryRowValues,
-  type RecorderQueueOptions,
-  type TelemetryRecorder,
-  type TelemetryRecorderStats,
-  type TelemetryRow,
-} from '@pgw/core';
+import { QueuedRecorder, TELEMETRY_COLUMNS, telemetryRowValues, type RecorderQueueOptions, type TelemetryRow } from '@pgw/core';
 import { storeNames, type StoreNames } from './names.js';
 import { migrate } from './schema.js';
+import { inTransaction } from './transaction.js';
 
 export interface PgRecorderOptions extends RecorderQueueOptions {
   /** Connection string; the recorder creates (and on close ends) its own bounded pool. */
@@ -76,13 +69,11 @@ function insertSql(table: string, rows: number): string {
   return `INSERT INTO ${table} (${COLUMN_LIST}) VALUES ${tuples.join(', ')}`;
 }
 
-export class PgRecorder implements TelemetryRecorder {
-  private readonly queue: BatchingQueue<Value[]>;
+export class PgRecorder extends QueuedRecorder<Value[]> {
   private readonly pool: pg.Pool;
   private readonly ownsPool: boolean;
   private readonly names: StoreNames;
   private migrated: Promise<void> | undefined;
-  private closing: Promise<void> | undefined;
 
   /**
    * Opens the recorder and migrates the table. A database that is down never throws here: it warns
@@ -103,15 +94,12 @@ export class PgRecorder implements TelemetryRecorder {
     if ((options.dsn === undefined) === (options.pool === undefined)) {
       throw new RangeError('PgRecorder needs exactly one of the options dsn and pool');
     }
-    this.names = storeNames('PgRecorder', options.schema, options.table);
+    const names = storeNames('PgRecorder', options.schema, options.table);
     const statementTimeoutMs = positiveInteger('statementTimeoutMs', options.statementTimeoutMs, 5_000);
     const connectTimeoutMs = positiveInteger('connectTimeoutMs', options.connectTimeoutMs, 5_000);
     const poolMax = positiveInteger('poolMax', options.poolMax, 2);
-    this.queue = new BatchingQueue({
-      ...options,
-      label: `@pgw/telemetry-pg (${this.names.schema}.${this.names.table})`,
-      write: (batch) => this.write(batch),
-    });
+    super({ ...options, label: `@pgw/telemetry-pg (${names.schema}.${names.table})` });
+    this.names = names;
     this.ownsPool = options.pool === undefined;
     this.pool =
       options.pool ??
@@ -127,29 +115,13 @@ export class PgRecorder implements TelemetryRecorder {
     if (this.ownsPool) this.pool.on('error', (error) => this.queue.warn(`idle connection lost: ${describe(error)}`));
   }
 
-  record(row: TelemetryRow): void {
-    try {
-      this.queue.push(encodeRow(row));
-    } catch (error) {
-      this.queue.discard(error);
-    }
+  protected encode(row: TelemetryRow): Value[] {
+    return encodeRow(row);
   }
 
-  flush(): Promise<void> {
-    return this.queue.flush();
-  }
-
-  stats(): TelemetryRecorderStats {
-    return this.queue.stats();
-  }
-
-  /** Flushes within the queue's bound, then ends the recorder's own pool (an in-flight statement ends by its timeout). */
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      await this.queue.close();
-      if (this.ownsPool) await this.pool.end();
-    })();
-    return this.closing;
+  /** Ends the recorder's own pool (an in-flight statement ends by its timeout); an application's pool is left open. */
+  protected async release(): Promise<void> {
+    if (this.ownsPool) await this.pool.end();
   }
 
   private ensureMigrated(): Promise<void> {
@@ -160,27 +132,17 @@ export class PgRecorder implements TelemetryRecorder {
     return this.migrated;
   }
 
-  private async write(batch: Value[][]): Promise<void> {
+  protected async write(batch: Value[][]): Promise<void> {
     await this.ensureMigrated();
     if (batch.length <= ROWS_PER_INSERT) {
       await this.insert(this.pool, batch);
       return;
     }
-    const client = await this.pool.connect();
-    let failure: Error | undefined;
-    try {
-      await client.query('BEGIN');
+    await inTransaction(this.pool, async (client) => {
       for (let at = 0; at < batch.length; at += ROWS_PER_INSERT) {
         await this.insert(client, batch.slice(at, at + ROWS_PER_INSERT));
       }
-      await client.query('COMMIT');
-    } catch (error) {
-      failure = error instanceof Error ? error : new Error(String(error));
-      await client.query('ROLLBACK').catch(() => {});
-      throw error;
-    } finally {
-      client.release(failure);
-    }
+    });
   }
 
   private async insert(target: pg.Pool | pg.PoolClient, rows: Value[][]): Promise<void> {

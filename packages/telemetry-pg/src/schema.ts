@@ -4,6 +4,7 @@
  */
 import type pg from 'pg';
 import type { StoreNames } from './names.js';
+import { inTransaction } from './transaction.js';
 
 interface Migration {
   version: number;
@@ -58,10 +59,7 @@ const LOCK_CLASS = 0x706777;
 
 /** Brings `schema.table` to SCHEMA_VERSION in one transaction; a no-op when it is there already. */
 export async function migrate(pool: pg.Pool, names: StoreNames): Promise<void> {
-  const client = await pool.connect();
-  let failure: Error | undefined;
-  try {
-    await client.query('BEGIN');
+  await inTransaction(pool, async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, names.schema]);
     const schemaExists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [names.schema]);
     if (schemaExists.rowCount === 0) await client.query(`CREATE SCHEMA ${names.quotedSchema}`);
@@ -88,13 +86,5 @@ export async function migrate(pool: pg.Pool, names: StoreNames): Promise<void> {
         migration.version,
       ]);
     }
-    await client.query('COMMIT');
-  } catch (error) {
-    failure = error instanceof Error ? error : new Error(String(error));
-    await client.query('ROLLBACK').catch(() => {});
-    throw error;
-  } finally {
-    // A client that failed mid-transaction is discarded rather than reused.
-    client.release(failure);
-  }
+  });
 }

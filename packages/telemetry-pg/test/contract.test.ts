@@ -1,15 +1,8 @@
 import { recorderContract, summaryContract } from '@pgw/testkit';
-import { afterAll, beforeAll } from 'vitest';
 import { PgRecorder, summarize } from '../src/index.js';
-import { DSN, readRows, testDatabase, uniqueName } from './support.js';
+import { DSN, readRows, uniqueName, useTestDatabase } from './support.js';
 
-let db: Awaited<ReturnType<typeof testDatabase>>;
-beforeAll(async () => {
-  db = await testDatabase();
-});
-afterAll(async () => {
-  await db.end();
-});
+const db = useTestDatabase();
 
 recorderContract('PgRecorder', async () => {
   const table = uniqueName('calls');

@@ -1,27 +1,11 @@
 import { createServer, type Server, type Socket } from 'node:net';
 import pg from 'pg';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PgRecorder, type PgRecorderOptions } from '../src/index.js';
-import { DSN, countRows, readRows, row, testDatabase, uniqueName } from './support.js';
+import { telemetryRow } from '@pgw/testkit';
+import { describe, expect, it } from 'vitest';
+import { DSN, countRows, readRows, uniqueName, useRecorders, useTestDatabase } from './support.js';
 
-let db: Awaited<ReturnType<typeof testDatabase>>;
-beforeAll(async () => {
-  db = await testDatabase();
-});
-afterAll(async () => {
-  await db.end();
-});
-
-const open: PgRecorder[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((r) => r.close()));
-});
-
-async function openRecorder(options: Partial<PgRecorderOptions>) {
-  const recorder = await PgRecorder.open({ dsn: DSN, schema: db.schema, ...options });
-  open.push(recorder);
-  return recorder;
-}
+const db = useTestDatabase();
+const { openRecorder } = useRecorders(db);
 
 /** A TCP server that accepts connections and never says a word. */
 async function silentServer(): Promise<{ port: number; close: () => Promise<void> }> {
@@ -55,17 +39,17 @@ describe('PgRecorder when Postgres is unreachable', () => {
     });
     expect(warnings).toHaveLength(1);
     expect(warnings[0]).toMatch(/cannot prepare .*ECONNREFUSED/);
-    for (let i = 0; i < 25; i += 1) recorder.record(row());
+    for (let i = 0; i < 25; i += 1) recorder.record(telemetryRow());
     expect(recorder.stats().written).toBe(0);
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 0, dropped: 25, queued: 0 });
     expect(warnings).toHaveLength(1);
     now = 1_000;
-    recorder.record(row());
+    recorder.record(telemetryRow());
     await recorder.flush();
     expect(warnings).toHaveLength(2);
     expect(warnings[1]).toContain('dropped 26 telemetry row(s) since the last warning (26 in total)');
-    recorder.record(row());
+    recorder.record(telemetryRow());
     await recorder.close();
     expect(recorder.stats()).toEqual({ written: 0, dropped: 27, queued: 0 });
   });
@@ -80,7 +64,7 @@ describe('PgRecorder when Postgres is unreachable', () => {
         warn: (m) => warnings.push(m),
       });
       expect(warnings[0]).toMatch(/cannot prepare .*timeout/i);
-      recorder.record(row());
+      recorder.record(telemetryRow());
       await recorder.close();
       expect(recorder.stats()).toEqual({ written: 0, dropped: 1, queued: 0 });
     } finally {
@@ -99,7 +83,7 @@ describe('PgRecorder when Postgres is slow', () => {
     try {
       await locker.query('BEGIN');
       await locker.query(`LOCK TABLE ${db.schema}.${table} IN ACCESS EXCLUSIVE MODE`);
-      for (let i = 0; i < 5; i += 1) recorder.record(row());
+      for (let i = 0; i < 5; i += 1) recorder.record(telemetryRow());
       await recorder.flush();
       expect(recorder.stats()).toEqual({ written: 0, dropped: 5, queued: 0 });
       expect(warnings[0]).toContain('canceling statement due to statement timeout');
@@ -107,7 +91,7 @@ describe('PgRecorder when Postgres is slow', () => {
     } finally {
       await locker.end();
     }
-    const later = row();
+    const later = telemetryRow();
     recorder.record(later);
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 1, dropped: 5, queued: 0 });
@@ -125,7 +109,7 @@ describe('PgRecorder when its connections are killed mid-run', () => {
     let producing = true;
     const producer = (async () => {
       while (producing) {
-        for (let i = 0; i < 5; i += 1) recorder.record(row());
+        for (let i = 0; i < 5; i += 1) recorder.record(telemetryRow());
         produced += 5;
         await new Promise((resolve) => setTimeout(resolve, 1));
       }
@@ -143,7 +127,7 @@ describe('PgRecorder when its connections are killed mid-run', () => {
       producing = false;
       await producer;
     }
-    const late = row();
+    const late = telemetryRow();
     recorder.record(late);
     await recorder.flush();
     const stats = recorder.stats();

@@ -1,27 +1,12 @@
 import pg from 'pg';
 import { TELEMETRY_COLUMNS } from '@pgw/core';
-import { afterAll, afterEach, beforeAll, describe, expect, it } from 'vitest';
-import { PgRecorder, summarize, type PgRecorderOptions } from '../src/index.js';
-import { DSN, countRows, readRows, row, testDatabase, uniqueName } from './support.js';
+import { telemetryRow } from '@pgw/testkit';
+import { describe, expect, it } from 'vitest';
+import { PgRecorder, summarize } from '../src/index.js';
+import { DSN, countRows, readRows, uniqueName, useRecorders, useTestDatabase } from './support.js';
 
-let db: Awaited<ReturnType<typeof testDatabase>>;
-beforeAll(async () => {
-  db = await testDatabase();
-});
-afterAll(async () => {
-  await db.end();
-});
-
-const open: PgRecorder[] = [];
-afterEach(async () => {
-  await Promise.all(open.splice(0).map((r) => r.close()));
-});
-
-async function openRecorder(options: Partial<PgRecorderOptions> = {}) {
-  const recorder = await PgRecorder.open({ dsn: DSN, schema: db.schema, ...options });
-  open.push(recorder);
-  return recorder;
-}
+const db = useTestDatabase();
+const { openRecorder, closeRecorders } = useRecorders(db);
 
 describe('PgRecorder schema', () => {
   it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and version 1', async () => {
@@ -53,7 +38,7 @@ describe('PgRecorder schema', () => {
       const warnings: string[] = [];
       const options = { schema, warn: (m: string) => warnings.push(m) };
       const [a, b] = await Promise.all([openRecorder(options), openRecorder(options)]);
-      const rows = [row(), row()];
+      const rows = [telemetryRow(), telemetryRow()];
       a.record(rows[0]!);
       b.record(rows[1]!);
       await Promise.all([a.flush(), b.flush()]);
@@ -62,7 +47,7 @@ describe('PgRecorder schema', () => {
       const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version`);
       expect(versions.rows).toEqual([{ version: 1 }]);
     } finally {
-      await Promise.all(open.splice(0).map((r) => r.close()));
+      await closeRecorders();
       await db.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
   });
@@ -73,7 +58,7 @@ describe('PgRecorder schema', () => {
     await db.client.query(`INSERT INTO ${db.schema}.pgw_schema_version (table_name, version) VALUES ($1, 99)`, [table]);
     const warnings: string[] = [];
     const recorder = await openRecorder({ table, warn: (m) => warnings.push(m) });
-    recorder.record(row());
+    recorder.record(telemetryRow());
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 0, dropped: 1, queued: 0 });
     expect(warnings).toHaveLength(1);
@@ -91,7 +76,7 @@ describe('PgRecorder writes', () => {
   it('splits a batch beyond 65535 parameters into several inserts of one transaction', async () => {
     const table = uniqueName('calls');
     const recorder = await openRecorder({ table, batchSize: 3_000, maxQueue: 3_000 });
-    for (let i = 0; i < 3_000; i += 1) recorder.record(row());
+    for (let i = 0; i < 3_000; i += 1) recorder.record(telemetryRow());
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 3_000, dropped: 0, queued: 0 });
     expect(await countRows(db.client, db.schema, table)).toBe(3_000);
@@ -100,9 +85,9 @@ describe('PgRecorder writes', () => {
   it('stores NUL characters of text and meta as U+FFFD instead of losing the batch', async () => {
     const table = uniqueName('calls');
     const recorder = await openRecorder({ table });
-    const withNul = row({ responseText: 'a\0b', meta: { 'k\0': 'v\0', literal: '\\u0000' } });
+    const withNul = telemetryRow({ responseText: 'a\0b', meta: { 'k\0': 'v\0', literal: '\\u0000' } });
     recorder.record(withNul);
-    recorder.record(row());
+    recorder.record(telemetryRow());
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 2, dropped: 0, queued: 0 });
     const stored = (await readRows(db.client, db.schema, table)).find((r) => r.callId === withNul.callId);
@@ -114,8 +99,8 @@ describe('PgRecorder writes', () => {
     const table = uniqueName('calls');
     const warnings: string[] = [];
     const recorder = await openRecorder({ table, warn: (m) => warnings.push(m) });
-    recorder.record({ ...row(), ts: Number.NaN });
-    recorder.record(row());
+    recorder.record({ ...telemetryRow(), ts: Number.NaN });
+    recorder.record(telemetryRow());
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 1, dropped: 1, queued: 0 });
     expect(warnings[0]).toContain('field ts');
@@ -126,7 +111,7 @@ describe('PgRecorder writes', () => {
     const pool = new pg.Pool({ connectionString: DSN, max: 2 });
     try {
       const recorder = await PgRecorder.open({ pool, schema: db.schema, table });
-      recorder.record(row({ logicalCallId: 'own-pool' }));
+      recorder.record(telemetryRow({ logicalCallId: 'own-pool' }));
       await recorder.close();
       expect(recorder.stats()).toEqual({ written: 1, dropped: 0, queued: 0 });
       const summary = await summarize({ pool, schema: db.schema, table });

@@ -1,12 +1,10 @@
 /** TelemetryRecorder on a SQLite file (SPEC §12): batched through the core queue, rotated by size. */
 import { existsSync } from 'node:fs';
 import {
-  BatchingQueue,
+  QueuedRecorder,
   telemetryRowValues,
   type RecorderQueueOptions,
   type TelemetryColumnValue,
-  type TelemetryRecorder,
-  type TelemetryRecorderStats,
   type TelemetryRow,
 } from '@pgw/core';
 import { pruneRotated, renameAside } from './rotation.js';
@@ -37,15 +35,13 @@ function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
-export class SqliteRecorder implements TelemetryRecorder {
-  private readonly queue: BatchingQueue<TelemetryColumnValue[]>;
+export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
   private readonly path: string;
   private readonly batchSize: number;
   private readonly rotateBytes: number;
   private readonly rotateKeep: number;
   private readonly now: () => number;
   private store: SqliteStore | undefined;
-  private closing: Promise<void> | undefined;
 
   /**
    * Opens the recorder. An unwritable path never throws: it warns (naming the path) and the recorder
@@ -65,42 +61,24 @@ export class SqliteRecorder implements TelemetryRecorder {
     if (typeof options.path !== 'string' || options.path === '') {
       throw new RangeError('SqliteRecorder option path must be a non-empty string');
     }
+    const rotateBytes = nonNegativeInteger('rotateBytes', options.rotateBytes, DEFAULT_ROTATE_BYTES);
+    const rotateKeep = nonNegativeInteger('rotateKeep', options.rotateKeep, DEFAULT_ROTATE_KEEP);
+    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    super({ ...options, batchSize, label: `@pgw/telemetry-sqlite (${options.path})` });
     this.path = options.path;
-    this.rotateBytes = nonNegativeInteger('rotateBytes', options.rotateBytes, DEFAULT_ROTATE_BYTES);
-    this.rotateKeep = nonNegativeInteger('rotateKeep', options.rotateKeep, DEFAULT_ROTATE_KEEP);
-    this.batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
+    this.rotateBytes = rotateBytes;
+    this.rotateKeep = rotateKeep;
+    this.batchSize = batchSize;
     this.now = options.now ?? Date.now;
-    this.queue = new BatchingQueue({
-      ...options,
-      batchSize: this.batchSize,
-      label: `@pgw/telemetry-sqlite (${this.path})`,
-      write: async (batch) => this.write(batch),
-    });
   }
 
-  record(row: TelemetryRow): void {
-    try {
-      this.queue.push(telemetryRowValues(row));
-    } catch (error) {
-      this.queue.discard(error);
-    }
+  protected encode(row: TelemetryRow): TelemetryColumnValue[] {
+    return telemetryRowValues(row);
   }
 
-  flush(): Promise<void> {
-    return this.queue.flush();
-  }
-
-  stats(): TelemetryRecorderStats {
-    return this.queue.stats();
-  }
-
-  close(): Promise<void> {
-    this.closing ??= (async () => {
-      await this.queue.close();
-      this.store?.close();
-      this.store = undefined;
-    })();
-    return this.closing;
+  protected release(): void {
+    this.store?.close();
+    this.store = undefined;
   }
 
   private openStore(): SqliteStore {
@@ -114,7 +92,7 @@ export class SqliteRecorder implements TelemetryRecorder {
     }
   }
 
-  private write(batch: TelemetryColumnValue[][]): void {
+  protected write(batch: TelemetryColumnValue[][]): void {
     const store = this.openStore();
     store.insert(batch);
     if (this.rotateBytes > 0 && store.sizeBytes() > this.rotateBytes) this.rotate(store);

@@ -2,9 +2,10 @@ import { existsSync, mkdirSync, rmSync, writeFileSync } from 'node:fs';
 import { basename, join } from 'node:path';
 import Database from 'better-sqlite3';
 import { TELEMETRY_COLUMNS } from '@pgw/core';
+import { telemetryRow } from '@pgw/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SqliteRecorder, rotatedFiles } from '../src/index.js';
-import { countRows, readRows, row, tempDir } from './support.js';
+import { countRows, readRows, tempDir } from './support.js';
 
 const cleanups: Array<() => Promise<void> | void> = [];
 afterEach(async () => {
@@ -64,7 +65,7 @@ describe('SqliteRecorder schema', () => {
     db.close();
     const warnings: string[] = [];
     const recorder = await openRecorder({ path, warn: (m) => warnings.push(m) });
-    recorder.record(row());
+    recorder.record(telemetryRow());
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 0, dropped: 1, queued: 0 });
     expect(warnings).toHaveLength(1);
@@ -87,7 +88,7 @@ describe('SqliteRecorder degradation', () => {
       const recorder = await openRecorder({ path, warn: (m) => warnings.push(m), batchSize: 2 });
       expect(warnings).toHaveLength(1);
       expect(warnings[0]).toContain(`cannot open ${path}`);
-      for (let i = 0; i < 5; i += 1) expect(() => recorder.record(row())).not.toThrow();
+      for (let i = 0; i < 5; i += 1) expect(() => recorder.record(telemetryRow())).not.toThrow();
       await recorder.flush();
       expect(recorder.stats()).toEqual({ written: 0, dropped: 5, queued: 0 });
       expect(warnings).toHaveLength(1);
@@ -102,11 +103,11 @@ describe('SqliteRecorder degradation', () => {
     writeFileSync(blocker, 'x');
     const path = join(blocker, 'telemetry.sqlite');
     const recorder = await openRecorder({ path, warn: () => {} });
-    recorder.record(row());
+    recorder.record(telemetryRow());
     await recorder.flush();
     rmSync(blocker);
     mkdirSync(blocker);
-    const kept = row();
+    const kept = telemetryRow();
     recorder.record(kept);
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 1, dropped: 1, queued: 0 });
@@ -117,8 +118,8 @@ describe('SqliteRecorder degradation', () => {
     const path = join(scratch(), 'telemetry.sqlite');
     const warnings: string[] = [];
     const recorder = await openRecorder({ path, warn: (m) => warnings.push(m) });
-    const good = row();
-    recorder.record({ ...row(), scope: undefined as unknown as string });
+    const good = telemetryRow();
+    recorder.record({ ...telemetryRow(), scope: undefined as unknown as string });
     recorder.record(good);
     await recorder.flush();
     expect(recorder.stats()).toEqual({ written: 1, dropped: 1, queued: 0 });
@@ -138,7 +139,7 @@ describe('SqliteRecorder rotation', () => {
 
   async function writeRows(recorder: SqliteRecorder, count: number) {
     for (let i = 0; i < count; i += 1) {
-      recorder.record(row({ responseText: text }));
+      recorder.record(telemetryRow({ responseText: text }));
       if (i % 10 === 9) await recorder.flush();
     }
     await recorder.flush();

@@ -37,18 +37,3 @@ export function countRows(path: string): number {
     db.close();
   }
 }
-
-let serial = 0;
-export function row(overrides: Partial<TelemetryRow> = {}): TelemetryRow {
-  serial += 1;
-  return {
-    ts: 1_700_000_000_000 + serial,
-    scope: 'LLM',
-    operation: 'chat',
-    eventKind: 'attempt',
-    callId: `call-${serial}`,
-    logicalCallId: `logical-${serial}`,
-    status: 'ok',
-    ...overrides,
-  };
-}

@@ -16,6 +16,7 @@ import type { BreakerPolicy, Clock, Gate, GateOutcome, GateRefusal, GateTicket }
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach, uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';
+import { TEST_BREAKER_POLICY, idleBreakerSnapshot } from './fixtures.js';
 
 export interface GateFactoryOptions {
   /** Fresh for every test: adapters namespace their state by it. */
@@ -27,25 +28,14 @@ export interface GateFactoryOptions {
 
 export type GateFactory = (options: GateFactoryOptions) => Promise<Gate> | Gate;
 
-const POLICY: BreakerPolicy = {
-  failureThreshold: 3,
-  failureRate: 0.5,
-  windowMs: 60_000,
-  minSamples: 10,
-  cooldownMs: 1_000,
-  maxCooldownMs: 8_000,
-  probeTtlMs: 5_000,
-};
-
 export function gateContract(name: string, factory: GateFactory): void {
   describe(`Gate contract: ${name}`, () => {
     const track = closeAfterEach();
 
     async function setup(policy: Partial<BreakerPolicy> = {}) {
       const clock = new FakeClock();
-      const gate = track(
-        await factory({ scope: uniqueScope('gate'), sources: ['a', 'b'], policy: { ...POLICY, ...policy }, now: clock.now }),
-      );
+      const fullPolicy = { ...TEST_BREAKER_POLICY, ...policy };
+      const gate = track(await factory({ scope: uniqueScope('gate'), sources: ['a', 'b'], policy: fullPolicy, now: clock.now }));
       const acquire = async (source = 'a'): Promise<GateTicket> => {
         const ticket = await gate.tryAcquire(source);
         if (!ticket.ok) throw new Error(`expected ${source} to admit, refused while ${ticket.state}`);
@@ -61,23 +51,20 @@ export function gateContract(name: string, factory: GateFactory): void {
         for (const outcome of outcomes) await gate.record(await acquire(), outcome);
       };
       const trip = () => run('failure', 'failure', 'failure');
+      /** Trips the breaker, waits out its first cooldown and takes the half-open probe. */
+      const firstProbe = async (): Promise<GateTicket> => {
+        await trip();
+        clock.advance(fullPolicy.cooldownMs);
+        return acquire();
+      };
       const snapshot = (source = 'a') => gate.snapshot(source);
-      return { clock, gate, acquire, refusal, run, trip, snapshot };
+      return { clock, gate, acquire, refusal, run, trip, firstProbe, snapshot };
     }
 
     it('starts closed and admits with the current epoch', async () => {
       const { acquire, snapshot } = await setup();
       const before = await snapshot();
-      expect(before).toMatchObject({
-        source: 'a',
-        state: 'closed',
-        openUntil: 0,
-        consecutiveFailures: 0,
-        reopenCount: 0,
-        windowSuccesses: 0,
-        windowFailures: 0,
-        probeHeld: false,
-      });
+      expect(before).toMatchObject(idleBreakerSnapshot('a', before.epoch));
       expect(await acquire()).toEqual({ ok: true, source: 'a', epoch: before.epoch, probe: false });
     });
 
@@ -209,10 +196,8 @@ export function gateContract(name: string, factory: GateFactory): void {
       });
 
       it('reclaims the probe lease of a vanished holder after probeTtlMs and fences its late result', async () => {
-        const { clock, gate, acquire, refusal, trip, snapshot } = await setup();
-        await trip();
-        clock.advance(1_000);
-        const vanished = await acquire();
+        const { clock, gate, acquire, refusal, snapshot, firstProbe } = await setup();
+        const vanished = await firstProbe();
         clock.advance(4_999);
         expect((await refusal()).state).toBe('half_open');
         clock.advance(1);
@@ -230,20 +215,16 @@ export function gateContract(name: string, factory: GateFactory): void {
       });
 
       it("a late probe's result still counts while nobody retook its lease", async () => {
-        const { clock, gate, acquire, trip, snapshot } = await setup();
-        await trip();
-        clock.advance(1_000);
-        const slow = await acquire();
+        const { clock, gate, snapshot, firstProbe } = await setup();
+        const slow = await firstProbe();
         clock.advance(6_000);
         await gate.record(slow, 'success');
         expect((await snapshot()).state).toBe('closed');
       });
 
       it('releaseProbe frees the lease without changing state', async () => {
-        const { clock, gate, acquire, trip, snapshot } = await setup();
-        await trip();
-        clock.advance(1_000);
-        const cancelled = await acquire();
+        const { gate, acquire, snapshot, firstProbe } = await setup();
+        const cancelled = await firstProbe();
         const held = await snapshot();
         await gate.releaseProbe(cancelled);
         expect(await snapshot()).toEqual({ ...held, probeHeld: false });
@@ -263,25 +244,15 @@ export function gateContract(name: string, factory: GateFactory): void {
       });
 
       it.each<GateOutcome>(['success', 'invalid'])('a probe %s closes: epoch bump, counts and reopenCount reset', async (outcome) => {
-        const { clock, gate, acquire, run, trip, snapshot } = await setup();
-        await trip();
-        clock.advance(1_000);
-        const probe = await acquire();
+        const { clock, gate, acquire, run, snapshot, firstProbe } = await setup();
+        const probe = await firstProbe();
         await gate.record(probe, 'failure');
         clock.advance(2_000);
         const second = await acquire();
         const { epoch } = await snapshot();
         await gate.record(second, outcome);
         const closed = await snapshot();
-        expect(closed).toMatchObject({
-          state: 'closed',
-          openUntil: 0,
-          consecutiveFailures: 0,
-          reopenCount: 0,
-          windowSuccesses: 0,
-          windowFailures: 0,
-          probeHeld: false,
-        });
+        expect(closed).toMatchObject(idleBreakerSnapshot('a', closed.epoch));
         expect(closed.epoch).toBeGreaterThan(epoch);
         expect(await acquire()).toEqual({ ok: true, source: 'a', epoch: closed.epoch, probe: false });
         await run('failure', 'failure');
@@ -344,10 +315,8 @@ export function gateContract(name: string, factory: GateFactory): void {
       });
 
       it("a probe ticket's result from an earlier half-open period is fenced", async () => {
-        const { clock, gate, acquire, trip, snapshot } = await setup();
-        await trip();
-        clock.advance(1_000);
-        const first = await acquire();
+        const { clock, gate, acquire, snapshot, firstProbe } = await setup();
+        const first = await firstProbe();
         await gate.record(first, 'failure');
         clock.advance(2_000);
         await acquire();

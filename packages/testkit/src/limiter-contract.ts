@@ -3,11 +3,12 @@
  * the factory's `now`: an adapter under test must read that clock for every decision (the Redis
  * adapter passes it into its scripts instead of Redis TIME).
  */
-import { SourceNotConfiguredError } from '@pgw/core';
+import { LIMIT_GATES, SourceNotConfiguredError } from '@pgw/core';
 import type { Admission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach, uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';
+import { UNLIMITED } from './fixtures.js';
 import { LIMITER_PROPERTY_OPS, limiterPropertyRun } from './limiter-property.js';
 
 export interface LimiterFactoryOptions {
@@ -24,15 +25,6 @@ export type LimiterFactory = (options: LimiterFactoryOptions) => Promise<Limiter
 /** RPM/TPM windows of the contract slide over one minute. */
 export const LIMITER_WINDOW_MS = 60_000;
 
-const LIMIT_GATES: readonly LimitGate[] = [
-  'source_rpm',
-  'source_tpm',
-  'source_concurrency',
-  'global_rpm',
-  'global_tpm',
-  'global_concurrency',
-];
-const UNLIMITED: SourceLimits = { rpm: 0, tpm: 0, maxConcurrency: 0 };
 const LEASE_TTL_MS = 30_000;
 
 /** Sources `a` (with the given limits) and `b` (unlimited). */

@@ -46,7 +46,7 @@ end
  * KEYS: sourceWindow, sourceTokens, sourceTpm, sourceLeases, globalWindow, globalTokens, globalTpm, globalLeases
  * ARGV: injectedNow ('' = TIME), permitId, estTokens, source rpm, tpm, maxConcurrency,
  *       global rpm, tpm, maxConcurrency (0 = unlimited), leaseTtlMs, windowMs, keyTtlMs, concurrencyPollMs
- * Returns {1} when admitted, or {0, gateIndex (1-based, see GATE_ORDER), retryAfterMs}; a denial writes nothing
+ * Returns {1} when admitted, or {0, gateIndex, retryAfterMs} (gateIndex 1-based, in @pgw/core LIMIT_GATES order); a denial writes nothing
  * but the trimming of what already left. RPM/TPM hints: until the oldest entry leaves the window;
  * concurrency: concurrencyPollMs (a release comes when it comes). An estimate above the whole TPM
  * limit is admitted when the window holds no tokens, otherwise it could never run.
@@ -97,16 +97,6 @@ end
 touch(KEYS, key_ttl)
 return {1}
 `;
-
-/** Order of the gate indexes ENTER_LUA returns (1-based). */
-export const GATE_ORDER = [
-  'source_rpm',
-  'source_tpm',
-  'source_concurrency',
-  'global_rpm',
-  'global_tpm',
-  'global_concurrency',
-] as const;
 
 /**
  * settle: re-charges the reservation to actualTokens (= est + delta) in the window it was made in, once.

@@ -25,6 +25,7 @@ import {
   type TelemetryRow,
   type Usage,
 } from '@pgw/core';
+import { deferred, idleBreakerSnapshot } from '@pgw/testkit';
 
 export class ManualClock {
   constructor(public t = 1_000_000) {}
@@ -62,16 +63,6 @@ export class RecordingSleep {
   get total(): number {
     return this.calls.reduce((a, b) => a + b, 0);
   }
-}
-
-export function deferred<T = void>(): { promise: Promise<T>; resolve: (value: T) => void; reject: (error: unknown) => void } {
-  let resolve!: (value: T) => void;
-  let reject!: (error: unknown) => void;
-  const promise = new Promise<T>((res, rej) => {
-    resolve = res;
-    reject = rej;
-  });
-  return { promise, resolve, reject };
 }
 
 export function source(name: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
@@ -190,17 +181,7 @@ export class ScriptedGate implements Gate {
   }
 
   async snapshot(sourceName: string): Promise<BreakerSnapshot> {
-    return {
-      source: sourceName,
-      state: this.open.has(sourceName) ? 'open' : 'closed',
-      epoch: this.epoch,
-      openUntil: 0,
-      consecutiveFailures: 0,
-      reopenCount: 0,
-      windowSuccesses: 0,
-      windowFailures: 0,
-      probeHeld: false,
-    };
+    return { ...idleBreakerSnapshot(sourceName, this.epoch), state: this.open.has(sourceName) ? 'open' : 'closed' };
   }
 
   outcomes(): string[] {
