@@ -1,0 +1,110 @@
+/**
+ * The chat contenders: each sends the same non-streaming request to the same mock source over
+ * keep-alive connections (the same connection count for all), and checks the answer it gets.
+ */
+import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { GatewayClient, type GatewayClientOverrides, type GatewaySettings, type TelemetryRecorder } from '@pgw/client';
+import { generateText } from 'ai';
+import OpenAI from 'openai';
+import { Agent, Pool, fetch as undiciFetch } from 'undici';
+import { API_KEY } from './gateway-settings.js';
+import { EXPECTED_CHAT_ANSWER, MESSAGES, MODEL } from './mock-script.js';
+
+/** Connections per origin of every contender: the transport's default pool size. */
+export { DEFAULT_CONNECTIONS as CONNECTIONS } from '@pgw/transport-openai';
+
+export interface Caller {
+  name: string;
+  /** One call; rejects if the answer is not the mock's. */
+  call(): Promise<void>;
+  close(): Promise<void>;
+}
+
+function checkAnswer(contender: string, content: unknown): void {
+  if (content !== EXPECTED_CHAT_ANSWER) {
+    throw new Error(`${contender}: unexpected answer ${JSON.stringify(content)?.slice(0, 200)}`);
+  }
+}
+
+/** The baseline: an undici Pool, JSON in, JSON out, nothing else. */
+export function rawUndiciCaller(name: string, baseUrl: string, connections: number): Caller {
+  const url = new URL(`${baseUrl}/chat/completions`);
+  const pool = new Pool(url.origin, { connections });
+  const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
+  return {
+    name,
+    async call() {
+      const { statusCode, body } = await pool.request({
+        method: 'POST',
+        path: url.pathname,
+        headers,
+        body: JSON.stringify({ model: MODEL, messages: MESSAGES, stream: false }),
+      });
+      const answer = (await body.json()) as { choices?: { message?: { content?: unknown } }[] };
+      if (statusCode !== 200) throw new Error(`${name}: HTTP ${statusCode}`);
+      checkAnswer(name, answer.choices?.[0]?.message?.content);
+    },
+    close: () => pool.close(),
+  };
+}
+
+/** A GatewayClient built the way an application builds one (`fromSettings`), asked not to stream. */
+export async function gatewayCaller(
+  name: string,
+  settings: GatewaySettings,
+  overrides: GatewayClientOverrides & { ownedRecorder?: TelemetryRecorder } = {},
+): Promise<Caller> {
+  const { ownedRecorder, ...rest } = overrides;
+  const client = await GatewayClient.fromSettings(settings, {
+    stream: false,
+    ...(ownedRecorder && { recorder: ownedRecorder }),
+    ...rest,
+  });
+  return {
+    name,
+    async call() {
+      checkAnswer(name, (await client.chat(MESSAGES)).content);
+    },
+    async close() {
+      await client.close();
+      await ownedRecorder?.close();
+    },
+  };
+}
+
+/** undici's fetch over an Agent with the contenders' connection count, for the SDKs. */
+function pooledFetch(connections: number): { fetch: typeof globalThis.fetch; agent: Agent } {
+  const agent = new Agent({ connections });
+  const fetch = ((input: string | URL, init?: RequestInit) =>
+    undiciFetch(input, { ...(init as object), dispatcher: agent })) as unknown as typeof globalThis.fetch;
+  return { fetch, agent };
+}
+
+/** The official `openai` SDK, retries on (its default `maxRetries: 2`). */
+export function openAiSdkCaller(name: string, baseUrl: string, connections: number): Caller {
+  const { fetch, agent } = pooledFetch(connections);
+  const client = new OpenAI({ baseURL: baseUrl, apiKey: API_KEY, maxRetries: 2, fetch });
+  return {
+    name,
+    async call() {
+      const completion = await client.chat.completions.create({ model: MODEL, messages: MESSAGES, stream: false });
+      checkAnswer(name, completion.choices[0]?.message.content);
+    },
+    close: () => agent.close(),
+  };
+}
+
+/** The Vercel AI SDK: `generateText` over `createOpenAICompatible`, its default `maxRetries: 2`. */
+export function aiSdkCaller(name: string, baseUrl: string, connections: number): Caller {
+  const { fetch, agent } = pooledFetch(connections);
+  const provider = createOpenAICompatible({ name: 'bench', baseURL: baseUrl, apiKey: API_KEY, fetch });
+  const model = provider.chatModel(MODEL);
+  return {
+    name,
+    async call() {
+      const result = await generateText({ model, messages: MESSAGES, maxRetries: 2 });
+      checkAnswer(name, result.text);
+    },
+    close: () => agent.close(),
+  };
+}

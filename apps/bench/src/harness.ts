@@ -1,0 +1,113 @@
+/** Side-by-side measurement: contenders run interleaved in one process, results as medians and ratios. */
+import os from 'node:os';
+
+export interface RoundContext {
+  /** The discarded warm-up round. */
+  warmUp: boolean;
+}
+
+export interface Contender {
+  name: string;
+  /** Runs one round; returns the number of operations completed. */
+  round(context: RoundContext): Promise<number>;
+}
+
+export interface ContenderResult {
+  name: string;
+  /** Operations per second, one entry per measured round. */
+  rates: number[];
+  median: number;
+}
+
+export interface InterleaveOptions {
+  /** Measured rounds (one warm-up round runs before them and is discarded). */
+  rounds: number;
+  /** Runs before every contender's round, outside its timing (e.g. clear the mock's recordings). */
+  between?: () => Promise<void>;
+}
+
+export function median(values: readonly number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
+}
+
+/** Nearest-rank percentile (`p` in 0..100): always one of the measured values. */
+export function percentile(values: readonly number[], p: number): number {
+  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile p must be within 0..100, got ${p}`);
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
+  return sorted[index]!;
+}
+
+/** `value / baseline`; NaN when either is not a finite number or the baseline is not positive. */
+export function ratio(value: number, baseline: number): number {
+  if (!Number.isFinite(value) || !Number.isFinite(baseline) || baseline <= 0) return Number.NaN;
+  return value / baseline;
+}
+
+/**
+ * Runs every contender once per round, rotating the start position each round so no contender
+ * always runs first (warm caches, GC debt, a neighbour's burst). One warm-up round is discarded.
+ */
+export async function interleave(contenders: readonly Contender[], options: InterleaveOptions): Promise<ContenderResult[]> {
+  if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new RangeError(`rounds must be an integer ≥ 1, got ${options.rounds}`);
+  const rates = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+  for (let r = -1; r < options.rounds; r++) {
+    const warmUp = r < 0;
+    for (let i = 0; i < contenders.length; i++) {
+      const contender = contenders[(i + Math.max(r, 0)) % contenders.length]!;
+      await options.between?.();
+      const started = performance.now();
+      const ops = await contender.round({ warmUp });
+      const seconds = (performance.now() - started) / 1000;
+      if (!warmUp) rates.get(contender.name)!.push(ops / seconds);
+    }
+  }
+  return contenders.map((c) => {
+    const list = rates.get(c.name)!;
+    return { name: c.name, rates: list, median: median(list) };
+  });
+}
+
+/**
+ * Runs `count` calls of `call` with at most `concurrency` in flight; returns how many completed.
+ * With `latenciesMs`, each call's duration is appended to it.
+ */
+export async function runConcurrent(
+  count: number,
+  concurrency: number,
+  call: (i: number) => Promise<unknown>,
+  latenciesMs?: number[],
+): Promise<number> {
+  let next = 0;
+  let done = 0;
+  const worker = async (): Promise<void> => {
+    while (next < count) {
+      const i = next++;
+      const started = latenciesMs ? performance.now() : 0;
+      await call(i);
+      if (latenciesMs) latenciesMs.push(performance.now() - started);
+      done++;
+    }
+  };
+  await Promise.all(Array.from({ length: Math.min(concurrency, count) }, worker));
+  return done;
+}
+
+export function machineLine(): string {
+  const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
+  return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+export function formatRatio(value: number): string {
+  return Number.isFinite(value) ? value.toFixed(2) : 'n/a';
+}
+
+/** Rounds to three significant digits for tables (`12345` → `12300`, `1.2345` → `1.23`). */
+export function formatRate(value: number): string {
+  if (!Number.isFinite(value)) return 'n/a';
+  return Number(value.toPrecision(3)).toLocaleString('en-US', { maximumFractionDigits: 2 });
+}
