@@ -16,7 +16,7 @@ import type {
   TelemetryRecorder,
 } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
-import type { ChatPipeline, GatewayChatRequest } from '@pgw/middleware';
+import type { CallOptions, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
 import { OpenAICompatTransport } from '@pgw/transport-openai';
 import type { ZodType } from 'zod';
 import { assembleComponents, closeWith } from './assembly/components.js';
@@ -40,6 +40,9 @@ export interface ChatOptions extends CommonCallOptions {
 }
 
 const CHAT_OPTIONS = ['structured', 'reasoningEffort', 'sampling', 'cacheBypass'];
+
+/** `chatStream` takes every chat option but `structured` (a re-asked answer cannot take back streamed tokens). */
+export type ChatStreamOptions = Omit<ChatOptions, 'structured'>;
 
 /** Everything a GatewayClient is made of, for full injection. The client closes none of it. */
 export interface GatewayParts {
@@ -117,18 +120,44 @@ export class GatewayClient extends OwningClient {
 
   /** One governed logical call. Arguments are validated before it starts (no stats, no telemetry row). */
   async chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<LLMResponse> {
-    this.assertOpen('chat');
-    assertMessages(messages, 'chat(messages)');
-    const call = commonCallOptions(options, 'chat', CHAT_OPTIONS, this.#callDeadlineMs);
+    const { request, call } = this.#validated('chat', messages, options);
+    return this.#pipeline.run(request, call);
+  }
+
+  /**
+   * The same governed call, its content streamed as it arrives (SPEC §14): iterate the deltas, await
+   * `response` for the whole answer, or both. Retry and failover happen only before the first content
+   * token; see the README ("Streaming"). Arguments are validated before anything starts: a bad one —
+   * `structured` included — throws at once.
+   */
+  chatStream(messages: ChatMessage[], options: ChatStreamOptions = {}): ChatStream {
+    const { request, call } = this.#validated('chatStream', messages, options);
+    return this.#pipeline.stream(request, call);
+  }
+
+  /** Validates a chat call's arguments before anything starts; returns the pipeline's request and call options. */
+  #validated(
+    method: 'chat' | 'chatStream',
+    messages: ChatMessage[],
+    options: ChatOptions,
+  ): { request: GatewayChatRequest; call: CallOptions } {
+    this.assertOpen(method);
+    assertMessages(messages, `${method}(messages)`);
+    const call = commonCallOptions(options, method, CHAT_OPTIONS, this.#callDeadlineMs);
     const { structured, reasoningEffort, sampling = {}, cacheBypass } = options;
-    if (structured !== undefined && typeof (structured as { safeParse?: unknown }).safeParse !== 'function') {
-      throw new TypeError('chat(structured) must be a zod schema');
+    if (structured !== undefined && method === 'chatStream') {
+      throw new TypeError(
+        'chatStream(structured) is not supported: streamed tokens cannot be taken back by a structured re-ask; use chat()',
+      );
     }
-    if (cacheBypass !== undefined && typeof cacheBypass !== 'boolean') throw new TypeError('chat(cacheBypass) must be a boolean');
-    const effort = reasoningEffort === undefined ? undefined : coerceEffort(reasoningEffort, 'chat(reasoningEffort)');
-    if (!isPlainObject(sampling)) throw new TypeError('chat(sampling) must be a plain object');
-    assertJson(sampling, 'chat(sampling)', 0);
-    for (const profile of this.#profiles) assertNoManagedKeys(profile, sampling, 'chat(sampling)');
+    if (structured !== undefined && typeof (structured as { safeParse?: unknown }).safeParse !== 'function') {
+      throw new TypeError(`${method}(structured) must be a zod schema`);
+    }
+    if (cacheBypass !== undefined && typeof cacheBypass !== 'boolean') throw new TypeError(`${method}(cacheBypass) must be a boolean`);
+    const effort = reasoningEffort === undefined ? undefined : coerceEffort(reasoningEffort, `${method}(reasoningEffort)`);
+    if (!isPlainObject(sampling)) throw new TypeError(`${method}(sampling) must be a plain object`);
+    assertJson(sampling, `${method}(sampling)`, 0);
+    for (const profile of this.#profiles) assertNoManagedKeys(profile, sampling, `${method}(sampling)`);
 
     const request: GatewayChatRequest = {
       messages,
@@ -137,6 +166,6 @@ export class GatewayClient extends OwningClient {
       ...(effort && { reasoningEffort: effort }),
       ...(structured && { structured }),
     };
-    return this.#pipeline.run(request, { ...call, ...(effort && { reasoningEffort: effort }), ...(cacheBypass && { cacheBypass }) });
+    return { request, call: { ...call, ...(effort && { reasoningEffort: effort }), ...(cacheBypass && { cacheBypass }) } };
   }
 }

@@ -9,6 +9,7 @@ export {
   ResultInvalidError,
   GatewayUnavailableError,
   AllSourcesExhausted,
+  StreamInterruptedError,
   CircuitOpenError,
   GovernanceBackendError,
   SourceNotConfiguredError,
@@ -22,10 +23,10 @@ export {
   MemoryRecorder,
   TELEMETRY_COLUMNS,
 } from '@pgw/core';
-export type { EmbeddingResponse } from '@pgw/middleware';
 
 export { GatewayClient } from './gateway-client.js';
-export type { ChatOptions, GatewayParts, GatewayClientOverrides } from './gateway-client.js';
+export type { ChatOptions, ChatStreamOptions, GatewayParts, GatewayClientOverrides } from './gateway-client.js';
+export type { ChatStream, EmbeddingResponse } from '@pgw/middleware';
 export { EmbeddingClient } from './embedding-client.js';
 export type { EmbedOptions, EmbeddingParts, EmbeddingClientOverrides } from './embedding-client.js';
 export { OcrClient } from './ocr-client.js';

@@ -164,6 +164,32 @@ export class CircuitOpenError extends GatewayUnavailableError {
   }
 }
 
+export interface StreamInterruptedErrorOptions extends Omit<GatewayUnavailableErrorOptions, 'reason'> {
+  /** The source whose stream broke off. */
+  sourceName: string;
+  /** The content that had already reached the caller. */
+  partialContent: string;
+}
+
+/**
+ * A streamed answer (chatStream) failed after some of its content had reached the caller. Tokens
+ * already delivered cannot be taken back, so the call is not retried: from its first content token
+ * on, its remaining attempt budget is zero — hence an AllSourcesExhausted (`retry_exhausted`), which
+ * callers already handle as "retry the call later". `cause` is the attempt's own failure.
+ */
+export class StreamInterruptedError extends AllSourcesExhausted {
+  static override readonly kind: string = 'StreamInterruptedError';
+  readonly sourceName: string;
+  readonly partialContent: string;
+
+  constructor(options: StreamInterruptedErrorOptions) {
+    const { sourceName, partialContent, ...rest } = options;
+    super(rest);
+    this.sourceName = sourceName;
+    this.partialContent = partialContent;
+  }
+}
+
 export interface GovernanceBackendErrorOptions {
   scope: string;
   message: string;

@@ -191,3 +191,17 @@ describe('instanceof across two copies of the module', () => {
     expect(deadlineB instanceof errors.GatewayUnavailableError).toBe(false);
   });
 });
+
+describe('StreamInterruptedError (chatStream, beyond SPEC §4)', () => {
+  it('is an AllSourcesExhausted carrying the partial delivery, recognised across copies', async () => {
+    const cause = new errors.TransientError({ message: 'truncated', transientKind: 'truncated', sourceName: 'a' });
+    const error = new errors.StreamInterruptedError({ scope: 'LLM', sourceName: 'a', partialContent: 'one two', message: 'broke off', cause });
+    expect(error).toMatchObject({ name: 'StreamInterruptedError', reason: 'retry_exhausted', sourceName: 'a', partialContent: 'one two', cause });
+    expect(error instanceof AllSourcesExhausted && error instanceof GatewayUnavailableError).toBe(true);
+    expect(error.retryAfterMs).toBeGreaterThan(0);
+    expect(new AllSourcesExhausted(unavailable) instanceof errors.StreamInterruptedError).toBe(false);
+    vi.resetModules();
+    const copyB = await import('../src/errors.js');
+    expect(error instanceof copyB.StreamInterruptedError).toBe(true);
+  });
+});

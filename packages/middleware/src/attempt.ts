@@ -11,6 +11,7 @@ import {
 } from '@pgw/core';
 import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
+import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
 import { registerAttempt } from './context.js';
 import type { HealthBook } from './health.js';
@@ -32,7 +33,12 @@ export interface AttemptDeps {
 
 export type AttemptOutcome<Res> =
   | { readonly ok: true; readonly result: Res; readonly callId: string; readonly latencyMs: number }
-  | { readonly ok: false; readonly error: TransientError | SourceDeadError };
+  | {
+      readonly ok: false;
+      readonly error: TransientError | SourceDeadError;
+      /** Content this attempt had already streamed to the caller (`ctx.onDelta`): the call is committed to it. */
+      readonly committedContent?: string;
+    };
 
 /**
  * One attempt on an admitted source. Returns the result, or the retryable failure (transient / dead)
@@ -52,6 +58,7 @@ export async function runAttempt<Req, Res>(
   const callId = randomUUID();
   const started = deps.now();
   const settlement = new Settlement(operation.tokenAccounting, permit.estTokens);
+  const deltas = ctx.onDelta && new AttemptDeltas(ctx.onDelta);
   let usage: Usage | undefined;
   let verdictSent = false;
   let result: Res | undefined;
@@ -88,10 +95,10 @@ export async function runAttempt<Req, Res>(
           usage = known;
           settlement.learnUsage(known);
         },
-        onDelta: ctx.onDelta,
+        onDelta: deltas?.forward,
       }),
       signal,
-    );
+    ).finally(() => deltas?.close());
     const measured = operation.usageOf(result);
     if (measured) {
       usage = measured;
@@ -119,7 +126,8 @@ export async function runAttempt<Req, Res>(
       if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
       report('error', error);
       await verdict(dead ? 'dead' : 'failure');
-      return { ok: false, error };
+      const committedContent = deltas?.committedContent;
+      return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
     }
     if (error instanceof ResultInvalidError) {
       settlement.decide('invalid');

@@ -10,6 +10,7 @@ import {
 import { cacheMiddleware } from './cache.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import { chatOperation } from './chat-operation.js';
+import { streamCall, type ChatStream } from './chat-stream.js';
 import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext, type CallContextInit } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
@@ -21,6 +22,9 @@ import { telemetryMiddleware } from './telemetry-emitter.js';
 /** Per-call options of a pipeline run (the scope, operation and clock come from the pipeline). */
 export type CallOptions = Omit<CallContextInit, 'scope' | 'operation' | 'now'>;
 
+/** Options of a streamed run: the stream itself is the delta sink. */
+export type StreamCallOptions = Omit<CallOptions, 'onDelta'>;
+
 export interface ChatPipelineParts extends GovernanceParts {
   settings: GovernanceSettings & Pick<GatewaySettings, 'cache' | 'structured'>;
   transport: ChatTransport;
@@ -30,6 +34,12 @@ export interface ChatPipelineParts extends GovernanceParts {
 
 export interface ChatPipeline {
   run(request: GatewayChatRequest, options?: CallOptions): Promise<LLMResponse>;
+  /**
+   * The same governed call, its content streamed to the caller as it arrives (see README "Streaming").
+   * Asks the transport to stream whatever `request.stream` says. Throws a TypeError at once for
+   * `request.structured`: a re-asked answer cannot take back tokens already shown.
+   */
+  stream(request: GatewayChatRequest, options?: StreamCallOptions): ChatStream;
   /** Telemetry rows a failing recorder refused. */
   readonly droppedTelemetryRows: number;
 }
@@ -65,9 +75,16 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       costUsd: costUsd(result.usage, result.model, pricing),
     };
   });
+  const run = (request: GatewayChatRequest, options: CallOptions = {}): Promise<LLMResponse> =>
+    onion({ request, ctx: createCallContext({ ...options, scope: settings.scope, operation: 'chat', now }) });
   return {
-    run: (request, options = {}) =>
-      onion({ request, ctx: createCallContext({ ...options, scope: settings.scope, operation: 'chat', now }) }),
+    run,
+    stream: (request, options = {}) => {
+      if (request.structured !== undefined) {
+        throw new TypeError('stream(request.structured) is not supported: a structured re-ask cannot take back streamed tokens; use run()');
+      }
+      return streamCall(({ signal, onDelta }) => run({ ...request, stream: true }, { ...options, signal, onDelta }), options.signal);
+    },
     get droppedTelemetryRows() {
       return emitter.droppedRows;
     },

@@ -30,7 +30,10 @@ export interface CallContext {
   readonly cacheBypass: boolean;
   /** Wall-clock bound of the call's waiting; undefined = off (no timer). Enforced by `callDeadlineBoundary`. */
   readonly callDeadlineMs?: number;
-  /** Streamed content to forward (chatStream). */
+  /**
+   * Where streamed deltas go (`pipeline.stream`, chatStream). Once content has been forwarded, the call
+   * is committed to that attempt: a later failure of it is not retried (StreamInterruptedError).
+   */
   readonly onDelta?: (delta: ChatDelta) => void;
   readonly ledger: CallLedger;
 }

@@ -13,7 +13,14 @@ export {
 export type { GatewayChatRequest } from './chat-request.js';
 
 // Assembly: what the client calls
-export { assembleChatPipeline, type CallOptions, type ChatPipeline, type ChatPipelineParts } from './chat-pipeline.js';
+export {
+  assembleChatPipeline,
+  type CallOptions,
+  type ChatPipeline,
+  type ChatPipelineParts,
+  type StreamCallOptions,
+} from './chat-pipeline.js';
+export { streamCall, type ChatStream, type StreamHooks } from './chat-stream.js';
 export {
   assembleEmbedPipeline,
   type EmbeddingResponse,

@@ -3,6 +3,7 @@ import {
   CircuitOpenError,
   GatewayUnavailableError,
   SourceDeadError,
+  StreamInterruptedError,
   TransientError,
   type CircuitOpenPolicy,
   type QuotaFullPolicy,
@@ -83,7 +84,9 @@ class RetryRun<Req, Res> {
       if (outcome.ok) {
         return { result: outcome.result, source: admitted.source, callId: outcome.callId, latencyMs: outcome.latencyMs };
       }
-      await this.afterFailure(admitted.source, outcome.error);
+      this.noteFailure(admitted.source, outcome.error);
+      if (outcome.committedContent !== undefined) throw this.interrupted(admitted.source, outcome.error, outcome.committedContent);
+      await this.afterFailure(outcome.error);
     }
   }
 
@@ -100,9 +103,27 @@ class RetryRun<Req, Res> {
     return undefined;
   }
 
-  private async afterFailure(source: SourceConfig, error: TransientError | SourceDeadError): Promise<void> {
+  private noteFailure(source: SourceConfig, error: TransientError | SourceDeadError): void {
     this.reasons[source.name] = failureReason(error);
     this.failedByRecency = [...this.failedByRecency.filter((name) => name !== source.name), source.name];
+  }
+
+  /** Content already reached a streaming caller: no retry can take it back, the call ends here. */
+  private interrupted(source: SourceConfig, error: TransientError | SourceDeadError, partialContent: string): StreamInterruptedError {
+    return new StreamInterruptedError({
+      scope: this.deps.scope,
+      sourceName: source.name,
+      partialContent,
+      message:
+        `scope ${this.deps.scope}: the stream from source ${source.name} failed after ${partialContent.length} characters ` +
+        `reached the caller; not retried (${this.reasons[source.name]})`,
+      retryAfterMs: error instanceof TransientError ? error.retryAfterMs : undefined,
+      perSourceReasons: this.reasons,
+      cause: error,
+    });
+  }
+
+  private async afterFailure(error: TransientError | SourceDeadError): Promise<void> {
     const rateLimited = error instanceof TransientError && error.transientKind === 'rate_limited';
     if (!rateLimited || this.operation.rateLimitsConsumeBudget) this.budgetSpent += 1;
     if (error instanceof TransientError) this.lastRetryAfterMs = error.retryAfterMs;

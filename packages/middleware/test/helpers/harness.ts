@@ -29,6 +29,7 @@ import {
   type CallOptions,
   type ChatPipelineParts,
   type GatewayChatRequest,
+  type StreamCallOptions,
 } from '../../src/index.js';
 import {
   AccountingLimiter,
@@ -106,7 +107,9 @@ export function chatHarness(steps: Array<Step<ChatResult>>, options: HarnessOpti
   const pipeline = assembleChatPipeline({ ...base.parts, transport: chatTransport(script), cache: options.cache });
   const run = (request: Partial<GatewayChatRequest> = {}, callOptions: CallOptions = {}) =>
     pipeline.run({ messages: HI, sampling: {}, ...request }, callOptions);
-  return { ...base, script, pipeline, run };
+  const stream = (request: Partial<GatewayChatRequest> = {}, callOptions: StreamCallOptions = {}) =>
+    pipeline.stream({ messages: HI, sampling: {}, ...request }, callOptions);
+  return { ...base, script, pipeline, run, stream };
 }
 
 export function embedHarness(
