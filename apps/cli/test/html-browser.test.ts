@@ -1,7 +1,7 @@
 /**
  * The HTML report in a real browser (Debian Chromium, headless, driven by playwright-core): the
- * four charts render with size and marks, nothing is fetched from anywhere, and the screenshot
- * is a real picture. Chromium missing is a failure with instructions, never a skip.
+ * four charts render with size and marks (the failures chart with both its series), nothing is
+ * fetched from anywhere, and the screenshot is a real picture. Chromium missing is a failure with instructions, never a skip.
  */
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
@@ -67,6 +67,10 @@ test('the HTML report renders four charts with marks, loads nothing, and screens
             const size = r.getBoundingClientRect();
             return size.width > 0 && size.height > 0;
           }).length,
+          groups: [...svg.querySelectorAll('text.group')].map((t) => t.textContent),
+          barColors: [...svg.querySelectorAll('rect')]
+            .filter((r) => r.getBoundingClientRect().width > 0)
+            .map((r) => r.getAttribute('fill')),
         };
       }),
     );
@@ -81,6 +85,12 @@ test('the HTML report renders four charts with marks, loads nothing, and screens
     // Latency: p50/p95/p99 for each of the two sources; cost: two sources and two tenants.
     expect(charts[1]!.bars).toBeGreaterThanOrEqual(6);
     expect(charts[3]!.bars).toBe(4);
+    // Failures: two series, failed calls (two types, red) and failed attempts (two types, orange).
+    const failures = charts[2]!;
+    expect(failures.groups).toEqual(['failed calls', 'failed attempts (retried or not)']);
+    expect(failures.bars).toBe(4);
+    expect(failures.barColors.filter((c) => c === '#e15759')).toHaveLength(2);
+    expect(failures.barColors.filter((c) => c === '#f28e2b')).toHaveLength(2);
 
     // The hostile tenant id is text on the page, not markup: no script ran, no element was injected.
     expect(await page.locator('script').count()).toBe(0);

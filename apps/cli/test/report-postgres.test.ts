@@ -46,6 +46,9 @@ test('reads the summary from PostgreSQL (DSN from PGW_TELEMETRY_DSN, schema by f
     attempts: 30,
     retries: 6,
     failuresByType: { AllSourcesExhausted: 1, CallDeadlineExceeded: 1 },
+    attemptErrorsByType: { TransientError: 6, SourceDeadError: 1 },
+    attemptErrorsBySource: { alpha: { TransientError: 1 }, beta: { TransientError: 5, SourceDeadError: 1 } },
+    cancelledAttempts: 1,
     costBySource: { alpha: expect.closeTo(0.018, 9), beta: expect.closeTo(0.04, 9) },
   });
 });

@@ -20,6 +20,9 @@ const EMPTY: Report = {
     attempts: 0,
     cacheHits: 0,
     failuresByType: {},
+    attemptErrorsByType: {},
+    attemptErrorsBySource: {},
+    cancelledAttempts: 0,
     retries: 0,
     latency: {},
     costBySource: {},
@@ -45,6 +48,36 @@ describe('HTML page', () => {
     expect(bars).toContain('<title>08:25: 1 failed</title>');
   });
 
+  test('the failures chart shows failed calls and failed attempts as two series; tables and cancelled count', async () => {
+    const html = renderHtmlPage(await fixtureReport());
+    const chart = /<svg [^>]*data-chart="failures".*?<\/svg>/.exec(html)![0];
+    expect(chart.match(/<text [^>]*class="group"[^>]*>[^<]*/g)!.map((t) => t.replace(/.*>/, ''))).toEqual([
+      'failed calls',
+      'failed attempts (retried or not)',
+    ]);
+    expect(chart.match(/<rect [^>]*fill="#e15759"/g)).toHaveLength(2);
+    expect(chart.match(/<rect [^>]*fill="#f28e2b"/g)).toHaveLength(2);
+    expect(chart).toContain('<title>TransientError: 6</title>');
+    expect(chart).toContain('<title>SourceDeadError: 1</title>');
+    expect(html).toMatch(/<th class="n">failed attempts<\/th><th>sources<\/th>/);
+    expect(html).toContain('<td>TransientError</td><td class="n">6</td><td>beta 5, alpha 1</td>');
+    expect(html).toContain('cancelled attempts (not counted as failed): 1');
+  });
+
+  test('a run whose calls all succeeded in the end still charts its failed attempts', () => {
+    const summary = {
+      ...EMPTY.summary,
+      attemptErrorsByType: { TransientError: 3 },
+      attemptErrorsBySource: { flaky: { TransientError: 3 } },
+    };
+    const html = renderHtmlPage({ ...EMPTY, summary });
+    const chart = /<svg [^>]*data-chart="failures".*?<\/svg>/.exec(html)![0];
+    expect(chart).not.toContain('no data in this range');
+    expect(chart).toMatch(/failed calls<\/text><text [^>]*class="empty"[^>]*>none<\/text>/);
+    expect(chart.match(/<rect [^>]*fill="#f28e2b"/g)).toHaveLength(1);
+    expect(html).not.toContain('cancelled attempts');
+  });
+
   test('an empty range still yields the four charts, each saying there is no data', () => {
     const html = renderHtmlPage(EMPTY);
     for (const kind of ['calls-over-time', 'latency', 'failures', 'cost']) {
@@ -54,9 +87,12 @@ describe('HTML page', () => {
 });
 
 describe('terminal table', () => {
-  test('shows totals, failures, latency and cost with a total row; controls are defused', async () => {
+  test('shows totals, failed calls and attempts, latency and cost with a total row; controls are defused', async () => {
     const table = renderSummaryTable(await fixtureReport());
-    expect(table).toMatch(/^\s+24\s+30\s+6\s+0\s+2$/m);
+    expect(table).toMatch(/^\s+24\s+30\s+6\s+0\s+2\s+7$/m);
+    expect(table).toMatch(/^Failed attempts by error type \(retried or not\)\n\s+error_type\s+attempts\s+sources\n/m);
+    expect(table).toMatch(/^\s+TransientError\s+6\s+beta 5, alpha 1$/m);
+    expect(table).toMatch(/^\s+SourceDeadError\s+1\s+beta 1\n\s+cancelled attempts \(not counted as failed\): 1$/m);
     expect(table).toMatch(/^\s+beta\s+10\s+410 ms\s+530 ms\s+530 ms$/m);
     expect(table).toMatch(/^\s+acme\s+\$0\.0360$/m);
     expect(table).not.toContain('\u001b');
@@ -66,6 +102,8 @@ describe('terminal table', () => {
   test('empty sections say so', () => {
     const table = renderSummaryTable(EMPTY);
     expect(table).toContain('Failures by error type (failed calls)\n  (none)');
+    expect(table).toContain('Failed attempts by error type (retried or not)\n  (none)\n\n');
+    expect(table).not.toContain('cancelled attempts');
     expect(table).toContain('Cost per tenant (USD)\n  (none)');
     expect(table).toContain('range: start … now');
   });

@@ -20,9 +20,12 @@ describe.concurrent('pgw report (spawned)', () => {
     const run = await runCli(['report', '--sqlite', file, '--html', html]);
 
     expect(run.code, run.stderr).toBe(EXIT.ok);
-    expect(run.stdout).toMatch(/calls\s+attempts\s+retries\s+cache hits\s+failed calls\n.*\n\s+24\s+30\s+6\s+0\s+2\n/);
+    expect(run.stdout).toMatch(
+      /calls\s+attempts\s+retries\s+cache hits\s+failed calls\s+failed attempts\n.*\n\s+24\s+30\s+6\s+0\s+2\s+7\n/,
+    );
     expect(run.stdout).toMatch(/AllSourcesExhausted\s+1/);
     expect(run.stdout).toMatch(/CallDeadlineExceeded\s+1/);
+    expect(run.stdout).toMatch(/Failed attempts by error type \(retried or not\)\n(.*\n){2}\s+TransientError\s+6\s+beta 5, alpha 1\n/);
     expect(run.stdout).toMatch(/alpha\s+12\s+\d+ ms\s+\d+ ms\s+\d+ ms/);
     expect(run.stdout).toMatch(/beta\s+\$0\.0400\n\s+alpha\s+\$0\.0180\n\s+\(total\)\s+\$0\.0580/);
     // The hostile tenant id arrives defused: its escape character is shown, not sent to the terminal.
@@ -46,12 +49,23 @@ describe.concurrent('pgw report (spawned)', () => {
       since: string;
       until: string;
       bucketMs: number;
-      summary: { calls: number; failuresByType: object; callsOverTime: unknown[] };
+      summary: {
+        calls: number;
+        failuresByType: object;
+        attemptErrorsByType: object;
+        attemptErrorsBySource: object;
+        cancelledAttempts: number;
+        callsOverTime: unknown[];
+      };
     };
     // A zone-less time is UTC; six calls start every 5 minutes in [08:30, 09:00).
     expect(report).toMatchObject({ since: '2026-01-15T08:30:00.000Z', until: '2026-01-15T09:00:00.000Z', bucketMs: 60_000 });
     expect(report.summary.calls).toBe(6);
     expect(report.summary.failuresByType).toEqual({});
+    // Of those six calls, call 8 succeeded after a failed attempt on beta.
+    expect(report.summary.attemptErrorsByType).toEqual({ TransientError: 1 });
+    expect(report.summary.attemptErrorsBySource).toEqual({ beta: { TransientError: 1 } });
+    expect(report.summary.cancelledAttempts).toBe(0);
     expect(report.summary.callsOverTime).toHaveLength(6);
   });
 

@@ -12,7 +12,9 @@ export const HOSTILE_TENANT = '<script>alert("x")</script>&\u001b[31m';
 
 /**
  * 24 logical calls over two hours: sources `alpha` and `beta`, two tenants (one hostile), every
- * fourth call retried once after a TransientError on `beta`, calls 5 and 17 failing for good.
+ * fourth call retried once after a failed attempt on `beta` (a TransientError; a SourceDeadError
+ * for call 20), call 5 failing for good after a TransientError on `alpha`, call 17 after its only
+ * attempt was cancelled by the deadline.
  */
 export function telemetryRows(): TelemetryRow[] {
   const rows: TelemetryRow[] = [];
@@ -21,7 +23,7 @@ export function telemetryRows(): TelemetryRow[] {
     const logicalCallId = `call-${i}`;
     const tenantId = i % 3 === 0 ? HOSTILE_TENANT : 'acme';
     const base = { scope: 'LLM', operation: 'chat' as const, logicalCallId, tenantId, model: 'gpt-4o-mini' };
-    const failedAttempt = (callId: string, latencyMs: number): TelemetryRow => ({
+    const failedAttempt = (callId: string, latencyMs: number, fields: Partial<TelemetryRow> = {}): TelemetryRow => ({
       ...base,
       ts,
       eventKind: 'attempt',
@@ -30,9 +32,12 @@ export function telemetryRows(): TelemetryRow[] {
       status: 'error',
       errorType: 'TransientError',
       latencyMs,
+      ...fields,
     });
     if (i === 5 || i === 17) {
-      rows.push(failedAttempt(`${logicalCallId}-a`, 900), {
+      const last =
+        i === 5 ? { source: 'alpha' } : { status: 'cancelled' as const, error: 'cancelled', errorType: 'CallDeadlineExceeded' };
+      rows.push(failedAttempt(`${logicalCallId}-a`, 900, last), {
         ...base,
         ts: ts + 1000,
         eventKind: 'terminal_failure',
@@ -43,7 +48,7 @@ export function telemetryRows(): TelemetryRow[] {
       });
       continue;
     }
-    if (i % 4 === 0) rows.push(failedAttempt(`${logicalCallId}-r`, 500));
+    if (i % 4 === 0) rows.push(failedAttempt(`${logicalCallId}-r`, 500, i === 20 ? { errorType: 'SourceDeadError' } : {}));
     const source = i % 2 === 0 ? 'alpha' : 'beta';
     rows.push({
       ...base,

@@ -3,14 +3,30 @@ import type { DemoResult } from './demo.js';
 
 function table(rows: ReadonlyArray<readonly [string, string]>): string {
   const width = Math.max(...rows.map(([k]) => k.length));
-  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`).join('\n');
+  return rows.map(([k, v]) => `  ${k.padEnd(width)}  ${v}`.trimEnd()).join('\n');
 }
 
 const usd = (value: number) => `$${value.toFixed(6)}`;
 const ms = (value: number) => `${Math.round(value)} ms`;
+const count = (value: number) => String(value).padStart(4);
+const byCountDesc = ([a, x]: readonly [string, number], [b, y]: readonly [string, number]) => y - x || a.localeCompare(b);
+
+/** Failed attempts per error type, largest first, with the sources that produced them: `   7   flaky 6, slow 1`. */
+function attemptErrorRows({ attemptErrorsByType, attemptErrorsBySource }: DemoResult['telemetry']) {
+  return Object.entries(attemptErrorsByType)
+    .sort(byCountDesc)
+    .map(([type, n]) => {
+      const sources = Object.entries(attemptErrorsBySource)
+        .flatMap(([source, byType]) => (byType[type] === undefined ? [] : [[source, byType[type]] as const]))
+        .sort(byCountDesc)
+        .map(([source, m]) => `${source} ${m}`);
+      return [type, `${count(n)}   ${sources.join(', ')}`] as const;
+    });
+}
 
 export function renderSummary(result: DemoResult): string {
   const failures = Object.entries(result.failuresByType);
+  const attemptErrors = attemptErrorRows(result.telemetry);
   const sections = [
     'Summary',
     table([
@@ -24,6 +40,11 @@ export function renderSummary(result: DemoResult): string {
     ]),
     'Failures by type (calls that reached the caller)',
     failures.length === 0 ? '  none' : table(failures.map(([k, v]) => [k, String(v)] as const)),
+    'Failed attempts by type (retried or not; from telemetry)',
+    table([
+      ...(attemptErrors.length === 0 ? ([['none', '']] as const) : attemptErrors),
+      ['cancelled attempts', `${count(result.telemetry.cancelledAttempts)}   (not failures)`],
+    ]),
     'Answers by source',
     table(Object.entries(result.sources).map(([k, v]) => [k, String(v)] as const)),
     'Telemetry: attempt latency by source (p50 / p95 / p99) and billed cost',

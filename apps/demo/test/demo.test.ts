@@ -27,9 +27,18 @@ describe('the demo', () => {
     expect(result.embeddings).toEqual({ vectors: 70, dim: 16, attempts: 3 });
     expect(fs.statSync(sqlitePath).size).toBeGreaterThan(0);
 
+    // The flaky source's 5xx/429/truncations and the revoked key failed attempts, whatever became of the calls.
+    expect(result.telemetry.attemptErrorsByType.TransientError).toBeGreaterThan(0);
+    expect(result.telemetry.attemptErrorsBySource.revoked).toEqual({ SourceDeadError: expect.any(Number) });
+
     const text = renderSummary(result);
-    for (const heading of ['Summary', 'Failures by type', 'Answers by source', 'Embeddings', sqlitePath]) {
+    const headings = ['Summary', 'Failures by type', 'Failed attempts by type', 'Answers by source', 'Embeddings', sqlitePath];
+    for (const heading of headings) {
       expect(text).toContain(heading);
     }
+    const attemptsSection = text.slice(text.indexOf('Failed attempts by type'), text.indexOf('Answers by source'));
+    expect(attemptsSection).toMatch(/^ {2}TransientError +\d+ {3}.*flaky \d+/m);
+    expect(attemptsSection).toMatch(/^ {2}SourceDeadError +\d+ {3}revoked \d+$/m);
+    expect(attemptsSection).toMatch(/^ {2}cancelled attempts +\d+ {3}\(not failures\)$/m);
   });
 });

@@ -130,6 +130,15 @@ export interface TelemetrySummary {
   cacheHits: number;
   /** Failed logical calls (`terminal_failure` rows) by `error_type`. */
   failuresByType: Record<string, number>;
+  /**
+   * Failed attempts (`attempt` rows with status `error`) by `error_type`, whether or not the call was
+   * retried into success: the 429s, 5xx and revoked keys a run absorbed.
+   */
+  attemptErrorsByType: Record<string, number>;
+  /** The same failed attempts per source, then per `error_type`. */
+  attemptErrorsBySource: Record<string, Record<string, number>>;
+  /** `attempt` rows with status `cancelled` (caller abort, deadline, a lost hedge): not failures of the source. */
+  cancelledAttempts: number;
   /** Attempts beyond the first of each logical call. */
   retries: number;
   /** Latency of successful attempts, per source. */
@@ -164,7 +173,10 @@ export interface SummaryParts {
   cacheHits: number;
   /** Logical calls with at least one attempt row (so retries = attempts − this). */
   callsWithAttempts: number;
+  cancelledAttempts: number;
   failuresByType: ReadonlyArray<{ key: string; count: number }>;
+  /** Failed attempts counted per (source, error_type); both summary maps of attempt errors derive from it. */
+  attemptErrors: ReadonlyArray<{ source: string; key: string; count: number }>;
   latency: ReadonlyArray<{ source: string } & LatencyPercentiles>;
   costBySource: ReadonlyArray<{ key: string; cost: number }>;
   costByTenant: ReadonlyArray<{ key: string; cost: number }>;
@@ -173,11 +185,20 @@ export interface SummaryParts {
 
 export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
   const costs = (rows: SummaryParts['costBySource']) => Object.fromEntries(rows.map((r) => [r.key, r.cost]));
+  const attemptErrorsByType: Record<string, number> = {};
+  const attemptErrorsBySource: Record<string, Record<string, number>> = {};
+  for (const { source, key, count } of parts.attemptErrors) {
+    attemptErrorsByType[key] = (attemptErrorsByType[key] ?? 0) + count;
+    (attemptErrorsBySource[source] ??= {})[key] = count;
+  }
   return {
     calls: parts.calls,
     attempts: parts.attempts,
     cacheHits: parts.cacheHits,
     failuresByType: Object.fromEntries(parts.failuresByType.map((r) => [r.key, r.count])),
+    attemptErrorsByType,
+    attemptErrorsBySource,
+    cancelledAttempts: parts.cancelledAttempts,
     retries: parts.attempts - parts.callsWithAttempts,
     latency: Object.fromEntries(
       parts.latency.map(({ source, samples, p50, p95, p99 }) => [source, { samples, p50, p95, p99 }]),

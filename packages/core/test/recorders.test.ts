@@ -4,6 +4,7 @@ import {
   NoopRecorder,
   TELEMETRY_COLUMNS,
   resolveSummaryRange,
+  summaryFromParts,
   telemetryRowValues,
   type TelemetryRow,
 } from '../src/index.js';
@@ -100,5 +101,34 @@ describe('resolveSummaryRange', () => {
     expect(resolveSummaryRange({ since: 5, bucketMs: 60_000 })).toEqual({ since: 5, bucketMs: 60_000 });
     expect(() => resolveSummaryRange({ until: Number.NaN })).toThrow(/summarize\(until\)/);
     expect(() => resolveSummaryRange({ bucketMs: 0 })).toThrow(/summarize\(bucketMs\)/);
+  });
+});
+
+describe('summaryFromParts', () => {
+  it('derives retries, and failed attempts by type and by source from the per-(source, type) counts', () => {
+    const summary = summaryFromParts({
+      calls: 3,
+      attempts: 9,
+      cacheHits: 0,
+      callsWithAttempts: 3,
+      cancelledAttempts: 1,
+      failuresByType: [{ key: 'AllSourcesExhausted', count: 1 }],
+      attemptErrors: [
+        { source: 'flaky', key: 'TransientError', count: 4 },
+        { source: 'revoked', key: 'SourceDeadError', count: 1 },
+        { source: 'slow', key: 'TransientError', count: 2 },
+      ],
+      latency: [],
+      costBySource: [],
+      costByTenant: [],
+      callsOverTime: [],
+    });
+    expect(summary).toMatchObject({
+      retries: 6,
+      cancelledAttempts: 1,
+      failuresByType: { AllSourcesExhausted: 1 },
+      attemptErrorsByType: { TransientError: 6, SourceDeadError: 1 },
+      attemptErrorsBySource: { flaky: { TransientError: 4 }, revoked: { SourceDeadError: 1 }, slow: { TransientError: 2 } },
+    });
   });
 });

@@ -36,11 +36,14 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
   try {
     const all = async <T extends object>(sql: string, extra: unknown[] = []) =>
       (await client.query<T>(sql, [...bounds, ...extra])).rows;
-    const [totals] = await all<Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts'>>(
+    const [totals] = await all<
+      Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts' | 'cancelledAttempts'>
+    >(
       `SELECT COUNT(DISTINCT logical_call_id)::int AS "calls",
               COUNT(*) FILTER (WHERE event_kind = 'attempt')::int AS "attempts",
               COUNT(*) FILTER (WHERE event_kind = 'cache_hit')::int AS "cacheHits",
-              COUNT(DISTINCT logical_call_id) FILTER (WHERE event_kind = 'attempt')::int AS "callsWithAttempts"
+              COUNT(DISTINCT logical_call_id) FILTER (WHERE event_kind = 'attempt')::int AS "callsWithAttempts",
+              COUNT(*) FILTER (WHERE event_kind = 'attempt' AND status = 'cancelled')::int AS "cancelledAttempts"
        FROM ${table} WHERE ${inRange}`,
     );
     const parts: SummaryParts = {
@@ -48,6 +51,11 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
       failuresByType: await all(
         `SELECT COALESCE(error_type, $3) AS key, COUNT(*)::int AS count
          FROM ${table} WHERE event_kind = 'terminal_failure' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        [SUMMARY_NONE_KEY],
+      ),
+      attemptErrors: await all(
+        `SELECT COALESCE(source, $3) AS source, COALESCE(error_type, $3) AS key, COUNT(*)::int AS count
+         FROM ${table} WHERE event_kind = 'attempt' AND status = 'error' AND ${inRange} GROUP BY 1, 2 ORDER BY 1, 2`,
         [SUMMARY_NONE_KEY],
       ),
       latency: await all(

@@ -31,15 +31,21 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
         `SELECT COUNT(DISTINCT logical_call_id) AS calls,
                 COALESCE(SUM(event_kind = 'attempt'), 0) AS attempts,
                 COALESCE(SUM(event_kind = 'cache_hit'), 0) AS cacheHits,
-                COUNT(DISTINCT CASE WHEN event_kind = 'attempt' THEN logical_call_id END) AS callsWithAttempts
+                COUNT(DISTINCT CASE WHEN event_kind = 'attempt' THEN logical_call_id END) AS callsWithAttempts,
+                COALESCE(SUM(event_kind = 'attempt' AND status = 'cancelled'), 0) AS cancelledAttempts
          FROM llm_calls WHERE ${inRange}`,
       )
-      .get(params) as Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts'>;
+      .get(params) as Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts' | 'cancelledAttempts'>;
     const parts: SummaryParts = {
       ...totals,
       failuresByType: all(
         `SELECT COALESCE(error_type, @none) AS key, COUNT(*) AS count
          FROM llm_calls WHERE event_kind = 'terminal_failure' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+        { none: SUMMARY_NONE_KEY },
+      ),
+      attemptErrors: all(
+        `SELECT COALESCE(source, @none) AS source, COALESCE(error_type, @none) AS key, COUNT(*) AS count
+         FROM llm_calls WHERE event_kind = 'attempt' AND status = 'error' AND ${inRange} GROUP BY 1, 2 ORDER BY 1, 2`,
         { none: SUMMARY_NONE_KEY },
       ),
       latency: all(

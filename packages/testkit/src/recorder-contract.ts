@@ -183,20 +183,24 @@ function attempt(logicalCallId: string, ts: number, fields: Partial<TelemetryRow
 }
 
 /**
- * A day in the life of a scope: a retried call, a plain call, a cache hit, an exhausted call,
- * a deadline-cancelled call, 100 calls on `gamma` with latencies 1..100, and one row before T0.
+ * A day in the life of a scope: two calls retried into success (after a 5xx, after a revoked key),
+ * a cache hit, an exhausted call, a deadline-cancelled call (with a failed attempt that has no
+ * error type), 100 calls on `gamma` with latencies 1..100, and a call before T0 that needed a retry.
  */
 function summaryRows(): TelemetryRow[] {
   const rows: TelemetryRow[] = [
     attempt('A', T0, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 100, costUsd: 0.01, tenantId: 't1' }),
     attempt('A', T0 + 1_000, { source: 'beta', latencyMs: 200, costUsd: 0.02, tenantId: 't1' }),
+    attempt('B', T0 + 1_500, { source: 'beta', status: 'error', errorType: 'SourceDeadError', latencyMs: 5, tenantId: 't2' }),
     attempt('B', T0 + 2_000, { source: 'alpha', latencyMs: 300, costUsd: 0.03, tenantId: 't2' }),
     minimalRow({ logicalCallId: 'C', ts: T0 + HOUR + 10, eventKind: 'cache_hit', costUsd: 0.5, tenantId: 't2' }),
     attempt('D', T0 + HOUR + 20, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 50, costUsd: 0, tenantId: 't1' }),
     attempt('D', T0 + HOUR + 30, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 60, costUsd: 0, tenantId: 't1' }),
     minimalRow({ logicalCallId: 'D', ts: T0 + HOUR + 40, eventKind: 'terminal_failure', status: 'error', errorType: 'AllSourcesExhausted', costUsd: 0.07, tenantId: 't1' }),
-    attempt('E', T0 + 2 * HOUR, { source: 'beta', status: 'cancelled', error: 'cancelled', latencyMs: 10, tenantId: 't2' }),
+    attempt('E', T0 + 2 * HOUR, { source: 'beta', status: 'error', error: 'no class name', latencyMs: 7, tenantId: 't2' }),
+    attempt('E', T0 + 2 * HOUR + 1, { source: 'beta', status: 'cancelled', error: 'cancelled', errorType: 'CallDeadlineExceeded', latencyMs: 10, tenantId: 't2' }),
     minimalRow({ logicalCallId: 'E', ts: T0 + 2 * HOUR + 5, eventKind: 'terminal_failure', status: 'error', errorType: 'CallDeadlineExceeded', tenantId: 't2' }),
+    attempt('F', T0 - 2, { source: 'alpha', status: 'error', errorType: 'SourceDeadError', latencyMs: 1 }),
     attempt('F', T0 - 1, { source: 'alpha', latencyMs: 9_999, costUsd: 1 }),
   ];
   for (let i = 1; i <= 100; i += 1) {
@@ -217,14 +221,18 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       await harness.cleanup();
     });
 
-    it('summarises calls, retries, failures, latency, cost and calls over time', async () => {
+    it('summarises calls, retries, failed calls and attempts, latency, cost and calls over time', async () => {
       const { costBySource, costByTenant, ...counts } = await harness.summarize({ since: T0 });
       expect(counts).toEqual({
         calls: 105,
-        attempts: 106,
+        attempts: 108,
         cacheHits: 1,
-        retries: 2,
+        retries: 4,
         failuresByType: { AllSourcesExhausted: 1, CallDeadlineExceeded: 1 },
+        // Terminal rows and the cancelled attempt are not failed attempts; a missing error_type is `(none)`.
+        attemptErrorsByType: { TransientError: 3, SourceDeadError: 1, '(none)': 1 },
+        attemptErrorsBySource: { alpha: { TransientError: 3 }, beta: { SourceDeadError: 1, '(none)': 1 } },
+        cancelledAttempts: 1,
         latency: {
           alpha: { samples: 1, p50: 300, p95: 300, p99: 300 },
           beta: { samples: 1, p50: 200, p95: 200, p99: 200 },
@@ -248,11 +256,22 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
 
     it('honours the half-open range [since, until) and the bucket width', async () => {
       const summary = await harness.summarize({ since: T0, until: T0 + HOUR, bucketMs: 2 * HOUR });
-      expect(summary).toMatchObject({ calls: 102, attempts: 103, retries: 1, cacheHits: 0, failuresByType: {} });
+      expect(summary).toMatchObject({
+        calls: 102,
+        attempts: 104,
+        retries: 2,
+        cacheHits: 0,
+        failuresByType: {},
+        attemptErrorsByType: { TransientError: 1, SourceDeadError: 1 },
+        attemptErrorsBySource: { alpha: { TransientError: 1 }, beta: { SourceDeadError: 1 } },
+        cancelledAttempts: 0,
+      });
       expect(summary.callsOverTime).toEqual([{ bucket: T0, calls: 102, failures: 0 }]);
       const everything = await harness.summarize();
       expect(everything.calls).toBe(106);
       expect(everything.latency.alpha).toEqual({ samples: 2, p50: 300, p95: 9_999, p99: 9_999 });
+      expect(everything.attemptErrorsBySource.alpha).toEqual({ TransientError: 3, SourceDeadError: 1 });
+      expect(everything.attemptErrorsByType.SourceDeadError).toBe(2);
     });
 
     it('answers an empty range with zeros', async () => {
@@ -263,6 +282,9 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         cacheHits: 0,
         retries: 0,
         failuresByType: {},
+        attemptErrorsByType: {},
+        attemptErrorsBySource: {},
+        cancelledAttempts: 0,
         latency: {},
         costBySource: {},
         costByTenant: {},

@@ -4,7 +4,15 @@
  */
 import { formatCount, formatDuration, formatInstant, formatMs, formatRange, formatUsd } from './format.js';
 import { element as el, text } from './markup.js';
-import { byValueDesc, failedCalls, totalCost, type Report } from './report-model.js';
+import {
+  attemptErrorRows,
+  byValueDesc,
+  cancelledAttemptsNote,
+  failedAttempts,
+  failedCalls,
+  totalCost,
+  type Report,
+} from './report-model.js';
 import { callsOverTimeChart, costChart, failuresChart, latencyChart } from './svg-charts.js';
 
 const STYLE = `
@@ -27,6 +35,8 @@ const CSP = `<meta http-equiv="Content-Security-Policy" content="default-src 'no
 export function renderHtmlPage(report: Report): string {
   const { summary } = report;
   const failures = byValueDesc(summary.failuresByType);
+  const attemptErrors = attemptErrorRows(summary);
+  const note = cancelledAttemptsNote(summary);
   const costBySource = byValueDesc(summary.costBySource);
   const costByTenant = byValueDesc(summary.costByTenant);
   const range = formatRange(report.since, report.until);
@@ -36,6 +46,7 @@ export function renderHtmlPage(report: Report): string {
     ['retries', formatCount(summary.retries)],
     ['cache hits', formatCount(summary.cacheHits)],
     ['failed calls', formatCount(failedCalls(summary))],
+    ['failed attempts', formatCount(failedAttempts(summary))],
     ['cost', formatUsd(totalCost(summary.costBySource))],
   ];
   const latencyRows = Object.entries(summary.latency)
@@ -52,8 +63,14 @@ export function renderHtmlPage(report: Report): string {
     latencyChart(summary.latency),
     table(['source', 'samples', 'p50', 'p95', 'p99'], latencyRows),
     el('h2', {}, 'Failures by error type'),
-    failuresChart(failures),
-    table(['error_type', 'calls'], failures.map(([type, n]) => [type, formatCount(n)])),
+    failuresChart(failures, attemptErrors.map(({ type, count }) => [type, count])),
+    table(['error_type', 'failed calls'], failures.map(([type, n]) => [type, formatCount(n)])),
+    table(
+      ['error_type', 'failed attempts', 'sources'],
+      attemptErrors.map(({ type, count, sources }) => [type, formatCount(count), sources]),
+      [0, 2],
+    ),
+    note === undefined ? '' : el('p', { class: 'meta' }, text(note)),
     el('h2', {}, 'Cost'),
     costChart(costBySource, costByTenant),
     table(['source', 'cost'], costBySource.map(([key, usd]) => [key, formatUsd(usd)])),
@@ -67,10 +84,11 @@ export function renderHtmlPage(report: Report): string {
   )}\n`;
 }
 
-/** First column text, the others numbers (right-aligned). Empty tables are left out. */
-function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
+/** Columns listed in `textColumns` are text, the others numbers (right-aligned). Empty tables are left out. */
+function table(headers: readonly string[], rows: ReadonlyArray<readonly string[]>, textColumns: readonly number[] = [0]): string {
   if (rows.length === 0) return '';
-  const cell = (tag: 'th' | 'td', value: string, i: number) => el(tag, i === 0 ? {} : { class: 'n' }, text(value));
+  const cell = (tag: 'th' | 'td', value: string, i: number) =>
+    el(tag, textColumns.includes(i) ? {} : { class: 'n' }, text(value));
   return el(
     'table',
     {},

@@ -1,5 +1,6 @@
 /** What one `pgw report` run shows, whichever way it is rendered (table, HTML, JSON). */
 import type { TelemetrySummary } from '@pgw/client';
+import { formatCount } from './format.js';
 
 export interface Report {
   summary: TelemetrySummary;
@@ -21,6 +22,29 @@ export function failedCalls(summary: TelemetrySummary): number {
   return Object.values(summary.failuresByType).reduce((sum, n) => sum + n, 0);
 }
 
+export function failedAttempts(summary: TelemetrySummary): number {
+  return Object.values(summary.attemptErrorsByType).reduce((sum, n) => sum + n, 0);
+}
+
+/** One row per error type of failed attempts: the count and which sources produced them (`beta 5, alpha 1`). */
+export function attemptErrorRows(summary: TelemetrySummary): Array<{ type: string; count: number; sources: string }> {
+  return byValueDesc(summary.attemptErrorsByType).map(([type, count]) => {
+    const perSource: Record<string, number> = {};
+    for (const [source, byType] of Object.entries(summary.attemptErrorsBySource)) {
+      const n = byType[type];
+      if (n !== undefined) perSource[source] = n;
+    }
+    const sources = byValueDesc(perSource).map(([source, n]) => `${source} ${formatCount(n)}`);
+    return { type, count, sources: sources.join(', ') };
+  });
+}
+
 export function totalCost(record: Readonly<Record<string, number>>): number {
   return Object.values(record).reduce((sum, n) => sum + n, 0);
+}
+
+/** Cancelled attempts were stopped by the caller, the deadline or a lost hedge: not the source's failure. */
+export function cancelledAttemptsNote(summary: TelemetrySummary): string | undefined {
+  const n = summary.cancelledAttempts;
+  return n === 0 ? undefined : `cancelled attempts (not counted as failed): ${formatCount(n)}`;
 }

@@ -1,23 +1,45 @@
-/** The terminal rendering of a report: totals, failures, latency and cost tables. */
+/** The terminal rendering of a report: totals, failed calls and attempts, latency and cost tables. */
 import { defuseControls } from '../defuse-controls.js';
 import { renderTable } from '../text-table.js';
 import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
-import { byValueDesc, failedCalls, totalCost, type Report } from './report-model.js';
+import {
+  attemptErrorRows,
+  byValueDesc,
+  cancelledAttemptsNote,
+  failedAttempts,
+  failedCalls,
+  totalCost,
+  type Report,
+} from './report-model.js';
 
 export function renderSummaryTable(report: Report): string {
   const { summary } = report;
   const range = formatRange(report.since, report.until);
+  const cancelled = cancelledAttemptsNote(summary);
+  const totals: Array<[string, number]> = [
+    ['calls', summary.calls],
+    ['attempts', summary.attempts],
+    ['retries', summary.retries],
+    ['cache hits', summary.cacheHits],
+    ['failed calls', failedCalls(summary)],
+    ['failed attempts', failedAttempts(summary)],
+  ];
   const sections = [
     `pgw report — ${defuseControls(report.sourceLabel)}\nrange: ${range}`,
     renderTable(
-      ['calls', 'attempts', 'retries', 'cache hits', 'failed calls'].map((header) => ({ header, align: 'right' as const })),
-      [[summary.calls, summary.attempts, summary.retries, summary.cacheHits, failedCalls(summary)].map(formatCount)],
+      totals.map(([header]) => ({ header, align: 'right' as const })),
+      [totals.map(([, n]) => formatCount(n))],
     ),
     section(
       'Failures by error type (failed calls)',
       [{ header: 'error_type' }, { header: 'calls', align: 'right' }],
       byValueDesc(summary.failuresByType).map(([type, n]) => [type, formatCount(n)]),
     ),
+    section(
+      'Failed attempts by error type (retried or not)',
+      [{ header: 'error_type' }, { header: 'attempts', align: 'right' }, { header: 'sources' }],
+      attemptErrorRows(summary).map(({ type, count, sources }) => [type, formatCount(count), sources]),
+    ) + (cancelled === undefined ? '' : `\n  ${cancelled}`),
     section(
       'Latency per source (successful attempts)',
       [{ header: 'source' }, ...['samples', 'p50', 'p95', 'p99'].map((header) => ({ header, align: 'right' as const }))],

@@ -11,7 +11,15 @@ export type ChartKind = 'calls-over-time' | 'latency' | 'failures' | 'cost';
 
 const WIDTH = 760;
 const MARGIN = { left: 64, right: 16, top: 28, bottom: 44 };
-const COLOR = { ok: '#4e79a7', failed: '#e15759', p50: '#4e79a7', p95: '#f28e2b', p99: '#e15759', cost: '#59a14f' };
+const COLOR = {
+  ok: '#4e79a7',
+  failed: '#e15759',
+  failedAttempt: '#f28e2b',
+  p50: '#4e79a7',
+  p95: '#f28e2b',
+  p99: '#e15759',
+  cost: '#59a14f',
+};
 /** Above this many slots the time axis follows the data instead of the requested range. */
 const MAX_TIME_SLOTS = 2_000;
 
@@ -150,20 +158,18 @@ export function latencyChart(latency: Readonly<Record<string, LatencyPercentiles
 interface BarGroup {
   heading?: string;
   items: ReadonlyArray<[string, number]>;
+  color: string;
 }
 
 const ROW = 24;
 const LABEL_WIDTH = 200;
 const VALUE_WIDTH = 96;
 
-/** One bar per item, label on the left, value on the right; groups stacked with their headings. */
-function horizontalBars(
-  kind: ChartKind,
-  title: string,
-  groups: readonly BarGroup[],
-  format: (n: number) => string,
-  color: string,
-): string {
+/**
+ * One bar per item, label on the left, value on the right; groups stacked with their headings, on
+ * one scale so they compare. A group without items says `none`.
+ */
+function horizontalBars(kind: ChartKind, title: string, groups: readonly BarGroup[], format: (n: number) => string): string {
   const max = Math.max(0, ...groups.flatMap((g) => g.items.map(([, v]) => v)));
   const barSpace = WIDTH - LABEL_WIDTH - VALUE_WIDTH;
   const rows: string[] = [];
@@ -173,11 +179,15 @@ function horizontalBars(
       rows.push(el('text', { x: 8, y: y + 16, class: 'group' }, text(group.heading)));
       y += ROW;
     }
+    if (group.items.length === 0) {
+      rows.push(el('text', { x: LABEL_WIDTH, y: y + 16, class: 'empty' }, 'none'));
+      y += ROW;
+    }
     for (const [label, value] of group.items) {
       const width = max > 0 ? Math.max(1, (value / max) * barSpace) : 1;
       rows.push(
         el('text', { x: LABEL_WIDTH - 8, y: y + 16, 'text-anchor': 'end' }, el('title', {}, text(label)), text(shorten(label, 28))),
-        bar(LABEL_WIDTH, y + 4, width, ROW - 8, color, `${label}: ${format(value)}`),
+        bar(LABEL_WIDTH, y + 4, width, ROW - 8, group.color, `${label}: ${format(value)}`),
         el('text', { x: LABEL_WIDTH + width + 6, y: y + 16, class: 'value' }, text(format(value))),
       );
       y += ROW;
@@ -186,18 +196,29 @@ function horizontalBars(
   return chart(kind, title, y + 8, ...rows);
 }
 
-export function failuresChart(failuresByType: ReadonlyArray<[string, number]>): string {
-  const title = 'Failed calls by error type';
-  if (failuresByType.length === 0) return emptyChart('failures', title);
-  return horizontalBars('failures', title, [{ items: failuresByType }], formatCount, COLOR.failed);
+/**
+ * Two series by error type: failed calls (what reached callers) and failed attempts (what the
+ * retries absorbed). A run where every call succeeded in the end still shows its failed attempts.
+ */
+export function failuresChart(
+  failedCalls: ReadonlyArray<[string, number]>,
+  failedAttempts: ReadonlyArray<[string, number]>,
+): string {
+  const title = 'Failures by error type: failed calls and failed attempts';
+  if (failedCalls.length === 0 && failedAttempts.length === 0) return emptyChart('failures', title);
+  const groups = [
+    { heading: 'failed calls', items: failedCalls, color: COLOR.failed },
+    { heading: 'failed attempts (retried or not)', items: failedAttempts, color: COLOR.failedAttempt },
+  ];
+  return horizontalBars('failures', title, groups, formatCount);
 }
 
 export function costChart(bySource: ReadonlyArray<[string, number]>, byTenant: ReadonlyArray<[string, number]>): string {
   const title = 'Cost (USD) per source and per tenant';
   if (bySource.length === 0 && byTenant.length === 0) return emptyChart('cost', title);
   const groups = [
-    { heading: 'per source', items: bySource },
-    { heading: 'per tenant', items: byTenant },
+    { heading: 'per source', items: bySource, color: COLOR.cost },
+    { heading: 'per tenant', items: byTenant, color: COLOR.cost },
   ].filter((g) => g.items.length > 0);
-  return horizontalBars('cost', title, groups, formatUsd, COLOR.cost);
+  return horizontalBars('cost', title, groups, formatUsd);
 }
