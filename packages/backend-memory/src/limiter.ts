@@ -70,7 +70,10 @@ export class InMemoryLimiter implements Limiter {
     const denial = denialOf(books, 'source', estTokens, now) ?? denialOf(this.global, 'global', estTokens, now);
     if (denial !== undefined) return denial;
 
-    const charges: Charge[] = [books, this.global].map(({ window }) => ({ window, entry: window.add(now, estTokens) }));
+    const charges: Charge[] = [
+      { window: books.window, entry: books.window.add(now, estTokens) },
+      { window: this.global.window, entry: this.global.window.add(now, estTokens) },
+    ];
     const leaseId = this.nextLeaseId++;
     this.leases.set(leaseId, { books, expiresAt: now + this.leaseTtlMs });
     books.inflight += 1;
@@ -118,20 +121,32 @@ class LeasedPermit implements Permit {
     private readonly endLease: () => void,
   ) {}
 
-  /**
-   * Re-weighs the reservation's own window entries to `actualTokens` (= est + delta). An entry that
-   * already left its window keeps out of the sums, so a late settle neither refunds into nor charges
-   * the current window, and no sum can go below 0.
-   */
   async settle(actualTokens: number): Promise<void> {
-    assertNonNegativeInteger(actualTokens, 'actualTokens');
-    if (this.settled) return;
-    this.settled = true;
-    for (const { window, entry } of this.charges) window.reweigh(entry, actualTokens);
+    this.reweigh(actualTokens);
   }
 
   async release(): Promise<void> {
     this.endLease();
+  }
+
+  async settleAndRelease(actualTokens: number): Promise<void> {
+    try {
+      this.reweigh(actualTokens);
+    } finally {
+      this.endLease();
+    }
+  }
+
+  /**
+   * Re-weighs the reservation's own window entries to `actualTokens` (= est + delta), the first time
+   * only. An entry that already left its window keeps out of the sums, so a late settle neither
+   * refunds into nor charges the current window, and no sum can go below 0.
+   */
+  private reweigh(actualTokens: number): void {
+    assertNonNegativeInteger(actualTokens, 'actualTokens');
+    if (this.settled) return;
+    this.settled = true;
+    for (const { window, entry } of this.charges) window.reweigh(entry, actualTokens);
   }
 }
 
@@ -148,7 +163,6 @@ function openBooks(limits: SourceLimits, origin: string): Books {
 function denialOf(books: Books, level: 'source' | 'global', estTokens: number, now: number): Admission | undefined {
   const { limits, window } = books;
   window.evict(now);
-  const deny = (gate: LimitGate, retryAfterMs: number): Admission => ({ ok: false, gate, retryAfterMs });
   if (limits.rpm > 0 && window.count >= limits.rpm) return deny(`${level}_rpm`, window.msUntilOldestLeaves(now));
   if (limits.tpm > 0 && window.weight > 0 && window.weight + estTokens > limits.tpm) {
     return deny(`${level}_tpm`, window.msUntilOldestLeaves(now));
@@ -157,4 +171,8 @@ function denialOf(books: Books, level: 'source' | 'global', estTokens: number, n
     return deny(`${level}_concurrency`, CONCURRENCY_POLL_MS);
   }
   return undefined;
+}
+
+function deny(gate: LimitGate, retryAfterMs: number): Admission {
+  return { ok: false, gate, retryAfterMs };
 }

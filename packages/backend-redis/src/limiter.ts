@@ -18,7 +18,7 @@ import {
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { limiterKeys, scopePrefix, type LimiterKeys } from './keys.js';
-import { ENTER_LUA, RELEASE_LUA, SETTLE_LUA, STATS_LUA } from './lua/limiter.js';
+import { ENTER_LUA, RELEASE_LUA, SETTLE_LUA, SETTLE_RELEASE_LUA, STATS_LUA } from './lua/limiter.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
 /** RPM and TPM windows slide over one minute. */
@@ -34,6 +34,7 @@ const KEY_TTL_SLACK_MS = 60_000;
 const ENTER = luaScript('limiter_enter', ENTER_LUA, 8);
 const SETTLE = luaScript('limiter_settle', SETTLE_LUA, 7);
 const RELEASE = luaScript('limiter_release', RELEASE_LUA, 2);
+const SETTLE_RELEASE = luaScript('limiter_settle_release', SETTLE_RELEASE_LUA, 9);
 const STATS = luaScript('limiter_stats', STATS_LUA, 4);
 
 export interface RedisLimiterOptions {
@@ -118,6 +119,7 @@ export class RedisLimiter implements Limiter {
       permit: new RedisPermit(source, estTokens, {
         settle: (actualTokens) => this.#settle(keys, id, actualTokens),
         release: () => this.#release(keys, id),
+        settleAndRelease: (actualTokens) => this.#settleAndRelease(keys, id, actualTokens),
       }),
     };
   }
@@ -154,6 +156,26 @@ export class RedisLimiter implements Limiter {
     );
   }
 
+  async #settleAndRelease(keys: LimiterKeys, id: string, actualTokens: number): Promise<void> {
+    await failClosed(this.#scope, 'settleAndRelease', () =>
+      this.#run(
+        SETTLE_RELEASE,
+        [
+          keys.sourceWindow,
+          keys.sourceTokens,
+          keys.sourceTpm,
+          keys.globalWindow,
+          keys.globalTokens,
+          keys.globalTpm,
+          keys.settled,
+          keys.sourceLeases,
+          keys.globalLeases,
+        ],
+        [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs],
+      ),
+    );
+  }
+
   async #release(keys: LimiterKeys, id: string): Promise<void> {
     await failClosed(this.#scope, 'release', () =>
       runScript(this.#redis, RELEASE, [keys.sourceLeases, keys.globalLeases], [id], this.#timeoutMs),
@@ -174,6 +196,7 @@ export class RedisLimiter implements Limiter {
 interface PermitBooks {
   settle(actualTokens: number): Promise<void>;
   release(): Promise<void>;
+  settleAndRelease(actualTokens: number): Promise<void>;
 }
 
 class RedisPermit implements Permit {
@@ -200,6 +223,27 @@ class RedisPermit implements Permit {
   async release(): Promise<void> {
     if (this.#released) return;
     await this.books.release();
+    this.#released = true;
+  }
+
+  /** Both steps in one script; when one step is already confirmed, what is left, one by one. */
+  async settleAndRelease(actualTokens: number): Promise<void> {
+    if (this.#settled || this.#released) {
+      try {
+        await this.settle(actualTokens);
+      } finally {
+        await this.release();
+      }
+      return;
+    }
+    try {
+      assertNonNegativeInteger(actualTokens, 'actualTokens');
+    } catch (error) {
+      await this.release(); // a refused amount still frees the slot, as settle-then-release would
+      throw error;
+    }
+    await this.books.settleAndRelease(actualTokens);
+    this.#settled = true;
     this.#released = true;
   }
 }

@@ -1,4 +1,5 @@
 /** The clients' own logic with full injection: argument validation before a call starts, deadlines, lifecycle. */
+import { getEventListeners } from 'node:events';
 import { InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
 import * as core from '@pgw/core';
 import type { ChatRequest, ChatResult, ChatTransport, EmbedTransport, OcrTransport } from '@pgw/core';
@@ -119,6 +120,21 @@ describe('GatewayClient.chat', () => {
     expect(() => new GatewayClient({ settings: { ...settings, scope: 'bad scope' }, ...governance(settings), transport: { chat: async () => OK } })).toThrow(
       /scope/,
     );
+  });
+
+  it('a signal shared by 10,000 calls holds one listener while a call runs and none once it returned', async () => {
+    const shared = new AbortController();
+    let during = -1;
+    const { client } = chatClient(
+      async () => {
+        during = getEventListeners(shared.signal, 'abort').length;
+        return OK;
+      },
+      { recorder: new core.NoopRecorder() },
+    );
+    for (let i = 0; i < 10_000; i += 1) await client.chat(HI, { signal: shared.signal });
+    expect(during).toBe(1);
+    expect(getEventListeners(shared.signal, 'abort')).toHaveLength(0);
   });
 
   it('a closed client refuses calls; close is idempotent and closes nothing injected', async () => {

@@ -43,6 +43,12 @@ export interface Permit {
   settle(actualTokens: number): Promise<void>;
   /** Frees the concurrency slot. Idempotent. */
   release(): Promise<void>;
+  /**
+   * Optional: `settle(actualTokens)` then `release()` as one operation (one store round trip), with
+   * the same effects and idempotence as the two calls; the release happens even when the settle
+   * fails. Callers use it when present, else make the two calls.
+   */
+  settleAndRelease?(actualTokens: number): Promise<void>;
 }
 
 export type Admission =

@@ -65,11 +65,34 @@ export function parsePricingTable(json: unknown, origin = 'pricing'): PricingTab
 const VARIANT_SEPARATORS = new Set(['-', ':', '@']);
 
 /**
+ * Remembered answers per table. Only frozen tables (the built-in one, parsed ones) are memoised: a
+ * table that may still change is scanned every time.
+ */
+const memos = new WeakMap<PricingTable, Map<string, ModelPrice | undefined>>();
+const PRICE_MEMO_LIMIT = 1024;
+
+/**
  * The price of `model`: the exact name, else the longest key that is a prefix of it ending at a
  * variant separator (so `gpt-4o-2024-08-06` is `gpt-4o`, but `gpt-4o` is never priced as `gpt-4`).
- * Names compare case-insensitively.
+ * Names compare case-insensitively. Answers for a frozen table are remembered (see `memos`): the
+ * governed call path prices every attempt.
  */
 export function findModelPrice(model: string, table: PricingTable = DEFAULT_PRICING): ModelPrice | undefined {
+  if (!Object.isFrozen(table)) return scanForPrice(model, table);
+  let memo = memos.get(table);
+  if (memo === undefined) {
+    memo = new Map();
+    memos.set(table, memo);
+  }
+  if (memo.has(model)) return memo.get(model);
+  const price = scanForPrice(model, table);
+  // Model names come from upstream answers too: the memo is bounded, and simply starts over when full.
+  if (memo.size >= PRICE_MEMO_LIMIT) memo.clear();
+  memo.set(model, price);
+  return price;
+}
+
+function scanForPrice(model: string, table: PricingTable): ModelPrice | undefined {
   const name = model.toLowerCase();
   let best: { length: number; price: ModelPrice } | undefined;
   for (const [key, price] of Object.entries(table)) {

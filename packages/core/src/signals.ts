@@ -5,6 +5,36 @@ import type { Sleep } from './ports.js';
 /** The largest delay `setTimeout` honours; longer delays fire after 1 ms instead. */
 export const MAX_TIMER_DELAY_MS = 2 ** 31 - 1;
 
+/**
+ * The signal of a call started without one. Nobody holds its controller, so it never aborts:
+ * listening to it is pointless, and `combineSignals`, `followSignal` and the middleware's races
+ * skip it instead of piling one listener per await on a single long-lived signal.
+ */
+export const NEVER_ABORTED: AbortSignal = new AbortController().signal;
+
+const NOTHING_TO_REMOVE = (): void => {};
+
+/** What `followSignal` can abort: an AbortController, or any other cancellation handle with `abort(reason)`. */
+export interface AbortTarget {
+  abort(reason?: unknown): void;
+}
+
+/**
+ * Makes `target` abort with `source`'s reason when `source` aborts, through ONE listener on
+ * `source`; the returned function removes it (idempotent). A source already aborted aborts the
+ * target at once; an absent or never-aborting source gets no listener.
+ */
+export function followSignal(source: AbortSignal | undefined, target: AbortTarget): () => void {
+  if (source === undefined || source === NEVER_ABORTED) return NOTHING_TO_REMOVE;
+  if (source.aborted) {
+    target.abort(source.reason);
+    return NOTHING_TO_REMOVE;
+  }
+  const onAbort = (): void => target.abort(source.reason);
+  source.addEventListener('abort', onAbort, { once: true });
+  return () => source.removeEventListener('abort', onAbort);
+}
+
 export interface CombinedSignal {
   signal: AbortSignal;
   /** Removes every listener this combination added to its inputs. Idempotent. */
@@ -18,11 +48,11 @@ export interface CombinedSignal {
  */
 export function combineSignals(signals: ReadonlyArray<AbortSignal | undefined>): CombinedSignal {
   const controller = new AbortController();
-  const inputs = signals.filter((s): s is AbortSignal => s !== undefined);
+  const inputs = signals.filter((s): s is AbortSignal => s !== undefined && s !== NEVER_ABORTED);
   const first = inputs.find((s) => s.aborted);
   if (first !== undefined) {
     controller.abort(first.reason);
-    return { signal: controller.signal, dispose: () => {} };
+    return { signal: controller.signal, dispose: NOTHING_TO_REMOVE };
   }
   const removals: Array<() => void> = [];
   const dispose = (): void => {

@@ -93,3 +93,27 @@ describe('costUsd', () => {
     expect(findModelPrice(model, table)).toBeUndefined();
   });
 });
+
+describe('findModelPrice: remembered answers', () => {
+  it('answers a repeated lookup on a frozen table as the first time, a miss included', () => {
+    const table = parsePricingTable({ 'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 } });
+    for (let round = 0; round < 3; round += 1) {
+      expect(findModelPrice('GPT-4o-2024-08-06', table)).toBe(table['gpt-4o']);
+      expect(findModelPrice('gpt-4omni', table)).toBeUndefined();
+    }
+  });
+
+  it('stays exact past its bound (over a thousand distinct model names)', () => {
+    const table = parsePricingTable({ m: { inputPerMTok: 1, outputPerMTok: 1 } });
+    for (let i = 0; i < 2500; i += 1) {
+      expect(findModelPrice(i % 2 === 0 ? `m-${i}` : `n-${i}`, table)).toBe(i % 2 === 0 ? table['m'] : undefined);
+    }
+  });
+
+  it('scans a table that is not frozen every time, so a change to it is seen', () => {
+    const table: Record<string, { inputPerMTok: number; outputPerMTok: number }> = {};
+    expect(findModelPrice('late-model', table)).toBeUndefined();
+    table['late-model'] = { inputPerMTok: 1, outputPerMTok: 2 };
+    expect(findModelPrice('late-model', table)).toBe(table['late-model']);
+  });
+});

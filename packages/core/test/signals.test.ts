@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { combineSignals, MAX_TIMER_DELAY_MS, sleep } from '../src/signals.js';
+import { combineSignals, followSignal, MAX_TIMER_DELAY_MS, NEVER_ABORTED, sleep } from '../src/signals.js';
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
 const activeTimeouts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -52,6 +52,56 @@ describe('combineSignals', () => {
     const combined = combineSignals([undefined]);
     expect(combined.signal.aborted).toBe(false);
     combined.dispose();
+  });
+});
+
+describe('followSignal', () => {
+  it('aborts the target with the source reason through one listener, removed by the returned function', () => {
+    const source = new AbortController();
+    const target = new AbortController();
+    const unfollow = followSignal(source.signal, target);
+    expect(listeners(source.signal)).toBe(1);
+    source.abort('stop');
+    expect(target.signal.reason).toBe('stop');
+    expect(listeners(source.signal)).toBe(0);
+    unfollow();
+  });
+
+  it('once unfollowed, a later abort of the source reaches nothing', () => {
+    const source = new AbortController();
+    const target = new AbortController();
+    const unfollow = followSignal(source.signal, target);
+    unfollow();
+    unfollow();
+    expect(listeners(source.signal)).toBe(0);
+    source.abort();
+    expect(target.signal.aborted).toBe(false);
+  });
+
+  it('aborts the target at once, without listening, when the source already is', () => {
+    const source = new AbortController();
+    source.abort('early');
+    const target = new AbortController();
+    followSignal(source.signal, target);
+    expect(target.signal.reason).toBe('early');
+    expect(listeners(source.signal)).toBe(0);
+  });
+
+  it('adds no listener for an absent or never-aborting source', () => {
+    const target = new AbortController();
+    followSignal(undefined, target)();
+    followSignal(NEVER_ABORTED, target)();
+    expect(listeners(NEVER_ABORTED)).toBe(0);
+    expect(target.signal.aborted).toBe(false);
+  });
+});
+
+describe('NEVER_ABORTED', () => {
+  it('is never aborted and collects no listener from combineSignals, however many combine it', () => {
+    const combined = Array.from({ length: 50 }, () => combineSignals([NEVER_ABORTED, new AbortController().signal]));
+    expect(NEVER_ABORTED.aborted).toBe(false);
+    expect(listeners(NEVER_ABORTED)).toBe(0);
+    for (const c of combined) c.dispose();
   });
 });
 

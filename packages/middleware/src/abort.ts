@@ -1,4 +1,4 @@
-import { abortError, SourceDeadError, TransientError } from '@pgw/core';
+import { abortError, NEVER_ABORTED, SourceDeadError, TransientError } from '@pgw/core';
 
 export function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError(signal);
@@ -8,21 +8,17 @@ export function throwIfAborted(signal: AbortSignal): void {
  * Awaits `work` unless `signal` aborts first, then rejects with the abort error at once: a write-back
  * or admission call that hangs must not hold a cancelled call. When abort wins, `onLate` receives the
  * value `work` resolves to later, so whatever it grants (a permit, a probe lease) is given back.
+ * Racing a signal that can never abort costs nothing: `work` itself is returned.
  */
 export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onLate?: (value: T) => void): Promise<T> {
-  const abandon = (): void => {
-    work.then(
-      (value) => onLate?.(value),
-      () => undefined, // nobody awaits an abandoned call any more
-    );
-  };
+  if (signal === NEVER_ABORTED) return work;
   if (signal.aborted) {
-    abandon();
+    abandon(work, onLate);
     return Promise.reject(abortError(signal));
   }
   return new Promise<T>((resolve, reject) => {
     const onAbort = (): void => {
-      abandon();
+      abandon(work, onLate);
       reject(abortError(signal));
     };
     signal.addEventListener('abort', onAbort, { once: true });
@@ -37,6 +33,14 @@ export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onLate?: (va
       },
     );
   });
+}
+
+/** Nobody awaits an abandoned `work` any more: its failure is dropped, its late grant goes to `onLate`. */
+function abandon<T>(work: Promise<T>, onLate: ((value: T) => void) | undefined): void {
+  work.then(
+    (value) => onLate?.(value),
+    () => undefined,
+  );
 }
 
 /**

@@ -67,7 +67,6 @@ function releaseProbe(deps: AdmissionDeps, ticket: GateTicket): Promise<void> {
 }
 
 /** An unused permit: nothing was sent, so the reservation is returned whole. */
-async function giveBack(deps: AdmissionDeps, permit: Permit): Promise<void> {
-  await deps.writeBacks.quietly('permit.settle', () => permit.settle(0));
-  await deps.writeBacks.quietly('permit.release', () => permit.release());
+function giveBack(deps: AdmissionDeps, permit: Permit): Promise<void> {
+  return deps.writeBacks.settleAndRelease(permit, 0);
 }

@@ -28,7 +28,8 @@ export interface AttemptDeps {
   progress: ScopeProgress;
   writeBacks: WriteBacks;
   now: Clock;
-  onAttempt: AttemptObserver;
+  /** Absent when nothing records attempts: the attempt's report (texts, description) is then never built. */
+  onAttempt?: AttemptObserver;
 }
 
 export type AttemptOutcome<Res> =
@@ -46,106 +47,141 @@ export type AttemptOutcome<Res> =
  * propagates. Whatever happens, the pacer slot, the probe lease and the permit are given back exactly
  * once, and the permit is settled per SPEC §6.6 (see Settlement).
  */
-export async function runAttempt<Req, Res>(
+export function runAttempt<Req, Res>(
   deps: AttemptDeps,
   operation: AttemptOperation<Req, Res>,
   call: Call<Req>,
   admitted: Admitted,
 ): Promise<AttemptOutcome<Res>> {
-  const { source, ticket, permit } = admitted;
-  const { ctx, request } = call;
-  const signal = ctx.signal;
-  const callId = randomUUID();
-  const started = deps.now();
-  const settlement = new Settlement(operation.tokenAccounting, permit.estTokens);
-  const deltas = ctx.onDelta && new AttemptDeltas(ctx.onDelta);
-  let usage: Usage | undefined;
-  let verdictSent = false;
-  let result: Res | undefined;
-  let reported = false;
-  // One row per attempt: a cancellation landing after the verdict row was written adds none.
-  const report = (status: AttemptReport['status'], error?: unknown): void => {
-    if (reported) return;
-    reported = true;
-    deps.onAttempt(ctx, {
-      source,
-      callId,
-      latencyMs: Math.max(0, deps.now() - started),
+  return new Attempt(deps, operation, call, admitted).run();
+}
+
+/** One attempt's state: what it learnt from the upstream, and what it has reported and written back. */
+class Attempt<Req, Res> {
+  private readonly callId = randomUUID();
+  private readonly started: number;
+  private readonly settlement: Settlement;
+  private readonly deltas: AttemptDeltas | undefined;
+  private usage: Usage | undefined;
+  private result: Res | undefined;
+  private reported = false;
+  private verdictSent = false;
+
+  constructor(
+    private readonly deps: AttemptDeps,
+    private readonly operation: AttemptOperation<Req, Res>,
+    private readonly call: Call<Req>,
+    private readonly admitted: Admitted,
+  ) {
+    this.started = deps.now();
+    this.settlement = new Settlement(operation.tokenAccounting, admitted.permit.estTokens);
+    this.deltas = call.ctx.onDelta && new AttemptDeltas(call.ctx.onDelta);
+  }
+
+  async run(): Promise<AttemptOutcome<Res>> {
+    const { deps, operation, settlement, callId } = this;
+    const { source } = this.admitted;
+    const { ctx, request } = this.call;
+    const signal = ctx.signal;
+    // Registered before the transport is called: failed and cancelled attempts were really sent.
+    registerAttempt(ctx, source.name);
+    try {
+      let result: Res;
+      try {
+        // Raced as well: a transport that ignores its signal must not hold a cancelled call.
+        result = await raceAbort(this.send(), signal);
+      } finally {
+        this.deltas?.close();
+      }
+      this.result = result;
+      const measured = operation.usageOf(result);
+      if (measured) this.learnUsage(measured); // S4: known usage, even 0, is what the permit is charged
+      operation.validate?.(result, request, source);
+      const latencyMs = Math.max(0, deps.now() - this.started);
+      deps.progress.markProgress();
+      deps.pacer.onSuccess(source.name);
+      deps.health.onSuccess(source.name, latencyMs);
+      operation.observe?.(source, result, ctx);
+      this.report('ok');
+      await this.verdict('success');
+      return { ok: true, result, callId, latencyMs };
+    } catch (error) {
+      if (signal.aborted) {
+        settlement.decide('cancelled'); // S3: in flight, usage unknown → keep the reservation
+        this.report('cancelled', error);
+        throw cancellationError(error, signal);
+      }
+      if (error instanceof TransientError || error instanceof SourceDeadError) {
+        const dead = error instanceof SourceDeadError;
+        settlement.decide(dead ? 'dead' : 'transient'); // S5: fixed before this branch's first await
+        deps.health.onFailure(source.name);
+        if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
+        this.report('error', error);
+        await this.verdict(dead ? 'dead' : 'failure');
+        const committedContent = this.deltas?.committedContent;
+        return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
+      }
+      if (error instanceof ResultInvalidError) {
+        settlement.decide('invalid');
+        this.report('error', error);
+        // A bad result is not a bad service: the breaker counts a success without a window sample.
+        await this.verdict('invalid');
+        throw error;
+      }
+      if (error instanceof RequestRejectedError) settlement.decide('rejected');
+      // A rejected request says nothing about the source; an unclassified exception (a bug) settles 0 (S8).
+      this.report('error', error);
+      throw error;
+    } finally {
+      await this.giveBack();
+    }
+  }
+
+  private send(): Promise<Res> {
+    const { ctx, request } = this.call;
+    return this.operation.invoke(this.admitted.source, request, {
+      signal: ctx.signal,
+      callId: this.callId,
+      logicalCallId: ctx.logicalCallId,
+      onUsage: (usage) => this.learnUsage(usage),
+      onDelta: this.deltas?.forward,
+    });
+  }
+
+  private learnUsage(usage: Usage): void {
+    this.usage = usage;
+    this.settlement.learnUsage(usage);
+  }
+
+  /** One row per attempt: a cancellation landing after the verdict row was written adds none. */
+  private report(status: AttemptReport['status'], error?: unknown): void {
+    const { deps } = this;
+    if (this.reported || deps.onAttempt === undefined) return;
+    this.reported = true;
+    deps.onAttempt(this.call.ctx, {
+      source: this.admitted.source,
+      callId: this.callId,
+      latencyMs: Math.max(0, deps.now() - this.started),
       status,
       error,
-      usage,
-      description: operation.describe(request, result),
+      usage: this.usage,
+      description: this.operation.describe(this.call.request, this.result),
     });
-  };
-  const verdict = (outcome: GateOutcome): Promise<void> => {
-    verdictSent = true;
-    return deps.writeBacks.unlessAborted('gate.record', () => deps.gate.record(ticket, outcome), signal);
-  };
+  }
 
-  // Registered before the transport is called: failed and cancelled attempts were really sent.
-  registerAttempt(ctx, source.name);
-  try {
-    // Raced as well: a transport that ignores its signal must not hold a cancelled call.
-    result = await raceAbort(
-      operation.invoke(source, request, {
-        signal,
-        callId,
-        logicalCallId: ctx.logicalCallId,
-        onUsage: (known) => {
-          usage = known;
-          settlement.learnUsage(known);
-        },
-        onDelta: deltas?.forward,
-      }),
-      signal,
-    ).finally(() => deltas?.close());
-    const measured = operation.usageOf(result);
-    if (measured) {
-      usage = measured;
-      settlement.learnUsage(measured); // S4: known usage, even 0, is what the permit is charged
-    }
-    operation.validate?.(result, request, source);
-    const latencyMs = Math.max(0, deps.now() - started);
-    deps.progress.markProgress();
-    deps.pacer.onSuccess(source.name);
-    deps.health.onSuccess(source.name, latencyMs);
-    operation.observe?.(source, result, ctx);
-    report('ok');
-    await verdict('success');
-    return { ok: true, result, callId, latencyMs };
-  } catch (error) {
-    if (signal.aborted) {
-      settlement.decide('cancelled'); // S3: in flight, usage unknown → keep the reservation
-      report('cancelled', error);
-      throw cancellationError(error, signal);
-    }
-    if (error instanceof TransientError || error instanceof SourceDeadError) {
-      const dead = error instanceof SourceDeadError;
-      settlement.decide(dead ? 'dead' : 'transient'); // S5: fixed before this branch's first await
-      deps.health.onFailure(source.name);
-      if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
-      report('error', error);
-      await verdict(dead ? 'dead' : 'failure');
-      const committedContent = deltas?.committedContent;
-      return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
-    }
-    if (error instanceof ResultInvalidError) {
-      settlement.decide('invalid');
-      report('error', error);
-      // A bad result is not a bad service: the breaker counts a success without a window sample.
-      await verdict('invalid');
-      throw error;
-    }
-    if (error instanceof RequestRejectedError) settlement.decide('rejected');
-    // A rejected request says nothing about the source; an unclassified exception (a bug) settles 0 (S8).
-    report('error', error);
-    throw error;
-  } finally {
-    if (ticket.probe && !verdictSent) {
-      await deps.writeBacks.quietly('gate.releaseProbe', () => deps.gate.releaseProbe(ticket));
-    }
-    deps.pacer.leave(source.name);
-    await deps.writeBacks.quietly('permit.settle', () => permit.settle(settlement.value()));
-    await deps.writeBacks.quietly('permit.release', () => permit.release());
+  private verdict(outcome: GateOutcome): Promise<void> {
+    const { gate, writeBacks } = this.deps;
+    const { ticket } = this.admitted;
+    this.verdictSent = true;
+    return writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
+  }
+
+  /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
+  private async giveBack(): Promise<void> {
+    const { gate, pacer, writeBacks } = this.deps;
+    const { source, ticket, permit } = this.admitted;
+    if (ticket.probe && !this.verdictSent) await writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket));
+    pacer.leave(source.name);
+    await writeBacks.settleAndRelease(permit, this.settlement.value());
   }
 }

@@ -15,6 +15,7 @@ import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext, type CallContextInit } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { structuredMiddleware } from './structured.js';
 import { telemetryMiddleware } from './telemetry-emitter.js';
@@ -75,15 +76,16 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       costUsd: costUsd(result.usage, result.model, pricing),
     };
   });
-  const run = (request: GatewayChatRequest, options: CallOptions = {}): Promise<LLMResponse> =>
-    onion({ request, ctx: createCallContext({ ...options, scope: settings.scope, operation: 'chat', now }) });
+  const start = (request: GatewayChatRequest, options: CallOptions, signal: AbortSignal | undefined): Promise<LLMResponse> =>
+    onion({ request, ctx: createCallContext({ ...options, signal, scope: settings.scope, operation: 'chat', now }) });
   return {
-    run,
+    run: (request, options = {}) => underOwnSignal(options.signal, (signal) => start(request, options, signal)),
     stream: (request, options = {}) => {
       if (request.structured !== undefined) {
         throw new TypeError('stream(request.structured) is not supported: a structured re-ask cannot take back streamed tokens; use run()');
       }
-      return streamCall(({ signal, onDelta }) => run({ ...request, stream: true }, { ...options, signal, onDelta }), options.signal);
+      // The stream's signal is already the call's own (one listener on the caller's): no second one.
+      return streamCall(({ signal, onDelta }) => start({ ...request, stream: true }, { ...options, onDelta }, signal), options.signal);
     },
     get droppedTelemetryRows() {
       return emitter.droppedRows;

@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { CallStats, ChatDelta, Clock, Effort, Operation } from '@pgw/core';
+import { NEVER_ABORTED, type CallStats, type ChatDelta, type Clock, type Effort, type Operation } from '@pgw/core';
 
 /** The mutable part of a logical call, shared by every view of its context (see `withSignal`). */
 export interface CallLedger {
@@ -18,7 +18,10 @@ export interface CallContext {
   readonly operation: Operation;
   /** Injected-clock time the logical call started (`totalLatencyMs` reads the same clock). */
   readonly startedAt: number;
-  /** Cancellation of this call: the caller's signal, or the deadline boundary's signal inside it. */
+  /**
+   * Cancellation of this call: its own signal (following the caller's, see `underOwnSignal`), the
+   * deadline boundary's signal inside it, or `NEVER_ABORTED` when nothing can cancel it.
+   */
   readonly signal: AbortSignal;
   readonly sessionId?: string;
   readonly parentCallId?: string;
@@ -54,22 +57,28 @@ export interface CallContextInit {
   onDelta?: (delta: ChatDelta) => void;
 }
 
-// A call without a caller signal still hands every sleep and transport a real (never-aborting) signal.
-const NEVER_ABORTED = new AbortController().signal;
-
+/** A call started without a signal gets `NEVER_ABORTED`: sleeps and transports still get a real signal, and races on it cost nothing. */
 export function createCallContext(init: CallContextInit): CallContext {
-  const { now, signal, logicalCallId, cacheBypass, ...rest } = init;
+  // Spelt out rather than spread: this runs once per call, and a rest/spread copy is the slow path.
   return {
-    ...rest,
-    logicalCallId: logicalCallId ?? randomUUID(),
-    startedAt: now(),
-    signal: signal ?? NEVER_ABORTED,
-    cacheBypass: cacheBypass ?? false,
+    logicalCallId: init.logicalCallId ?? randomUUID(),
+    scope: init.scope,
+    operation: init.operation,
+    startedAt: init.now(),
+    signal: init.signal ?? NEVER_ABORTED,
+    sessionId: init.sessionId,
+    parentCallId: init.parentCallId,
+    tenantId: init.tenantId,
+    meta: init.meta,
+    reasoningEffort: init.reasoningEffort,
+    cacheBypass: init.cacheBypass ?? false,
+    callDeadlineMs: init.callDeadlineMs,
+    onDelta: init.onDelta,
     ledger: { attempts: 0, sourcesTried: [], terminalClaimed: false },
   };
 }
 
-/** The caller's own signal, or undefined when the call was started without one. */
+/** The call's signal, or undefined when the call was started without one. */
 export function callerSignal(ctx: CallContext): AbortSignal | undefined {
   return ctx.signal === NEVER_ABORTED ? undefined : ctx.signal;
 }

@@ -5,6 +5,7 @@ import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { embedOperation } from './embed-operation.js';
 import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { telemetryMiddleware } from './telemetry-emitter.js';
 
@@ -69,13 +70,15 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
   );
   return {
     run: async (texts, options = {}) => {
-      const ctx = createCallContext({ ...options, scope: settings.scope, operation: 'embed', now });
       if (texts.length === 0) {
         // Nothing to wait for: zero attempts, no rows, no deadline.
+        const ctx = createCallContext({ ...options, scope: settings.scope, operation: 'embed', now });
         const usage: Usage = { promptTokens: 0, completionTokens: 0, usageSource: 'measured' };
         return { vectors: [], model: '', sources: [], usage, callStats: callStats(ctx, now), costUsd: 0 };
       }
-      return onion({ request: { texts }, ctx });
+      return underOwnSignal(options.signal, (signal) =>
+        onion({ request: { texts }, ctx: createCallContext({ ...options, signal, scope: settings.scope, operation: 'embed', now }) }),
+      );
     },
     get droppedTelemetryRows() {
       return emitter.droppedRows;

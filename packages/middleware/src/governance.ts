@@ -67,7 +67,7 @@ export function buildGovernance(parts: GovernanceParts): Governance {
     sleep: parts.sleep,
     rng: parts.rng,
     now,
-    onAttempt: emitter.attempt,
+    ...(emitter.recording && { onAttempt: emitter.attempt }),
   };
   return { retryDeps, emitter, warnings };
 }

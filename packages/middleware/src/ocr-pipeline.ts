@@ -5,6 +5,7 @@ import { createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { buildGovernance, type GovernanceParts } from './governance.js';
 import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
+import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { telemetryMiddleware } from './telemetry-emitter.js';
 
@@ -35,9 +36,13 @@ export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   });
   return {
     recognizeText: (image, options = {}, call = {}) =>
-      text({ request: { image, options }, ctx: createCallContext({ ...call, scope: settings.scope, operation: 'ocr_text', now }) }),
+      underOwnSignal(call.signal, (signal) =>
+        text({ request: { image, options }, ctx: createCallContext({ ...call, signal, scope: settings.scope, operation: 'ocr_text', now }) }),
+      ),
     parseLayout: (image, options = {}, call = {}) =>
-      layout({ request: { image, options }, ctx: createCallContext({ ...call, scope: settings.scope, operation: 'ocr_layout', now }) }),
+      underOwnSignal(call.signal, (signal) =>
+        layout({ request: { image, options }, ctx: createCallContext({ ...call, signal, scope: settings.scope, operation: 'ocr_layout', now }) }),
+      ),
     get droppedTelemetryRows() {
       return emitter.droppedRows;
     },

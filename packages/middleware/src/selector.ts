@@ -30,6 +30,8 @@ export function createSelector(kind: SelectorKind, deps: SelectorDeps): Selector
     case 'weighted':
       return async () => weightedOrder(sources, deps.rng);
     case 'health_aware':
+      // One source has one order: reading its stats (a store round trip with Redis) would change nothing.
+      if (sources.length === 1) return async () => [...sources];
       return async () => {
         const stats = await Promise.all(sources.map((source) => deps.limiter.sourceStats(source.name)));
         const scores = sources.map((source, i) => healthScore(source, stats[i]!, deps.health));
@@ -76,6 +78,7 @@ function byScore(sources: readonly SourceConfig[], scores: readonly number[]): S
  * recently failed first; a failed source comes back only when nothing else is eligible.
  */
 export function deprioritiseFailed(order: readonly SourceConfig[], failedByRecency: readonly string[]): SourceConfig[] {
+  if (failedByRecency.length === 0) return [...order];
   const rank = (source: SourceConfig): number => failedByRecency.indexOf(source.name);
   const fresh = order.filter((source) => rank(source) < 0);
   const failed = order.filter((source) => rank(source) >= 0).sort((a, b) => rank(a) - rank(b));

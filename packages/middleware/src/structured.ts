@@ -1,7 +1,7 @@
 import { ResultInvalidError, type ChatMessage, type LLMResponse, type StructuredPolicy, type StructuredStrategy } from '@pgw/core';
-import { z } from 'zod';
+import { z, type ZodType } from 'zod';
 import type { GatewayChatRequest } from './chat-request.js';
-import type { Middleware } from './compose.js';
+import type { Call, Middleware, Next } from './compose.js';
 import { parseStructuredAnswer } from './json-extract.js';
 
 export interface StructuredMiddlewareOptions {
@@ -18,9 +18,19 @@ export interface StructuredMiddlewareOptions {
  */
 export function structuredMiddleware(options: StructuredMiddlewareOptions): Middleware<GatewayChatRequest, LLMResponse> {
   const { policy } = options;
-  return async (call, next) => {
-    const { structured: schema, ...request } = call.request;
-    if (!schema) return next(call);
+  // Most calls ask for no structure: they pass straight through, without an extra async frame.
+  return (call, next) => {
+    const schema = call.request.structured;
+    return schema ? ladder(call, next, schema) : next(call);
+  };
+
+  async function ladder(
+    call: Call<GatewayChatRequest>,
+    next: Next<GatewayChatRequest, LLMResponse>,
+    schema: ZodType,
+  ): Promise<LLMResponse> {
+    const request: GatewayChatRequest = { ...call.request };
+    delete request.structured; // consumed here: the transport never sees it
     const jsonSchema = z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }) as Record<string, unknown>;
     let conversation: ChatMessage[] = request.messages;
     let strategy: StructuredStrategy = policy.strategy;
@@ -46,7 +56,7 @@ export function structuredMiddleware(options: StructuredMiddlewareOptions): Midd
       sourceName: lastSource,
       issues,
     });
-  };
+  }
 }
 
 /** The json_repair strategy: the prompt itself asks for JSON (on the last user turn). */

@@ -1,3 +1,4 @@
+import type { Permit } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
@@ -9,27 +10,37 @@ import { describeError, type WarnOnce } from './warn-once.js';
 export class WriteBacks {
   constructor(private readonly warnings: WarnOnce) {}
 
-  /** Cleanup that runs to completion even for a cancelled call. */
-  async quietly(step: string, work: () => Promise<void>): Promise<void> {
+  /** Cleanup that runs to completion even for a cancelled call. Never rejects: a failure, thrown or rejected, is one warning per step. */
+  quietly(step: string, work: () => Promise<void>): Promise<void> {
     try {
-      await work();
+      return work().catch((error: unknown) => this.warn(step, error));
     } catch (error) {
-      this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
+      this.warn(step, error);
+      return Promise.resolve();
     }
   }
 
+  /**
+   * Settles the permit with `actualTokens` and releases it: in one store operation when the permit
+   * offers one, else settle then release — the release is attempted even when the settle failed.
+   */
+  settleAndRelease(permit: Permit, actualTokens: number): Promise<void> {
+    const { settleAndRelease } = permit;
+    if (settleAndRelease === undefined) return this.settleThenRelease(permit, actualTokens);
+    return this.quietly('permit.settleAndRelease', () => settleAndRelease.call(permit, actualTokens));
+  }
+
   /** A write-back the call waits for only while it is not cancelled: a hanging store must not hold a cancelled call. */
-  async unlessAborted(step: string, work: () => Promise<void>, signal: AbortSignal): Promise<void> {
-    let pending: Promise<void>;
-    try {
-      pending = work();
-    } catch (error) {
-      this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
-      return;
-    }
-    const guarded = pending.catch((error: unknown) => {
-      this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
-    });
-    await raceAbort(guarded, signal);
+  unlessAborted(step: string, work: () => Promise<void>, signal: AbortSignal): Promise<void> {
+    return raceAbort(this.quietly(step, work), signal);
+  }
+
+  private async settleThenRelease(permit: Permit, actualTokens: number): Promise<void> {
+    await this.quietly('permit.settle', () => permit.settle(actualTokens));
+    await this.quietly('permit.release', () => permit.release());
+  }
+
+  private warn(step: string, error: unknown): void {
+    this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
   }
 }

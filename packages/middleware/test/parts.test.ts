@@ -99,6 +99,18 @@ describe('selectors', () => {
     expect(await names(selector)).toEqual(['b', 'a', 'c']);
   });
 
+  it('health_aware with a single source reads no stats: one source has one order', async () => {
+    const limiter = new AccountingLimiter();
+    let statsRead = 0;
+    limiter.sourceStats = async () => {
+      statsRead += 1;
+      return { inflight: 0, rpmUsed: 0, tpmUsed: 0 };
+    };
+    const selector = createSelector('health_aware', deps({ sources: [source('solo')], limiter }));
+    expect([await names(selector), await names(selector)]).toEqual([['solo'], ['solo']]);
+    expect(statsRead).toBe(0);
+  });
+
   it('headroom is the tightest remaining fraction; unlimited gates leave full room', () => {
     expect(headroom(source('a'), { inflight: 50, rpmUsed: 1_000, tpmUsed: 1e9 })).toBe(1);
     expect(headroom(source('a', { rpm: 100, tpm: 1_000 }), { inflight: 0, rpmUsed: 25, tpmUsed: 900 })).toBeCloseTo(0.1);

@@ -11,10 +11,12 @@ import {
   TransientError,
   type ChatRequest,
   type ChatResult,
+  type Limiter,
+  type Permit,
 } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { chatOperation } from '../src/index.js';
-import { AccountingLimiter, chatResult, chatTransport, embedResult, ScriptedGate, source, type Script } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, chatTransport, embedResult, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
 
 const rateLimited = (retryAfterMs?: number) =>
@@ -263,6 +265,60 @@ describe('retry loop: quota and breaker policies', () => {
     await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
     await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
     expect(h.warnings.filter((w) => w.includes('gate.record'))).toHaveLength(1);
+  });
+});
+
+describe('retry loop: a permit that settles and releases in one step', () => {
+  /** AccountingLimiter permits, plus the optional combined step; the two separate steps are counted. */
+  function combinedLimiter(combined: (permit: Permit, actual: number) => Promise<void>) {
+    const inner = new AccountingLimiter();
+    const separate = { settles: 0, releases: 0 };
+    const limiter: Limiter = {
+      tryEnter: async (name, est) => {
+        const admission = await inner.tryEnter(name, est);
+        if (!admission.ok) return admission;
+        const { permit } = admission;
+        return {
+          ok: true,
+          permit: {
+            source: permit.source,
+            estTokens: permit.estTokens,
+            settle: async (actual) => {
+              separate.settles += 1;
+              await permit.settle(actual);
+            },
+            release: async () => {
+              separate.releases += 1;
+              await permit.release();
+            },
+            settleAndRelease: (actual) => combined(permit, actual),
+          },
+        };
+      },
+      sourceStats: (name) => inner.sourceStats(name),
+    };
+    return { inner, separate, limiter };
+  }
+
+  it('uses the combined step instead of the two separate ones', async () => {
+    const { inner, separate, limiter } = combinedLimiter(async (permit, actual) => {
+      await permit.settle(actual);
+      await permit.release();
+    });
+    const h = chatHarness([chatResult('ok', { usage: usage(30, 12) })], { limiter });
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+    expect(separate).toEqual({ settles: 0, releases: 0 });
+    expect(inner.lastPermit()).toMatchObject({ settled: [42], releases: 1 });
+  });
+
+  it('a failing combined step degrades to one warning; the answer stands', async () => {
+    const { limiter } = combinedLimiter(async () => {
+      throw new GovernanceBackendError({ scope: 'LLM', message: 'redis blip' });
+    });
+    const h = chatHarness([chatResult(), chatResult()], { limiter });
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+    await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
+    expect(h.warnings.filter((w) => w.includes('permit.settleAndRelease'))).toHaveLength(1);
   });
 });
 

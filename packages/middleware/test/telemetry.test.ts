@@ -1,4 +1,4 @@
-import { GatewayUnavailableError, TransientError, type TelemetryRecorder } from '@pgw/core';
+import { GatewayUnavailableError, NoopRecorder, TransientError, type ChatMessage, type TelemetryRecorder } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { compose, createCallContext, TelemetryEmitter, telemetryMiddleware, WarnOnce } from '../src/index.js';
 import { ArrayRecorder, chatResult, HANG, ManualClock, source, usage } from './helpers/fakes.js';
@@ -123,5 +123,29 @@ describe('telemetry emitter', () => {
     const h = chatHarness([chatResult()], { sources: [source('solo')] });
     const response = await h.run({}, { logicalCallId: 'fixed-id' });
     expect(response.callStats).toEqual({ logicalCallId: 'fixed-id', attempts: 1, totalLatencyMs: 0, sourcesTried: ['solo'] });
+  });
+  it('without a recorder that stores (none, or the NoopRecorder) builds no row, while call stats stay exact', async () => {
+    for (const recorder of [undefined, new NoopRecorder()]) {
+      expect(new TelemetryEmitter({ recorder, textCap: 100, now: () => 0, warnings: new WarnOnce(() => {}) }).recording).toBe(false);
+    }
+    let textReads = 0;
+    // The attempt row's request text is the only reader of the message content here.
+    const messages: ChatMessage[] = [
+      {
+        role: 'user',
+        get content() {
+          textReads += 1;
+          return 'hi';
+        },
+      },
+    ];
+    const silent = chatHarness([new TransientError({ message: '503' }), chatResult()], { recorder: new NoopRecorder() });
+    const response = await silent.run({ messages });
+    expect(response.callStats).toMatchObject({ attempts: 2, sourcesTried: ['a', 'b'] });
+    expect(textReads).toBe(0);
+    const recorded = chatHarness([new TransientError({ message: '503' }), chatResult()]);
+    await recorded.run({ messages });
+    expect(textReads).toBeGreaterThan(0);
+    expect(recorded.recorder.kind('attempt')).toHaveLength(2);
   });
 });

@@ -3,7 +3,7 @@
  * timeout and, for streams, the liveness watchdog. Our own limits abort with a TransientError as
  * the reason; the caller's abort always wins and surfaces as the caller's AbortError.
  */
-import { MAX_TIMER_DELAY_MS, TransientError, abortError, combineSignals, type CombinedSignal } from '@pgw/core';
+import { MAX_TIMER_DELAY_MS, TransientError, abortError, followSignal } from '@pgw/core';
 import { StreamWatchdog, type StallPhase, type StreamWatchdogLimits } from './stream-watchdog.js';
 
 export interface AttemptScopeOptions {
@@ -16,18 +16,16 @@ export interface AttemptScopeOptions {
 }
 
 export class AttemptScope {
-  /** Aborts when the caller aborts or one of our limits fires. */
-  readonly signal: AbortSignal;
-  private readonly own = new AbortController();
-  private readonly combined: CombinedSignal;
+  /** Handed to undici: cancelled when the caller aborts or one of our limits fires. */
+  readonly cancel = new AbortController();
+  private readonly unfollowCaller: () => void;
   private readonly totalTimer: ReturnType<typeof setTimeout>;
   private readonly watchdog: StreamWatchdog | undefined;
 
   constructor(private readonly options: AttemptScopeOptions) {
     const { callerSignal, totalMs, liveness } = options;
     if (callerSignal.aborted) throw abortError(callerSignal);
-    this.combined = combineSignals([callerSignal, this.own.signal]);
-    this.signal = this.combined.signal;
+    this.unfollowCaller = followSignal(callerSignal, this.cancel);
     this.totalTimer = setTimeout(
       () => this.fail('timeout', `no complete answer within ${totalMs} ms`),
       Math.min(totalMs, MAX_TIMER_DELAY_MS),
@@ -50,20 +48,21 @@ export class AttemptScope {
 
   /** The error an attempt that threw `error` must surface: the caller's abort, our own limit, or `error` itself. */
   outcome(error: unknown): unknown {
+    // The caller first: when it aborted, the cancel signal carries the caller's reason, not ours.
     if (this.options.callerSignal.aborted) return abortError(this.options.callerSignal);
-    if (this.own.signal.aborted) return this.own.signal.reason;
+    if (this.cancel.signal.aborted) return this.cancel.signal.reason;
     return error;
   }
 
   dispose(): void {
     clearTimeout(this.totalTimer);
     this.watchdog?.stop();
-    this.combined.dispose();
+    this.unfollowCaller();
   }
 
   private fail(transientKind: 'timeout' | 'stalled_stream', what: string): void {
     const { sourceName, route } = this.options;
-    this.own.abort(new TransientError({ message: `${sourceName} ${route}: ${what}`, sourceName, transientKind }));
+    this.cancel.abort(new TransientError({ message: `${sourceName} ${route}: ${what}`, sourceName, transientKind }));
   }
 }
 

@@ -69,6 +69,11 @@ interface Exchange {
   liveness?: StreamWatchdogLimits;
 }
 
+interface RouteTarget {
+  readonly origin: string;
+  readonly path: string;
+}
+
 /** What a reader of a 2xx answer gets. */
 interface Answering {
   response: ResponseData;
@@ -79,6 +84,8 @@ interface Answering {
 
 export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
   private readonly pools = new Map<string, Pool>();
+  /** Parsed request targets by route and base URL: parsing a URL per request is measurable at loopback speed. */
+  private readonly targets = new Map<string, RouteTarget>();
   private readonly connections: number;
   private readonly warn: (message: string) => void;
   private readonly now: Clock;
@@ -139,8 +146,8 @@ export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
   private async exchange<T>(exchange: Exchange, read: (answering: Answering) => Promise<T>): Promise<T> {
     const { source, route, ctx } = exchange;
     if (this.closed) throw new Error('OpenAICompatTransport is closed');
-    const url = routeUrl(source, route);
-    const pool = this.pool(url.origin);
+    const target = this.routeTarget(source, route);
+    const pool = this.pool(target.origin);
     const scope = new AttemptScope({
       callerSignal: ctx.signal,
       sourceName: source.name,
@@ -153,10 +160,10 @@ export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
     try {
       response = await pool.request({
         method: 'POST',
-        path: url.pathname + url.search,
+        path: target.path,
         headers: this.headers(source, exchange.liveness !== undefined),
         body: JSON.stringify(exchange.payload),
-        signal: scope.signal,
+        signal: scope.cancel.signal,
       });
       const status = response.statusCode;
       if (status < 200 || status >= 300) {
@@ -223,6 +230,17 @@ export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
       'user-agent': this.userAgent,
       ...(source.apiKey && { authorization: `Bearer ${source.apiKey}` }),
     };
+  }
+
+  private routeTarget(source: SourceConfig, route: string): RouteTarget {
+    const key = `${route} ${source.baseUrl}`;
+    let target = this.targets.get(key);
+    if (target === undefined) {
+      const url = routeUrl(source, route);
+      target = { origin: url.origin, path: url.pathname + url.search };
+      this.targets.set(key, target);
+    }
+    return target;
   }
 
   private pool(origin: string): Pool {

@@ -1,4 +1,5 @@
-import { TransientError } from '@pgw/core';
+import { getEventListeners } from 'node:events';
+import { NEVER_ABORTED, TransientError } from '@pgw/core';
 import { probeHandles, startMockUpstream } from '@pgw/mock-upstream';
 import { describe, expect, it } from 'vitest';
 import { OpenAICompatTransport } from '../src/index.js';
@@ -68,6 +69,30 @@ describe('cancellation', () => {
       const error = await thrown(() => transport.chat(source, { messages, sampling: {} }, attemptContext(AbortSignal.abort(reason))));
       expectCallerAbort(error, reason);
       expect(mock.counters(source.name).total).toBe(0);
+    } finally {
+      await transport.close();
+      await mock.close();
+    }
+  });
+  it('listens to the caller’s signal once per attempt while it runs, and never to one that cannot abort', async () => {
+    const mock = await startMockUpstream({ script: { sources: {} } });
+    const transport = new OpenAICompatTransport();
+    const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
+    try {
+      // The upstream never answers: the caller's attempts end by abort, the others by their timeout.
+      const hanging = scriptedSource(mock, { otherwise: { kind: 'hang' } }, { timeoutMs: 1_500 });
+      const shared = new AbortController();
+      const calls = [1, 2, 3].map(() => thrown(() => transport.chat(hanging, { messages, sampling: {} }, attemptContext(shared.signal))));
+      const never = Array.from({ length: 20 }, () =>
+        thrown(() => transport.chat(hanging, { messages, sampling: {} }, attemptContext(NEVER_ABORTED))),
+      );
+      await expect.poll(() => mock.counters(hanging.name).inflight).toBe(23);
+      expect(listeners(shared.signal)).toBe(3);
+      expect(listeners(NEVER_ABORTED)).toBe(0);
+      shared.abort('stop');
+      for (const error of await Promise.all(calls)) expectCallerAbort(error, 'stop');
+      expect(listeners(shared.signal)).toBe(0);
+      for (const error of await Promise.all(never)) expect(error).toMatchObject({ transientKind: 'timeout' });
     } finally {
       await transport.close();
       await mock.close();

@@ -72,8 +72,10 @@ end
 -- The first full gate of a triple (rpm, tpm, concurrency) and its retry hint, or nil.
 local function denial(win, sum, leases, rpm, tpm, concurrency)
   if rpm > 0 and redis.call('ZCARD', win) >= rpm then return 1, until_oldest_leaves(win) end
-  local used = read_sum(sum)
-  if tpm > 0 and used > 0 and used + est > tpm then return 2, until_oldest_leaves(win) end
+  if tpm > 0 then
+    local used = read_sum(sum)
+    if used > 0 and used + est > tpm then return 2, until_oldest_leaves(win) end
+  end
   if concurrency > 0 and redis.call('ZCARD', leases) >= concurrency then return 3, poll end
   return nil
 end
@@ -106,29 +108,49 @@ return {1}
  * Returns 1 when applied, 0 when already settled or out of the window. `settled` (permit id →
  * admission time) remembers settled permits exactly as long as their reservation can be touched.
  */
-export const SETTLE_LUA = `
+const SETTLE_FUNCTION_LUA = `
 ${WINDOW_LUA}
-local now = clock(ARGV[1])
-local id = ARGV[2]
-local actual = tonumber(ARGV[3])
-local window, key_ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
-local cutoff = now - window
+local function settle()
+  local now = clock(ARGV[1])
+  local id = ARGV[2]
+  local actual = tonumber(ARGV[3])
+  local window, key_ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
+  local cutoff = now - window
 
-trim(KEYS[1], KEYS[2], KEYS[3], cutoff)
-trim(KEYS[4], KEYS[5], KEYS[6], cutoff)
-redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', cutoff)
-if redis.call('ZSCORE', KEYS[7], id) then return 0 end
-local admitted = redis.call('ZSCORE', KEYS[1], id)
-if not admitted then return 0 end
+  trim(KEYS[1], KEYS[2], KEYS[3], cutoff)
+  trim(KEYS[4], KEYS[5], KEYS[6], cutoff)
+  redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', cutoff)
+  if redis.call('ZSCORE', KEYS[7], id) then return 0 end
+  local admitted = redis.call('ZSCORE', KEYS[1], id)
+  if not admitted then return 0 end
 
-for _, books in ipairs({{KEYS[2], KEYS[3]}, {KEYS[5], KEYS[6]}}) do
-  local charged = tonumber(redis.call('HGET', books[1], id) or '0')
-  redis.call('HSET', books[1], id, actual)
-  add_sum(books[2], actual - charged)
+  for _, books in ipairs({{KEYS[2], KEYS[3]}, {KEYS[5], KEYS[6]}}) do
+    local charged = tonumber(redis.call('HGET', books[1], id) or '0')
+    redis.call('HSET', books[1], id, actual)
+    add_sum(books[2], actual - charged)
+  end
+  redis.call('ZADD', KEYS[7], admitted, id)
+  -- Only the settled set gains an entry here. The windows' keys got their TTL from the enter that admitted
+  -- this reservation, and everything re-weighed here leaves its window before they expire.
+  redis.call('PEXPIRE', KEYS[7], key_ttl)
+  return 1
 end
-redis.call('ZADD', KEYS[7], admitted, id)
-touch(KEYS, key_ttl)
-return 1
+`;
+
+export const SETTLE_LUA = `
+${SETTLE_FUNCTION_LUA}
+return settle()
+`;
+
+/**
+ * settleAndRelease: settle, then release, atomically — one round trip where the two scripts take two.
+ * KEYS: those of settle, then sourceLeases, globalLeases   ARGV: those of settle
+ * Returns {settle's reply, the number of leases removed}.
+ */
+export const SETTLE_RELEASE_LUA = `
+${SETTLE_FUNCTION_LUA}
+local applied = settle()
+return {applied, redis.call('ZREM', KEYS[8], ARGV[2]) + redis.call('ZREM', KEYS[9], ARGV[2])}
 `;
 
 /**

@@ -1,0 +1,90 @@
+import { once } from 'node:events';
+import { afterAll, describe, expect, it, vi } from 'vitest';
+import { GovernanceBackendError, type Permit } from '@pgw/core';
+import { FakeClock, UNLIMITED } from '@pgw/testkit';
+import { RedisLimiter } from '../src/index.js';
+import { connectionPool, uniqueScope } from './redis.js';
+
+const pool = connectionPool();
+afterAll(() => pool.closeAll());
+
+/** `Permit.settleAndRelease` (optional in the port): settle then release in one script, same effects and idempotence. */
+describe('RedisLimiter permits: settleAndRelease', () => {
+  function setup() {
+    const clock = new FakeClock();
+    const redis = pool.open();
+    const limiter = new RedisLimiter({ redis, scope: uniqueScope('settle-release'), sources: { a: UNLIMITED }, global: UNLIMITED, leaseTtlMs: 30_000, now: clock.now });
+    const enter = async (est: number): Promise<Required<Permit>> => {
+      const admission = await limiter.tryEnter('a', est);
+      if (!admission.ok || admission.permit.settleAndRelease === undefined) throw new Error('expected a permit with settleAndRelease');
+      return admission.permit as Required<Permit>;
+    };
+    return { clock, redis, limiter, enter };
+  }
+
+  it('charges the actual tokens and frees the slot in one round trip', async () => {
+    const { redis, limiter, enter } = setup();
+    await (await enter(1)).settleAndRelease(1); // the script is loaded on the connection
+    const permit = await enter(100);
+    const sent = vi.spyOn(redis, 'sendCommand');
+    try {
+      await permit.settleAndRelease(250);
+      expect(sent).toHaveBeenCalledTimes(1);
+    } finally {
+      sent.mockRestore();
+    }
+    expect(await limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 2, tpmUsed: 251 });
+  });
+
+  it('is idempotent in the script itself: concurrent calls charge once and free once', async () => {
+    const { limiter, enter } = setup();
+    const permit = await enter(100);
+    const other = await enter(100);
+    await Promise.all([permit.settleAndRelease(40), permit.settleAndRelease(900)]);
+    await permit.settle(0);
+    await permit.release();
+    const stats = await limiter.sourceStats('a');
+    expect(stats.inflight).toBe(1);
+    expect([140, 1000]).toContain(stats.tpmUsed); // whichever call ran first is the one settle
+    await other.release();
+  });
+
+  it('after an earlier settle only releases; after an earlier release only settles', async () => {
+    const { limiter, enter } = setup();
+    const settled = await enter(100);
+    const released = await enter(100);
+    await settled.settle(10);
+    await released.release();
+    await settled.settleAndRelease(500);
+    await released.settleAndRelease(30);
+    expect(await limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 2, tpmUsed: 40 });
+  });
+
+  it('releases the slot even when the settle is refused', async () => {
+    const { limiter, enter } = setup();
+    const permit = await enter(100);
+    await expect(permit.settleAndRelease(-1)).rejects.toThrow(/actualTokens/);
+    expect(await limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 100 });
+  });
+
+  it('a late call changes nothing in the new window and still frees the slot', async () => {
+    const { clock, limiter, enter } = setup();
+    const permit = await enter(100);
+    clock.advance(61_000);
+    await permit.settleAndRelease(5_000);
+    expect(await limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 0, tpmUsed: 0 });
+  });
+
+  it('fails closed while its connection is down, and a retry once it is back applies it exactly once', async () => {
+    const { redis, limiter, enter } = setup();
+    const permit = await enter(100);
+    const back = once(redis, 'ready');
+    redis.disconnect(true); // drops this connection only (the server keeps the books); it reconnects in the background
+    await expect(permit.settleAndRelease(70)).rejects.toBeInstanceOf(GovernanceBackendError);
+    await back;
+    expect(await limiter.sourceStats('a')).toEqual({ inflight: 1, rpmUsed: 1, tpmUsed: 100 });
+    await permit.settleAndRelease(70);
+    await permit.settleAndRelease(70);
+    expect(await limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 70 });
+  });
+});

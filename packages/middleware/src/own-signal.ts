@@ -1,0 +1,25 @@
+import { followSignal } from '@pgw/core';
+
+/**
+ * Runs one logical call under a signal of its own. A caller's signal is often shared by many calls
+ * (one per request, per batch, per server shutdown), and Node scans a signal's listeners on every
+ * add: so the caller's signal gets ONE listener per call, removed when the call ends, and
+ * everything inside — races, sleeps, the deadline, the transport — listens to the call's own signal.
+ * Without a caller signal there is nothing to follow: `run` gets undefined.
+ */
+export function underOwnSignal<T>(
+  callerSignal: AbortSignal | undefined,
+  run: (signal: AbortSignal | undefined) => Promise<T>,
+): Promise<T> {
+  return callerSignal === undefined ? run(undefined) : runFollowing(callerSignal, run);
+}
+
+async function runFollowing<T>(callerSignal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+  const own = new AbortController();
+  const unfollow = followSignal(callerSignal, own);
+  try {
+    return await run(own.signal);
+  } finally {
+    unfollow();
+  }
+}
