@@ -140,19 +140,7 @@ export class RedisLimiter implements Limiter {
 
   async #settle(keys: LimiterKeys, id: string, actualTokens: number): Promise<void> {
     await failClosed(this.#scope, 'settle', () =>
-      this.#run(
-        SETTLE,
-        [
-          keys.sourceWindow,
-          keys.sourceTokens,
-          keys.sourceTpm,
-          keys.globalWindow,
-          keys.globalTokens,
-          keys.globalTpm,
-          keys.settled,
-        ],
-        [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs],
-      ),
+      this.#run(SETTLE, settleKeys(keys), [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs]),
     );
   }
 
@@ -160,17 +148,7 @@ export class RedisLimiter implements Limiter {
     await failClosed(this.#scope, 'settleAndRelease', () =>
       this.#run(
         SETTLE_RELEASE,
-        [
-          keys.sourceWindow,
-          keys.sourceTokens,
-          keys.sourceTpm,
-          keys.globalWindow,
-          keys.globalTokens,
-          keys.globalTpm,
-          keys.settled,
-          keys.sourceLeases,
-          keys.globalLeases,
-        ],
+        [...settleKeys(keys), keys.sourceLeases, keys.globalLeases],
         [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs],
       ),
     );
@@ -262,4 +240,9 @@ function checkedLimits<T extends SourceLimits | GlobalLimits>(limits: T, name: s
   if (typeof limits !== 'object' || limits === null) throw new RangeError(`${name} must be an object of limits`);
   for (const field of ['rpm', 'tpm', 'maxConcurrency'] as const) assertNonNegativeInteger(limits[field], `${name}.${field}`);
   return { ...limits };
+}
+
+/** The keys a settle re-weighs, in the order the settle scripts read them (KEYS[1..7]). */
+function settleKeys(keys: LimiterKeys): string[] {
+  return [keys.sourceWindow, keys.sourceTokens, keys.sourceTpm, keys.globalWindow, keys.globalTokens, keys.globalTpm, keys.settled];
 }
