@@ -1,12 +1,11 @@
 /** The embedding client (SPEC §3): batches of BATCH_SIZE, served serially under one call deadline. */
-import { ensureCallDeadline } from '@pgw/core';
 import type { Clock, EmbeddingSettings, EmbedTransport, Gate, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { OpenAICompatTransport } from '@pgw/transport-openai';
 import { assembleComponents, closeWith } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
-import { assertTexts, commonCallOptions } from './call-input.js';
+import { assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams } from './client-parts.js';
@@ -61,10 +60,7 @@ export class EmbeddingClient extends OwningClient {
     super();
     requireParts(parts, 'EmbeddingClient', ['limiter', 'gate', 'transport']);
     this.settings = embeddingSettings(parts.settings);
-    this.#callDeadlineMs =
-      parts.callDeadlineMs === undefined
-        ? this.settings.callDeadlineMs
-        : ensureCallDeadline(parts.callDeadlineMs, 'EmbeddingClient(callDeadlineMs)');
+    this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'EmbeddingClient(callDeadlineMs)');
     this.#pipeline = assembleEmbedPipeline({
       settings: this.settings,
       limiter: parts.limiter,

@@ -1,5 +1,5 @@
 /** The chat client (SPEC §3): assembly from env or settings, and the governed `chat` call. */
-import { assertNoManagedKeys, coerceEffort, ensureCallDeadline, getProvider } from '@pgw/core';
+import { assertNoManagedKeys, coerceEffort, getProvider } from '@pgw/core';
 import type {
   Cache,
   ChatMessage,
@@ -21,7 +21,7 @@ import { OpenAICompatTransport } from '@pgw/transport-openai';
 import type { ZodType } from 'zod';
 import { assembleComponents, closeWith } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
-import { assertJson, assertMessages, commonCallOptions, isPlainObject } from './call-input.js';
+import { assertJson, assertMessages, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams } from './client-parts.js';
@@ -102,8 +102,7 @@ export class GatewayClient extends OwningClient {
     super();
     requireParts(parts, 'GatewayClient', ['limiter', 'gate', 'transport']);
     this.settings = gatewaySettings(parts.settings);
-    this.#callDeadlineMs =
-      parts.callDeadlineMs === undefined ? this.settings.callDeadlineMs : ensureCallDeadline(parts.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
+    this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
     this.#profiles = [...new Set(this.settings.sources.map((s) => s.provider))].map(getProvider);
     this.#stream = parts.stream ?? true;
     this.#pipeline = assembleChatPipeline({

@@ -1,5 +1,4 @@
 /** The OCR client (SPEC §3): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
-import { ensureCallDeadline } from '@pgw/core';
 import type {
   Clock,
   Gate,
@@ -17,7 +16,7 @@ import type { OcrPipeline } from '@pgw/middleware';
 import { assembleComponents, closeWith } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { loadOptional } from './assembly/optional-package.js';
-import { assertImage, assertSignal, commonCallOptions, isPlainObject } from './call-input.js';
+import { assertImage, assertSignal, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams } from './client-parts.js';
@@ -75,8 +74,7 @@ export class OcrClient extends OwningClient {
     super();
     requireParts(parts, 'OcrClient', ['limiter', 'gate', 'transport']);
     this.settings = ocrSettings(parts.settings);
-    this.#callDeadlineMs =
-      parts.callDeadlineMs === undefined ? this.settings.callDeadlineMs : ensureCallDeadline(parts.callDeadlineMs, 'OcrClient(callDeadlineMs)');
+    this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'OcrClient(callDeadlineMs)');
     this.#transport = parts.transport;
     this.#pipeline = assembleOcrPipeline({
       settings: this.settings,
