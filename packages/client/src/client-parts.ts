@@ -1,7 +1,30 @@
 /** What the three clients' constructors share: seams with real defaults, and a completeness check. */
 import { sleep as realSleep } from '@pgw/core';
-import type { Clock, Sleep } from '@pgw/core';
+import type { Clock, Gate, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
 import { isPlainObject } from './call-input.js';
+
+/** What every client accepts besides its settings and governance components. Injected parts are never closed by the client. */
+export interface ClientSeams {
+  recorder?: TelemetryRecorder;
+  /** Replaces the table built from the built-in prices and `PRICING_PATH`. */
+  pricing?: PricingTable;
+  /** Clock of the governance logic (limiter windows, breaker cooldowns, latency stats). Default `Date.now`. */
+  now?: Clock;
+  sleep?: Sleep;
+  rng?: () => number;
+  /** Where non-fatal warnings go. Default `console.warn`. */
+  warn?: (message: string) => void;
+  /** Replaces `settings.callDeadlineMs` for every call of this client. */
+  callDeadlineMs?: number;
+}
+
+/** Full injection of one client: its settings, the governance components and a transport, plus the seams. */
+export interface ClientParts<Settings, Transport> extends ClientSeams {
+  settings: Settings;
+  limiter: Limiter;
+  gate: Gate;
+  transport: Transport;
+}
 
 /** Injected seams, defaulted: real time, real sleep, Math.random, console.warn. */
 export function seams(parts: { now?: Clock; sleep?: Sleep; rng?: () => number; warn?: (message: string) => void }) {

@@ -1,5 +1,5 @@
 /** The embedding client (SPEC §3): batches of BATCH_SIZE, served serially under one call deadline. */
-import type { Clock, EmbeddingSettings, EmbedTransport, Gate, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import type { EmbeddingSettings, EmbedTransport } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { OpenAICompatTransport } from '@pgw/transport-openai';
@@ -8,26 +8,14 @@ import type { AssemblyOverrides } from './assembly/components.js';
 import { assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
-import { requireParts, seams } from './client-parts.js';
+import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { embeddingSettings } from './settings/construct.js';
 import { loadEmbeddingSettings } from './settings/load-env.js';
 import type { LoadSettingsOptions } from './settings/load-env.js';
 
 export type EmbedOptions = CommonCallOptions;
 
-export interface EmbeddingParts {
-  settings: EmbeddingSettings;
-  limiter: Limiter;
-  gate: Gate;
-  transport: EmbedTransport;
-  recorder?: TelemetryRecorder;
-  pricing?: PricingTable;
-  now?: Clock;
-  sleep?: Sleep;
-  rng?: () => number;
-  warn?: (message: string) => void;
-  callDeadlineMs?: number;
-}
+export type EmbeddingParts = ClientParts<EmbeddingSettings, EmbedTransport>;
 
 export interface EmbeddingClientOverrides extends AssemblyOverrides {
   transport?: EmbedTransport;

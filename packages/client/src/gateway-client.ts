@@ -4,16 +4,10 @@ import type {
   Cache,
   ChatMessage,
   ChatTransport,
-  Clock,
   Effort,
-  Gate,
   GatewaySettings,
-  Limiter,
   LLMResponse,
-  PricingTable,
   ProviderProfile,
-  Sleep,
-  TelemetryRecorder,
 } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
 import type { CallOptions, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
@@ -24,7 +18,7 @@ import type { AssemblyOverrides } from './assembly/components.js';
 import { assertJson, assertMessages, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
-import { requireParts, seams } from './client-parts.js';
+import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { gatewaySettings } from './settings/construct.js';
 import { loadGatewaySettings } from './settings/load-env.js';
 import type { LoadSettingsOptions } from './settings/load-env.js';
@@ -45,21 +39,9 @@ const CHAT_OPTIONS = ['structured', 'reasoningEffort', 'sampling', 'cacheBypass'
 export type ChatStreamOptions = Omit<ChatOptions, 'structured'>;
 
 /** Everything a GatewayClient is made of, for full injection. The client closes none of it. */
-export interface GatewayParts {
-  settings: GatewaySettings;
-  limiter: Limiter;
-  gate: Gate;
-  transport: ChatTransport;
+export interface GatewayParts extends ClientParts<GatewaySettings, ChatTransport> {
   /** Omit for no cache layer. */
   cache?: Cache;
-  recorder?: TelemetryRecorder;
-  pricing?: PricingTable;
-  now?: Clock;
-  sleep?: Sleep;
-  rng?: () => number;
-  warn?: (message: string) => void;
-  /** Replaces `settings.callDeadlineMs` for every call. */
-  callDeadlineMs?: number;
   /** Ask the transport to stream (SSE) so its watchdog sees liveness and usage is measured. Default true. */
   stream?: boolean;
 }

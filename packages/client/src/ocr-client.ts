@@ -1,16 +1,5 @@
 /** The OCR client (SPEC §3): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
-import type {
-  Clock,
-  Gate,
-  Limiter,
-  OcrLayoutResult,
-  OcrOptions,
-  OcrSettings,
-  OcrTextResult,
-  OcrTransport,
-  Sleep,
-  TelemetryRecorder,
-} from '@pgw/core';
+import type { OcrLayoutResult, OcrOptions, OcrSettings, OcrTextResult, OcrTransport } from '@pgw/core';
 import { assembleOcrPipeline } from '@pgw/middleware';
 import type { OcrPipeline } from '@pgw/middleware';
 import { assembleComponents, closeWith } from './assembly/components.js';
@@ -19,7 +8,7 @@ import { loadOptional } from './assembly/optional-package.js';
 import { assertImage, assertSignal, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
-import { requireParts, seams } from './client-parts.js';
+import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { ocrSettings } from './settings/construct.js';
 import { loadOcrSettings } from './settings/load-env.js';
 import type { LoadSettingsOptions } from './settings/load-env.js';
@@ -28,18 +17,7 @@ export interface OcrCallOptions extends CommonCallOptions, OcrOptions {}
 
 const OCR_OPTIONS = ['fields', 'fileName', 'mimeType'];
 
-export interface OcrParts {
-  settings: OcrSettings;
-  limiter: Limiter;
-  gate: Gate;
-  transport: OcrTransport;
-  recorder?: TelemetryRecorder;
-  now?: Clock;
-  sleep?: Sleep;
-  rng?: () => number;
-  warn?: (message: string) => void;
-  callDeadlineMs?: number;
-}
+export type OcrParts = Omit<ClientParts<OcrSettings, OcrTransport>, 'pricing'>;
 
 export interface OcrClientOverrides extends Omit<AssemblyOverrides, 'pricing'> {
   transport?: OcrTransport;

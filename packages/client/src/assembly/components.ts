@@ -6,26 +6,16 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
 import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
-import type { Cache, Clock, Gate, GatewaySettings, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import type { Cache, Gate, GatewaySettings, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
+import type { ClientSeams } from '../client-parts.js';
 import { loadOptional } from './optional-package.js';
 import type { OwnedResources } from './owned-resources.js';
 
 /** Components and seams a client accepts instead of building its own. Injected parts are never closed by the client. */
-export interface AssemblyOverrides {
+export interface AssemblyOverrides extends ClientSeams {
   limiter?: Limiter;
   gate?: Gate;
-  recorder?: TelemetryRecorder;
-  /** Replaces the table built from the built-in prices and `PRICING_PATH`. */
-  pricing?: PricingTable;
-  /** Clock of the governance logic (limiter windows, breaker cooldowns, latency stats). Default `Date.now`. */
-  now?: Clock;
-  sleep?: Sleep;
-  rng?: () => number;
-  /** Where non-fatal warnings go. Default `console.warn`. */
-  warn?: (message: string) => void;
-  /** Replaces `settings.callDeadlineMs` for every call of this client. */
-  callDeadlineMs?: number;
 }
 
 export interface Components {
