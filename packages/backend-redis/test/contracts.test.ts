@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { cacheContract, gateContract, limiterContract } from '@pgw/testkit';
+import { cacheContract, gateContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
 import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
@@ -9,6 +9,7 @@ const redis = pool.open();
 afterAll(() => pool.closeAll());
 
 limiterContract('RedisLimiter', (options) => new RedisLimiter({ redis, ...options }));
+settleAndReleaseContract('RedisLimiter', (options) => new RedisLimiter({ redis, ...options }));
 gateContract('RedisGate', (options) => new RedisGate({ redis, ...options }));
 cacheContract(
   'RedisCache',

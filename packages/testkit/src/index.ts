@@ -4,6 +4,7 @@ export * from './deferred.js';
 export * from './telemetry-rows.js';
 export * from './recorder-bench.js';
 export * from './limiter-contract.js';
+export * from './settle-release-contract.js';
 export * from './gate-contract.js';
 export * from './cache-contract.js';
 export * from './recorder-contract.js';
