@@ -211,7 +211,7 @@ describe('GatewayClient.chatStream', () => {
         expect(delta).toEqual({ content: 'a ' });
         break;
       }
-      expect((await outcome(abandoned.response)).error).toMatchObject({ name: 'AbortError' });
+      expect((await outcome(() => abandoned.response)).error).toMatchObject({ name: 'AbortError' });
       expect(fixture.mock.counters(source).chat).toBe(3);
     } finally {
       await client.close();

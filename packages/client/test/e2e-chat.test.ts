@@ -94,13 +94,13 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
     const keys = { MAX_ATTEMPTS: '1', BREAKER__FAILURE_THRESHOLD: '2', BREAKER__COOLDOWN_S: '0.3', CIRCUIT_OPEN: 'fail_fast' };
     await withClient([flaky], keys, async (client) => {
       for (let i = 0; i < 2; i += 1) await expect(client.chat(HI)).rejects.toBeInstanceOf(AllSourcesExhausted);
-      const open = await outcome(client.chat(HI));
+      const open = await outcome(() => client.chat(HI));
       expect(open.error).toBeInstanceOf(CircuitOpenError);
       expect(fixture.mock.counters(flaky).chat).toBe(2);
 
       fixture.mock.setSource(flaky, { latencyMs: 300 });
       await new Promise((resolve) => setTimeout(resolve, (open.error as CircuitOpenError).retryAfterMs + 100));
-      const racers = await Promise.all([0, 1, 2].map(() => outcome(client.chat(HI, { cacheBypass: true }))));
+      const racers = await Promise.all([0, 1, 2].map(() => outcome(() => client.chat(HI, { cacheBypass: true }))));
       expect(racers.filter((r) => r.value !== undefined)).toHaveLength(1);
       expect(racers.filter((r) => r.error instanceof CircuitOpenError)).toHaveLength(2);
       expect(fixture.mock.counters(flaky).chat).toBe(3);
@@ -115,7 +115,7 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
     await withClient([[narrow, { MAX_CONCURRENCY: '1' }]], { QUOTA_FULL: 'fail_fast' }, async (client) => {
       const first = client.chat(HI);
       await fixture.inflight(narrow);
-      const second = await outcome(client.chat(HI, { cacheBypass: true }));
+      const second = await outcome(() => client.chat(HI, { cacheBypass: true }));
       expect(second.error).toBeInstanceOf(GatewayUnavailableError);
       expect((second.error as GatewayUnavailableError).reason).toBe('quota_full');
       expect((second.error as GatewayUnavailableError).retryAfterMs).toBeGreaterThan(0);
@@ -139,7 +139,7 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
     it('expires in a backoff sleep (a large finite Retry-After)', async () => {
       const limited = fixture.source('limited', { otherwise: { kind: 'rate_limit', retryAfter: '30' } });
       await withClient([limited], { CALL_DEADLINE_S: '0.3' }, async (client) => {
-        const result = await outcome(client.chat(HI));
+        const result = await outcome(() => client.chat(HI));
         expect(result.error).toBeInstanceOf(CallDeadlineExceeded);
         expect(result.error).toMatchObject({ deadlineMs: 300 });
         expect(result.error).not.toHaveProperty('retryAfterMs');
@@ -154,7 +154,7 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
       await withClient([[narrow, { MAX_CONCURRENCY: '1' }]], { QUOTA_FULL: 'wait' }, async (client) => {
         const first = client.chat(HI);
         await fixture.inflight(narrow);
-        const second = await outcome(client.chat(HI, { callDeadlineMs: 200, cacheBypass: true }));
+        const second = await outcome(() => client.chat(HI, { callDeadlineMs: 200, cacheBypass: true }));
         expect(second.error).toBeInstanceOf(CallDeadlineExceeded);
         expect(fixture.mock.counters(narrow).chat).toBe(1);
         await expect(first).resolves.toMatchObject({ source: narrow });
@@ -164,7 +164,7 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
     it('spans the structured re-ask ladder (one deadline for all rounds)', async () => {
       const prose = fixture.source('prose', { content: 'no json here', latencyMs: 80 });
       await withClient([prose], { STRUCTURED__MAX_RETRIES: '50', CALL_DEADLINE_S: '0.6' }, async (client) => {
-        const result = await outcome(client.chat(HI, { structured: z.object({ answer: z.number() }) }));
+        const result = await outcome(() => client.chat(HI, { structured: z.object({ answer: z.number() }) }));
         expect(result.error).toBeInstanceOf(CallDeadlineExceeded);
         expect(fixture.mock.counters(prose).chat).toBeGreaterThanOrEqual(2);
         expect(fixture.mock.counters(prose).chat).toBeLessThan(50);
@@ -181,7 +181,7 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
           [billed],
           { CALL_DEADLINE_S: '0.3' },
           async (client) => {
-            const result = await outcome(client.chat(HI));
+            const result = await outcome(() => client.chat(HI));
             expect(result.error).toBeInstanceOf(CallDeadlineExceeded);
             expect(fixture.mock.counters(billed).chat).toBe(1);
           },
@@ -212,7 +212,7 @@ describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
     const stuck = fixture.source('stuck', { otherwise: { kind: 'hang' } });
     await withClient([stuck], { CALL_DEADLINE_S: '30' }, async (client) => {
       const controller = new AbortController();
-      const call = outcome(client.chat(HI, { signal: controller.signal }));
+      const call = outcome(() => client.chat(HI, { signal: controller.signal }));
       await fixture.inflight(stuck);
       const reason = new Error('user pressed stop');
       controller.abort(reason);

@@ -76,7 +76,7 @@ describe.each(BACKENDS)('embedding and OCR through fromEnv on $name backends', (
   it('one deadline covers all batches of a call (never one per batch)', async () => {
     const slow = fixture.source('slow', { latencyMs: 150 });
     await withEmbedder([[slow, {}]], { BATCH_SIZE: '1', CALL_DEADLINE_S: '0.5' }, async (client) => {
-      const result = await outcome(client.embed(['1', '2', '3', '4', '5', '6', '7', '8']));
+      const result = await outcome(() => client.embed(['1', '2', '3', '4', '5', '6', '7', '8']));
       expect(result.error).toBeInstanceOf(CallDeadlineExceeded);
       const sent = fixture.mock.counters(slow).embeddings;
       expect(sent).toBeGreaterThanOrEqual(2);

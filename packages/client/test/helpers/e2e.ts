@@ -60,11 +60,11 @@ export function scopeKeys(scope: string, keys: Record<string, string>): Record<s
   return Object.fromEntries(Object.entries(keys).map(([key, value]) => [`${scope}__${key}`, value]));
 }
 
-/** Settles `promise` and hands back how it ended and how long it took (real time). */
-export async function outcome<T>(promise: Promise<T>): Promise<{ value?: T; error?: unknown; elapsedMs: number }> {
+/** Settles `start()` into a value or an error, timing it from before the call starts (so its deadline timer is inside the measurement). */
+export async function outcome<T>(start: () => Promise<T>): Promise<{ value?: T; error?: unknown; elapsedMs: number }> {
   const started = performance.now();
   try {
-    const value = await promise;
+    const value = await start();
     return { value, elapsedMs: performance.now() - started };
   } catch (error) {
     return { error, elapsedMs: performance.now() - started };
