@@ -2,17 +2,6 @@
  * Ports: the small interfaces adapters implement and the middleware talks through.
  * Every adapter of a port passes the shared contract suite in @pgw/testkit.
  */
-import type {
-  ChatDelta,
-  ChatRequest,
-  ChatResult,
-  EmbedRequest,
-  EmbedResult,
-  LayoutElement,
-  OcrOptions,
-  SourceConfig,
-  Usage,
-} from './types.js';
 import type { TelemetryRow } from './telemetry.js';
 
 /** Wall-clock milliseconds (epoch). Injected so governance logic is testable. */
@@ -132,41 +121,6 @@ export interface Gate {
 export interface Cache {
   get(key: string): Promise<string | undefined>;
   set(key: string, value: string, ttlMs: number): Promise<void>;
-  close?(): Promise<void>;
-}
-
-// ── Transports (SPEC §11) ────────────────────────────────────────────────────────────────────
-
-/** What a transport gets besides the request: cancellation and observation hooks. */
-export interface AttemptContext {
-  signal: AbortSignal;
-  callId: string;
-  logicalCallId: string;
-  /** Called as soon as usage is known (e.g. a streamed usage chunk), before the attempt returns. */
-  onUsage?: (usage: Usage) => void;
-  /** Streamed content to forward (chatStream). */
-  onDelta?: (delta: ChatDelta) => void;
-}
-
-export interface ChatTransport {
-  chat(source: SourceConfig, request: ChatRequest, ctx: AttemptContext): Promise<ChatResult>;
-  close?(): Promise<void>;
-}
-
-export interface EmbedTransport {
-  embed(source: SourceConfig, request: EmbedRequest, ctx: AttemptContext): Promise<EmbedResult>;
-  close?(): Promise<void>;
-}
-
-export interface OcrTransport {
-  recognizeText(source: SourceConfig, image: Uint8Array, options: OcrOptions, ctx: AttemptContext): Promise<{ text: string }>;
-  parseLayout(
-    source: SourceConfig,
-    image: Uint8Array,
-    options: OcrOptions,
-    ctx: AttemptContext,
-  ): Promise<{ markdown: string; elements: LayoutElement[]; files?: Record<string, Uint8Array> }>;
-  checkHealth(source: SourceConfig, signal?: AbortSignal): Promise<boolean>;
   close?(): Promise<void>;
 }
 
