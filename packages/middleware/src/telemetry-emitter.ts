@@ -54,7 +54,7 @@ export class TelemetryEmitter {
     // several spreads cost tens of microseconds, and rows are built for every attempt.
     const row = this.base(ctx, 'attempt', report.callId);
     row.source = report.source.name;
-    row.model = description.model ?? report.source.model;
+    row.model = description.model ?? report.source.model.modelId;
     row.status = report.status;
     if (report.status !== 'ok') this.setError(row, report.error, report.status === 'cancelled');
     if (usage) {
