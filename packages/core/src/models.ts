@@ -83,7 +83,7 @@ export interface OcrModel extends ModelIdentity {
 export type AnyModel = ChatModel | EmbeddingModel | OcrModel;
 
 /** One upstream as governance sees it: its name, its limits and weight, and the model that reaches it. */
-export interface Source<M extends ModelIdentity = AnyModel> {
+export interface Source<M extends ModelIdentity = ModelIdentity> {
   readonly name: string;
   readonly model: M;
   /** Requests per minute; 0 = unlimited. */

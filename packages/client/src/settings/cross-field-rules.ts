@@ -1,8 +1,9 @@
 /**
- * The settings rules that relate fields to each other (or to the provider registry and the
- * deadline helper of core). They run once every field has parsed, on both settings paths.
+ * The settings rules that relate fields to each other (or to the built-in provider profiles and
+ * the deadline helper of core). They run once every field has parsed, on both settings paths.
  */
-import { ensureCallDeadline, getProvider } from '@pgw/core';
+import { ensureCallDeadline, providerProfile, type ModelIdentity } from '@pgw/core';
+import { ENDPOINT_FIELDS } from './endpoint-fields.js';
 
 /** A half-open probe and a permit lease must outlive the slowest attempt by this much. */
 export const LEASE_GRACE_MS = 30_000;
@@ -12,8 +13,17 @@ export interface Issue {
   message: string;
 }
 
+interface CheckedSource {
+  name: string;
+  model: string | ModelIdentity;
+  instance?: ModelIdentity | undefined;
+  baseUrl?: string | undefined;
+  provider?: string | undefined;
+  timeoutMs: number;
+}
+
 interface Checked {
-  sources: readonly { name: string; provider: string; timeoutMs: number }[];
+  sources: readonly CheckedSource[];
   callDeadlineMs?: unknown;
   retry: { backoffBaseMs: number; backoffMaxMs: number };
   breaker: { cooldownMs: number; maxCooldownMs: number; probeTtlMs?: number | undefined };
@@ -32,10 +42,31 @@ function sourceIssues({ sources }: Checked): Issue[] {
     const name = source.name.toLowerCase();
     if (seen.has(name)) issues.push({ path: ['sources', index, 'name'], message: `source '${name}' is listed twice` });
     seen.add(name);
-    const problem = rangeProblem(() => getProvider(source.provider));
-    if (problem !== undefined) issues.push({ path: ['sources', index, 'provider'], message: problem });
+    issues.push(...modelIssues(source, index));
   });
   return issues;
+}
+
+/**
+ * A source either names a model and describes its endpoint (BASE_URL…), or is given a model
+ * instance and describes nothing: endpoint fields next to an instance would be silently ignored.
+ */
+function modelIssues(source: CheckedSource, index: number): Issue[] {
+  const at = (field: string, message: string): Issue => ({ path: ['sources', index, field], message });
+  const instance = typeof source.model === 'string' ? source.instance : source.model;
+  if (typeof source.model !== 'string' && source.instance !== undefined) {
+    return [at('instance', 'give the model instance as `model` only')];
+  }
+  if (instance !== undefined) {
+    if (typeof source.model === 'string' && source.model !== instance.modelId) {
+      return [at('model', `must be the instance's modelId '${instance.modelId}'`)];
+    }
+    const stray = ENDPOINT_FIELDS.find((field) => (source as unknown as Record<string, unknown>)[field] !== undefined);
+    return stray === undefined ? [] : [at(stray, 'describes an endpoint, but the source was given a model instance (its factory takes it)')];
+  }
+  if (source.baseUrl === undefined) return [at('baseUrl', 'required: the source names a model without giving a model instance')];
+  const problem = source.provider === undefined ? undefined : rangeProblem(() => providerProfile(source.provider!, 'provider'));
+  return problem === undefined ? [] : [at('provider', problem.replace(/^provider: /, ''))];
 }
 
 function policyIssues({ callDeadlineMs, retry, breaker }: Checked): Issue[] {
