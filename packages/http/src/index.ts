@@ -26,3 +26,4 @@ export { redactSecrets } from './redact.js';
 export { SseParser, type SseEvent } from './sse-parser.js';
 export { StreamWatchdog, type StallPhase, type StreamWatchdogLimits } from './stream-watchdog.js';
 export { isRecord } from './json.js';
+export { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString } from './options.js';
