@@ -1,8 +1,8 @@
 import { createHook } from 'node:async_hooks';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAICompatTransport } from '../src/index.js';
-import { attemptContext, scriptedSource } from './helpers.js';
+import { openaiCompatible } from '../src/index.js';
+import { attemptContext, harness, scriptedSource } from './helpers.js';
 
 /** Counts TCP sockets created (either side) until stopped. */
 function countSocketsOpened(): { readonly count: number; stop(): void } {
@@ -22,11 +22,11 @@ function countSocketsOpened(): { readonly count: number; stop(): void } {
 
 const messages = [{ role: 'user' as const, content: 'say hello please' }];
 let mock: MockUpstream;
-let transport: OpenAICompatTransport;
+let transport: ReturnType<typeof harness>;
 
 beforeAll(async () => {
   mock = await startMockUpstream({ script: { sources: {} } });
-  transport = new OpenAICompatTransport();
+  transport = harness();
 });
 
 afterAll(async () => {
@@ -77,7 +77,7 @@ describe('chat, one JSON answer', () => {
 
   it('reuses keep-alive connections for sequential calls, JSON and streamed', async () => {
     const source = scriptedSource(mock, {});
-    const fresh = new OpenAICompatTransport();
+    const fresh = harness();
     const sockets = countSocketsOpened();
     try {
       for (let i = 0; i < 6; i++) {
@@ -135,26 +135,45 @@ describe('chat, streamed', () => {
 });
 
 describe('lifecycle and options', () => {
-  it('refuses calls after close()', async () => {
-    const closed = new OpenAICompatTransport();
-    await closed.close();
-    await expect(closed.chat(scriptedSource(mock, {}), { messages, sampling: {} }, attemptContext())).rejects.toThrow(/closed/);
+  it('refuses calls after close(), and close() is idempotent', async () => {
+    const model = openaiCompatible(scriptedSource(mock, {}).options);
+    await model.close();
+    await model.close();
+    await expect(model.generate({ messages, sampling: {} }, attemptContext())).rejects.toThrow(/closed/);
   });
 
   it.each([
-    [{ connections: 0 }, 'options.connections'],
-    [{ connections: 1.5 }, 'options.connections'],
-    [{ watchdog: { firstTokenMs: -1 } }, 'options.watchdog.firstTokenMs'],
-    [{ watchdog: { interTokenMs: Number.NaN } }, 'options.watchdog.interTokenMs'],
-    [{ watchdog: { totalMs: Number.POSITIVE_INFINITY } }, 'options.watchdog.totalMs'],
+    [{ model: '' }, 'openaiCompatible(options.model)'],
+    [{ stream: 'yes' }, 'openaiCompatible(options.stream)'],
+    [{ maxResponseBytes: 0 }, 'openaiCompatible(options.maxResponseBytes)'],
+    [{ maxResponseBytes: 1.5 }, 'openaiCompatible(options.maxResponseBytes)'],
+    [{ profile: 'nope' }, 'openaiCompatible(options.profile)'],
+    [{ profile: { name: 'x' } }, 'openaiCompatible(options.profile)'],
+    [{ dispatcher: {} }, 'openaiCompatible(options.dispatcher)'],
+    [{ extraBody: [] }, 'openaiCompatible(options.extraBody)'],
+    [{ watchdog: { firstTokenMs: -1 } }, 'openaiCompatible(options.watchdog.firstTokenMs)'],
+    [{ watchdog: { interTokenMs: Number.NaN } }, 'openaiCompatible(options.watchdog.interTokenMs)'],
+    [{ watchdog: { totalMs: Number.POSITIVE_INFINITY } }, 'openaiCompatible(options.watchdog.totalMs)'],
+    [{ baseUrl: 'not a url' }, 'openaiCompatible(options.baseUrl)'],
+    [{ headers: { host: 'x' } }, 'openaiCompatible(options.headers)'],
+    [{ query: { v: 1 } }, 'openaiCompatible(options.query)'],
+    [{ apiKey: 'sk-\n' }, 'openaiCompatible(options.apiKey)'],
   ])('rejects %o naming %s', (options, key) => {
-    expect(() => new OpenAICompatTransport(options)).toThrow(RangeError);
-    expect(() => new OpenAICompatTransport(options)).toThrow(key);
+    expect(() => openaiCompatible({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', ...(options as object) })).toThrow(key);
   });
 
-  it('names the source whose baseUrl is not a URL', async () => {
-    const bad = scriptedSource(mock, {}, { baseUrl: 'not a url' });
-    await expect(transport.chat(bad, { messages, sampling: {} }, attemptContext())).rejects.toThrow(`source '${bad.name}': baseUrl`);
+  it('takes managed keys and native json_schema from its profile, built-in or custom', () => {
+    const base = { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' };
+    expect(openaiCompatible(base)).toMatchObject({
+      specificationVersion: 'pgw-model-v1',
+      provider: 'openai-compatible',
+      modelId: 'm',
+      managedKeys: ['reasoning_effort'],
+      capabilities: { jsonSchema: true, streaming: true },
+    });
+    expect(openaiCompatible({ ...base, profile: 'qwen', stream: false }).capabilities).toEqual({ jsonSchema: false, streaming: false });
+    const custom = { name: 'mine', managedKeys: ['think'], applyEffort: () => {}, supportsJsonSchema: true };
+    expect(openaiCompatible({ ...base, profile: custom }).managedKeys).toEqual(['think']);
   });
 });
 

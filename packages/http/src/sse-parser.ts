@@ -1,12 +1,16 @@
 /**
  * A Server-Sent Events parser (the WHATWG event-stream grammar) reduced to what OpenAI-compatible
- * streams need: `data` events. Chunks may split anywhere, even between the CR and LF of one line end.
+ * streams need: `event` and `data`. Chunks may split anywhere, even between the CR and LF of one line end.
  */
 
 export interface SseEvent {
+  /** The event's type: its last `event:` line, else `message`. An `error` event is an in-band failure. */
+  event: string;
   /** The event's `data:` lines joined with '\n'. */
   data: string;
 }
+
+const DEFAULT_EVENT = 'message';
 
 const LF = '\n';
 const CR = '\r';
@@ -17,6 +21,7 @@ export class SseParser {
   /** The previous chunk ended with CR: an LF opening the next chunk belongs to that line end. */
   private pendingCr = false;
   private dataLines: string[] = [];
+  private eventType = DEFAULT_EVENT;
 
   constructor(private readonly onEvent: (event: SseEvent) => void) {}
 
@@ -62,17 +67,20 @@ export class SseParser {
     if (line.startsWith(':')) return;
     const colon = line.indexOf(':');
     const field = colon === -1 ? line : line.slice(0, colon);
-    if (field !== 'data') return;
+    if (field !== 'data' && field !== 'event') return;
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    this.dataLines.push(value);
+    if (field === 'data') this.dataLines.push(value);
+    else this.eventType = value === '' ? DEFAULT_EVENT : value;
   }
 
   private dispatch(): void {
+    const event = this.eventType;
+    this.eventType = DEFAULT_EVENT;
     if (this.dataLines.length === 0) return;
     const data = this.dataLines.join(LF);
     this.dataLines = [];
-    this.onEvent({ data });
+    this.onEvent({ event, data });
   }
 }
 

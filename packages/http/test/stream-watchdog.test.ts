@@ -46,3 +46,21 @@ describe('StreamWatchdog', () => {
     expect(stalls).toEqual([]);
   });
 });
+
+describe('StreamWatchdog timers', () => {
+  it('keeps one timer however many tokens arrive', () => {
+    vi.useFakeTimers();
+    try {
+      const watchdog = new StreamWatchdog({ firstTokenMs: 1000, interTokenMs: 200 }, () => {});
+      watchdog.start();
+      for (let i = 0; i < 100; i++) {
+        watchdog.tokenSeen();
+        expect(vi.getTimerCount()).toBe(1);
+      }
+      watchdog.stop();
+      expect(vi.getTimerCount()).toBe(0);
+    } finally {
+      vi.useRealTimers();
+    }
+  });
+});

@@ -13,6 +13,7 @@ export interface StreamWatchdogLimits {
 
 export class StreamWatchdog {
   private timer: ReturnType<typeof setTimeout> | undefined;
+  private phase: StallPhase = 'first_token';
 
   constructor(
     private readonly limits: StreamWatchdogLimits,
@@ -24,9 +25,13 @@ export class StreamWatchdog {
     this.arm('first_token', this.limits.firstTokenMs);
   }
 
-  /** A content or reasoning token arrived: the gap clock starts again. */
+  /**
+   * A content or reasoning token arrived: the gap clock starts again. Tokens come by the thousand,
+   * so after the first one the same timer is refreshed instead of a new one created per token.
+   */
   tokenSeen(): void {
-    this.arm('inter_token', this.limits.interTokenMs);
+    if (this.phase === 'inter_token' && this.timer !== undefined) this.timer.refresh();
+    else this.arm('inter_token', this.limits.interTokenMs);
   }
 
   stop(): void {
@@ -36,6 +41,7 @@ export class StreamWatchdog {
 
   private arm(phase: StallPhase, limitMs: number): void {
     clearTimeout(this.timer);
+    this.phase = phase;
     this.timer = setTimeout(() => {
       this.timer = undefined;
       this.onStall(phase, limitMs);

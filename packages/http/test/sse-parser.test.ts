@@ -31,7 +31,21 @@ describe('SseParser', () => {
     expect(parse(['data: a\r', '', '\n', 'data: b\n\n'])).toEqual(['a\nb']);
   });
 
-  it('ignores comments, event, id, retry and unknown fields', () => {
+  it('names each event by its last event: line, else message, and resets the type per event', () => {
+    const events: Array<[string, string]> = [];
+    const parser = new SseParser((event) => events.push([event.event, event.data]));
+    parser.feed('event: error\ndata: {"error":{}}\n\ndata: x\n\nevent: a\nevent: b\ndata: y\n\nevent:\ndata: z\n\n');
+    expect(events).toEqual([['error', '{"error":{}}'], ['message', 'x'], ['b', 'y'], ['message', 'z']]);
+  });
+
+  it('forgets the type of a block without data lines', () => {
+    const types: string[] = [];
+    const parser = new SseParser((event) => types.push(event.event));
+    parser.feed('event: error\n\ndata: x\n\n');
+    expect(types).toEqual(['message']);
+  });
+
+  it('ignores comments, id, retry and unknown fields', () => {
     expect(parse([': keep-alive\nevent: message\nid: 7\nretry: 10\nfoo: bar\ndata: x\n\n'])).toEqual(['x']);
   });
 

@@ -46,9 +46,9 @@ function splitAt<T extends { slice(start: number, end?: number): T; length: numb
   return parts;
 }
 
-function ours(chunks: string[]): string[] {
+function ours(chunks: string[], typed = false): string[] {
   const events: string[] = [];
-  const parser = new SseParser((event) => events.push(event.data));
+  const parser = new SseParser((event) => events.push(typed ? `${event.event}|${event.data}` : event.data));
   for (const chunk of chunks) parser.feed(chunk);
   parser.end();
   return events;
@@ -56,7 +56,7 @@ function ours(chunks: string[]): string[] {
 
 function oracle(chunks: string[]): string[] {
   const events: string[] = [];
-  const parser = createParser({ onEvent: (event) => events.push(event.data) });
+  const parser = createParser({ onEvent: (event) => events.push(`${event.event || 'message'}|${event.data}`) });
   for (const chunk of chunks) parser.feed(chunk);
   // eventsource-parser holds a final CR until it sees the next byte; an LF completes it as CRLF (same meaning).
   if (chunks.join('').endsWith('\r')) parser.feed('\n');
@@ -75,11 +75,11 @@ describe('SseParser (property)', () => {
     );
   });
 
-  it('agrees with eventsource-parser on the same chunks', () => {
+  it('agrees with eventsource-parser on event types and data of the same chunks', () => {
     fc.assert(
       fc.property(streams, cuts, (stream, at) => {
         const chunks = splitAt(stream.text, at);
-        expect(ours(chunks)).toEqual(oracle(chunks));
+        expect(ours(chunks, true)).toEqual(oracle(chunks));
       }),
       { numRuns: 500 },
     );
