@@ -3,6 +3,7 @@
  * the deadline helper of core). They run once every field has parsed, on both settings paths.
  */
 import { ensureCallDeadline, providerProfile, type ModelIdentity } from '@pgw/core';
+import { checkApiKey, checkApiKeyHeader, checkHeaders, checkQuery, DEFAULT_API_KEY_HEADER } from '@pgw/http';
 import { ENDPOINT_FIELDS } from './endpoint-fields.js';
 
 /** A half-open probe and a permit lease must outlive the slowest attempt by this much. */
@@ -19,6 +20,10 @@ interface CheckedSource {
   instance?: ModelIdentity | undefined;
   baseUrl?: string | undefined;
   provider?: string | undefined;
+  apiKey?: string | undefined;
+  apiKeyHeader?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  query?: Record<string, string> | undefined;
   timeoutMs: number;
 }
 
@@ -65,8 +70,27 @@ function modelIssues(source: CheckedSource, index: number): Issue[] {
     return stray === undefined ? [] : [at(stray, 'describes an endpoint, but the source was given a model instance (its factory takes it)')];
   }
   if (source.baseUrl === undefined) return [at('baseUrl', 'required: the source names a model without giving a model instance')];
-  const problem = source.provider === undefined ? undefined : rangeProblem(() => providerProfile(source.provider!, 'provider'));
-  return problem === undefined ? [] : [at('provider', problem.replace(/^provider: /, ''))];
+  return endpointIssues(source).map(([field, problem]) => at(field, problem));
+}
+
+/**
+ * The same checks the provider factories run, so a bad value is a SettingsError naming its key
+ * before anything is built. Their messages never quote a key or header value.
+ */
+function endpointIssues(source: CheckedSource): Array<[string, string]> {
+  const apiKeyHeader = source.apiKeyHeader ?? DEFAULT_API_KEY_HEADER;
+  const checks: Array<[string, unknown, () => unknown]> = [
+    ['provider', source.provider, () => providerProfile(source.provider!, '')],
+    ['apiKeyHeader', source.apiKeyHeader, () => checkApiKeyHeader(apiKeyHeader, '')],
+    ['apiKey', source.apiKey, () => checkApiKey(source.apiKey, '')],
+    ['headers', source.headers, () => checkHeaders(source.headers, '', apiKeyHeader)],
+    ['query', source.query, () => checkQuery(source.query, '')],
+  ];
+  return checks.flatMap(([field, value, check]): Array<[string, string]> => {
+    if (value === undefined) return [];
+    const problem = argumentProblem(check);
+    return problem === undefined ? [] : [[field, problem.replace(/^[\s:]+/, '')]];
+  });
 }
 
 function policyIssues({ callDeadlineMs, retry, breaker }: Checked): Issue[] {
@@ -118,6 +142,17 @@ function rangeProblem(check: () => unknown): string | undefined {
     return undefined;
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
+    return error.message;
+  }
+}
+
+/** Like `rangeProblem`, for validators that also throw TypeError for a value of the wrong form. */
+function argumentProblem(check: () => unknown): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof RangeError) && !(error instanceof TypeError)) throw error;
     return error.message;
   }
 }

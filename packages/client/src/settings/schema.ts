@@ -6,7 +6,6 @@ import { isModel, type AnyModel, type BackendSelection, type EmbeddingSettings, 
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
-import { headerNameProblem, headerValueProblem } from './http-values.js';
 
 export const DEFAULTS = {
   provider: 'openai',
@@ -67,20 +66,8 @@ const jsonObject = z.custom<Record<string, unknown>>(
   { error: 'must be a JSON object' },
 );
 
-const headerValue = z.string().superRefine((value, ctx) => {
-  const problem = headerValueProblem(value);
-  if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-});
-
-/** Name → value headers; a bad name or value is named by its header, the value never shown. */
-const headerRecord = z.record(z.string(), z.string(), { error: 'must be a JSON object of string values' }).superRefine((headers, ctx) => {
-  for (const [name, value] of Object.entries(headers)) {
-    const nameProblem = headerNameProblem(name);
-    const valueProblem = headerValueProblem(value);
-    const problem = nameProblem !== undefined ? `header '${name}' ${nameProblem}` : valueProblem && `header '${name}': ${valueProblem}`;
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-  }
-});
+const STRING_RECORD = 'must be a JSON object of string values';
+const stringRecord = z.record(z.string(), z.string({ error: STRING_RECORD }), { error: STRING_RECORD });
 
 const modelInstance = z.custom<AnyModel>((value) => isModel(value), { error: 'must be a model name or a model made by a provider factory' });
 
@@ -93,16 +80,11 @@ const sourceShape = {
   /** Normalised form of an instance source: `model` is then its id. */
   instance: modelInstance.optional(),
   baseUrl: urlWithScheme(['http:', 'https:']).optional(),
-  apiKey: z.string().min(1, { error: 'must not be empty' }).pipe(headerValue).optional(),
-  apiKeyHeader: z
-    .string()
-    .superRefine((name, ctx) => {
-      const problem = headerNameProblem(name);
-      if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-    })
-    .optional(),
-  headers: headerRecord.optional(),
-  query: z.record(z.string(), z.string(), { error: 'must be a JSON object of string values' }).optional(),
+  // Header legality (names, values, reserved names) is a cross-field rule: it depends on apiKeyHeader.
+  apiKey: z.string().min(1, { error: 'must not be empty' }).optional(),
+  apiKeyHeader: nonEmpty.optional(),
+  headers: stringRecord.optional(),
+  query: stringRecord.optional(),
   stream: z.boolean({ error: 'must be true or false' }).optional(),
   maxResponseBytes: atLeastOne.optional(),
   provider: nonEmpty.optional(),
