@@ -53,10 +53,7 @@ async function reachability(source: SourceConfig, timeoutMs: number, signal: Abo
   const timer = setTimeout(stop, timeoutMs);
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const response = await fetch(`${source.baseUrl.replace(/\/+$/, '')}/models`, {
-      signal: controller.signal,
-      headers: source.apiKey === undefined ? {} : { authorization: `Bearer ${source.apiKey}` },
-    });
+    const response = await fetch(modelsUrl(source), { signal: controller.signal, headers: requestHeaders(source) });
     await response.body?.cancel();
     return { reachable: true, reachDetail: `HTTP ${response.status}` };
   } catch (error) {
@@ -69,6 +66,20 @@ async function reachability(source: SourceConfig, timeoutMs: number, signal: Abo
     clearTimeout(timer);
     signal.removeEventListener('abort', stop);
   }
+}
+
+/** `{baseUrl}/models` with the source's query parameters (a relay may route by them). */
+function modelsUrl(source: SourceConfig): URL {
+  const url = new URL(`${(source.baseUrl ?? '').replace(/\/+$/, '')}/models`);
+  for (const [name, value] of Object.entries(source.query ?? {})) url.searchParams.set(name, value);
+  return url;
+}
+
+/** The source's own headers and its key in its key header, as its model sends them. */
+function requestHeaders(source: SourceConfig): Record<string, string> {
+  const keyHeader = source.apiKeyHeader ?? 'authorization';
+  const key = source.apiKey === undefined ? {} : { [keyHeader]: keyHeader === 'authorization' ? `Bearer ${source.apiKey}` : source.apiKey };
+  return { ...source.headers, ...key };
 }
 
 async function modelAnswer(
