@@ -192,7 +192,8 @@ function recordRequest(req: IncomingMessage, route: RouteName, form: ParsedForm 
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const seen = { route, method: req.method ?? '', headers, clientPort: req.socket.remotePort };
+  const query = Object.fromEntries(new URL(req.url ?? '/', 'http://mock.local').searchParams);
+  const seen = { route, method: req.method ?? '', headers, query, clientPort: req.socket.remotePort };
   if (!form) return { ...seen, body: json };
   const files = Object.fromEntries(
     Object.entries(form.files).map(([name, { fileName, type, size }]) => [name, { fileName, type, size }]),
