@@ -1,5 +1,5 @@
 import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
-import { playStep, sendWholeOrCut, type RouteStep } from './steps.js';
+import { inbandErrorBody, playStep, sendWholeOrCut, type RouteStep } from './steps.js';
 import { countTokens, splitTokens } from './tokens.js';
 import type { SourceScript } from './types.js';
 
@@ -116,7 +116,7 @@ async function streamChat(ex: Exchange, step: RouteStep, reply: ChatReply): Prom
     ...splitTokens(reply.reasoning ?? '').map((t) => ({ reasoning_content: t })),
     ...splitTokens(reply.content).map((t) => ({ content: t })),
   ];
-  const limit = step.kind === 'truncate' || step.kind === 'stall' ? (step.afterTokens ?? 1) : Infinity;
+  const limit = cutAfter(step);
   const lastIsContent = reply.content.length > 0;
   const script = ex.source.script;
   for (const [i, delta] of deltas.entries()) {
@@ -129,6 +129,11 @@ async function streamChat(ex: Exchange, step: RouteStep, reply: ChatReply): Prom
     res.end();
     return;
   }
+  if (step.kind === 'inband_error') {
+    send(inbandErrorBody(step));
+    res.end();
+    return;
+  }
   if (step.kind === 'stall') return waitForAbort(ex.signal);
   if (!lastIsContent) send(chunk(deltas.length === 0 ? { role: 'assistant' } : {}, 'stop'));
   if (reply.includeUsageChunk && reply.usage) {
@@ -136,4 +141,11 @@ async function streamChat(ex: Exchange, step: RouteStep, reply: ChatReply): Prom
   }
   send('[DONE]');
   res.end();
+}
+
+/** How many deltas a step lets through before it cuts the stream. */
+function cutAfter(step: RouteStep): number {
+  if (step.kind === 'truncate' || step.kind === 'stall') return step.afterTokens ?? 1;
+  if (step.kind === 'inband_error') return step.afterTokens ?? 0;
+  return Infinity;
 }

@@ -1,8 +1,13 @@
-import { delay, errorBody, sendJson, sendPayload, waitForAbort, type Exchange, type Payload } from './exchange.js';
+import { delay, errorBody, jsonPayload, sendJson, sendPayload, waitForAbort, type Exchange, type Payload } from './exchange.js';
 import type { Step } from './types.js';
 
 /** Steps a route answers itself (everything else is handled alike for all routes). */
-export type RouteStep = Extract<Step, { kind: 'ok' | 'truncate' | 'stall' | 'malformed' | 'wrong_dim' }>;
+export type RouteStep = Extract<Step, { kind: 'ok' | 'truncate' | 'stall' | 'malformed' | 'wrong_dim' | 'inband_error' }>;
+
+/** The `{ error }` object an `inband_error` step reports. */
+export function inbandErrorBody(step: Extract<Step, { kind: 'inband_error' }>): object {
+  return { error: step.error ?? { message: 'mock in-band error', type: 'server_error', param: null, code: null } };
+}
 
 export type Responder = (ex: Exchange, step: RouteStep) => Promise<void>;
 
@@ -63,6 +68,7 @@ function looksLikeJson(text: string): boolean {
  */
 export async function sendWholeOrCut(ex: Exchange, step: RouteStep, full: Payload, malformed: Payload): Promise<void> {
   if (step.kind === 'malformed') return sendPayload(ex.res, 200, malformed);
+  if (step.kind === 'inband_error') return sendPayload(ex.res, 200, jsonPayload(inbandErrorBody(step)));
   if (step.kind !== 'truncate' && step.kind !== 'stall') return sendPayload(ex.res, 200, full);
   ex.res.writeHead(200, { 'content-type': full.contentType, 'content-length': String(full.bytes.byteLength) });
   const half = full.bytes.subarray(0, Math.floor(full.bytes.byteLength / 2));

@@ -20,7 +20,12 @@ export type Step =
   /** `unparseable` (default): a body that is not JSON / not a ZIP; `wrong_shape`: valid syntax, missing fields. */
   | { kind: 'malformed'; variant?: 'unparseable' | 'wrong_shape' }
   | { kind: 'wrong_dim'; dim: number }
-  | { kind: 'latency'; ms: number };
+  | { kind: 'latency'; ms: number }
+  /**
+   * An error reported with status 200: in a stream, `afterTokens` (default 0) chunks then a
+   * `data: {"error": …}` event and the end of the body (no `[DONE]`); as JSON, a `{"error": …}` body.
+   */
+  | { kind: 'inband_error'; afterTokens?: number; error?: object };
 
 export type StepKind = Step['kind'];
 

@@ -11,6 +11,7 @@ const STEP_KINDS = new Set<Step['kind']>([
   'malformed',
   'wrong_dim',
   'latency',
+  'inband_error',
 ]);
 
 /** Throws a TypeError naming the offending key; scripts also arrive from JSON files, so shape is checked. */
@@ -58,5 +59,8 @@ function validateStep(where: string, step: Step): void {
   }
   if (step.kind === 'latency' && !(typeof step.ms === 'number' && step.ms >= 0)) {
     throw new TypeError(`${where}.ms: must be a number >= 0`);
+  }
+  if (step.kind === 'inband_error' && step.error !== undefined && (typeof step.error !== 'object' || step.error === null)) {
+    throw new TypeError(`${where}.error: must be an object (the value of the "error" field)`);
   }
 }

@@ -119,6 +119,26 @@ describe('chat completions (SSE)', () => {
     expect(events.at(-1)).toBe('[DONE]');
   });
 
+  it('inband_error: after N content chunks, a data: {"error"} event under status 200, then the body ends without [DONE]', async () => {
+    const error = { message: 'bad input', type: 'invalid_request_error', param: null, code: 'invalid_value' };
+    mock.setSource('scripted', { content: 'one two three', steps: [{ kind: 'inband_error', afterTokens: 1, error }] });
+    const res = await postJson(chatUrl('scripted'), chatBody({ stream: true }));
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/event-stream');
+    const events = sseData(await res.text());
+    expect(events).toHaveLength(2);
+    expect(JSON.parse(events[0]!).choices[0].delta.content).toBe('one ');
+    expect(JSON.parse(events[1]!)).toEqual({ error });
+  });
+
+  it('inband_error defaults to a server_error before any chunk', async () => {
+    mock.setSource('scripted', { steps: [{ kind: 'inband_error' }] });
+    const events = sseData(await (await postJson(chatUrl('scripted'), chatBody({ stream: true }))).text());
+    expect(events.map((e) => JSON.parse(e))).toEqual([
+      { error: { message: 'mock in-band error', type: 'server_error', param: null, code: null } },
+    ]);
+  });
+
   it('ttftMs and interTokenMs pace the chunks', async () => {
     mock.setSource('scripted', { content: 'a b c', ttftMs: 60, interTokenMs: 30 });
     const started = performance.now();
@@ -179,6 +199,14 @@ describe('scripted failures', () => {
     await expect(unparseable.json()).rejects.toThrow(SyntaxError);
     const wrongShape = await jsonBody(await postJson(chatUrl('scripted'), chatBody()));
     expect(wrongShape).not.toHaveProperty('choices');
+  });
+
+  it('inband_error (JSON): status 200 with an error body and no choices', async () => {
+    const error = { message: 'bad input', type: 'invalid_request_error', param: null, code: null };
+    mock.setSource('scripted', { steps: [{ kind: 'inband_error', error }] });
+    const res = await postJson(chatUrl('scripted'), chatBody());
+    expect(res.status).toBe(200);
+    expect(await jsonBody(res)).toEqual({ error });
   });
 
   it('latency step delays only that request', async () => {

@@ -112,6 +112,9 @@ describe('mock lifecycle', () => {
     await expect(
       startMockUpstream({ script: { sources: { bad: { steps: [{ kind: 'explode' } as never] } } } }),
     ).rejects.toThrow(/sources\.bad\.steps\[0\]/);
+    await expect(
+      startMockUpstream({ script: { sources: { bad: { steps: [{ kind: 'inband_error', error: 'oops' as never }] } } } }),
+    ).rejects.toThrow(/sources\.bad\.steps\[0\]\.error/);
   });
 
   it('setSource adds a source and replaces a script, rewinding its steps', async () => {
