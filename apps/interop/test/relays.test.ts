@@ -139,6 +139,12 @@ describe('@llmops/gateway 0.6.10 streams on Node', () => {
     expect(JSON.parse(events[1]!)).toEqual({ error: REJECTION });
   });
 
+  it('relays embeddings', async () => {
+    const res = await post(`${relays.get('llmops')!.url}/v1/embeddings`, { model: 'e', input: ['a', 'b'] }, llmopsRouting(mock.baseUrl('good')));
+    expect(res.status).toBe(200);
+    expect(JSON.parse(res.text).data).toHaveLength(2);
+  });
+
   it('answers an upstream error status for a stream request as plain JSON with that status', async () => {
     const res = await post(chatUrl(), chat('hi', { stream: true }), llmopsRouting(mock.baseUrl('rejects')));
     expect(res.status).toBe(400);
@@ -146,7 +152,7 @@ describe('@llmops/gateway 0.6.10 streams on Node', () => {
   });
 });
 
-describe('@portkey-ai/gateway 1.15.2 cannot stream on Node', () => {
+describe('@portkey-ai/gateway 1.15.2 cannot pass an upstream body through on Node', () => {
   const chatUrl = () => `${relays.get('portkey')!.url}/v1/chat/completions`;
 
   it('answers every successful upstream stream with a bare 500 (TypeError: immutable headers in its Node build)', async () => {
@@ -158,6 +164,14 @@ describe('@portkey-ai/gateway 1.15.2 cannot stream on Node', () => {
     expect(mock.counters('good').chat).toBe(1);
     // Its log and our response travel on different pipes: wait for the log line.
     await expect.poll(() => relays.get('portkey')!.output()).toContain('TypeError: immutable');
+  });
+
+  it('fails the same way on embeddings, which it also passes through untransformed', async () => {
+    mock.reset();
+    const res = await post(`${relays.get('portkey')!.url}/v1/embeddings`, { model: 'e', input: ['a'] }, portkeyRouting(mock.baseUrl('good')));
+    expect(res.status).toBe(500);
+    expect(res.headers['x-portkey-gateway-exception']).toBe('true');
+    expect(mock.counters('good').embeddings).toBe(1);
   });
 
   it('still passes an upstream error status for a stream request on as JSON', async () => {
