@@ -1,4 +1,4 @@
-import { Agent } from 'undici';
+import { Agent, type Dispatcher } from 'undici';
 
 export interface AgentOptions {
   /** Connections per origin. Default 64. */
@@ -30,4 +30,33 @@ export function createAgent(options: AgentOptions = {}): Agent {
     bodyTimeout: 0,
     ...(keepAlive !== undefined && { keepAliveTimeout: keepAlive }),
   });
+}
+
+/**
+ * The dispatcher of one model: the injected one (a client's shared Agent; never closed by the
+ * model), or an own Agent created on first use and closed by `close()`. After `close()` the model
+ * refuses new attempts.
+ */
+export class ModelDispatcher {
+  private own: Agent | undefined;
+  private closed = false;
+
+  /** `label` names the model in the error of a call after `close()`. */
+  constructor(
+    private readonly injected: Dispatcher | undefined,
+    private readonly label: string,
+  ) {}
+
+  get(): Dispatcher {
+    if (this.closed) throw new Error(`${this.label} is closed`);
+    return this.injected ?? (this.own ??= createAgent());
+  }
+
+  /** Idempotent. */
+  async close(): Promise<void> {
+    this.closed = true;
+    const own = this.own;
+    this.own = undefined;
+    await own?.close();
+  }
 }

@@ -42,7 +42,7 @@ export function inBandErrorObject(payload: unknown, isErrorEvent = false): Recor
 
 /**
  * Classifies an in-band error. `data` is the raw payload (JSON or not). A numeric `status` or
- * `code` (400–599) decides as that HTTP status would; else the `type` / `code` string; an unknown
+ * `code` (400–599) decides as that HTTP status would; else the `code` string, then the `type`; an unknown
  * or missing one is a TransientError (the upstream failed mid-answer, as a 5xx would have).
  */
 export function translateInBandError(data: string, ctx: InBandContext): PolyGatewayError {
@@ -53,7 +53,8 @@ export function translateInBandError(data: string, ctx: InBandContext): PolyGate
 
   const bodyText = summarizeBody(redactSecrets(data, ctx.secrets));
   const fields = { sourceName: ctx.sourceName, statusCode: ctx.status, bodyText };
-  const verdict = [error['type'], error['code']].map((v) => (typeof v === 'string' ? VERDICTS.get(v.toLowerCase()) : undefined)).find(Boolean);
+  // The code is the more specific of the two (`type: invalid_request_error, code: insufficient_quota`).
+  const verdict = [error['code'], error['type']].map((v) => (typeof v === 'string' ? VERDICTS.get(v.toLowerCase()) : undefined)).find(Boolean);
   const describe = (what: string) => `${origin(inBand)}: ${what}: ${bodyText}`;
   switch (verdict) {
     case 'rejected':

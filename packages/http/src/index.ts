@@ -1,4 +1,4 @@
-export { createAgent, DEFAULT_CONNECTIONS, type AgentOptions } from './agent.js';
+export { createAgent, ModelDispatcher, DEFAULT_CONNECTIONS, type AgentOptions } from './agent.js';
 export {
   Endpoint,
   DEFAULT_API_KEY_HEADER,

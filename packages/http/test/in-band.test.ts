@@ -44,6 +44,11 @@ describe('translateInBandError: by type or code string', () => {
     expect(classify({ type: 'mystery', code: 'insufficient_quota' })).toBeInstanceOf(SourceDeadError);
   });
 
+  it('a known code outranks the type: it is the more specific', () => {
+    expect(classify({ type: 'invalid_request_error', code: 'insufficient_quota' })).toBeInstanceOf(SourceDeadError);
+    expect(classify({ type: 'invalid_request_error', code: 'rate_limit_exceeded' })).toMatchObject({ transientKind: 'rate_limited' });
+  });
+
   it('an error without type, code or status, or a bare string error, is transient', () => {
     expect(classify({ message: 'boom' })).toMatchObject({ transientKind: 'server_error' });
     expect(translateInBandError('{"error":"boom"}', ctx)).toBeInstanceOf(TransientError);

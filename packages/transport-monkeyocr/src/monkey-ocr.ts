@@ -18,7 +18,7 @@ import {
   checkFunction,
   checkMaxResponseBytes,
   checkNonEmptyString,
-  createAgent,
+  ModelDispatcher,
   sendAttempt,
   type EndpointOptions,
 } from '@pgw/http';
@@ -61,11 +61,9 @@ class MonkeyOcr implements MonkeyOcrModel {
   readonly modelId: string;
   private readonly endpoint: Endpoint;
   private readonly maxResponseBytes: number;
-  private readonly dispatcher: Dispatcher | undefined;
+  private readonly dispatcher: ModelDispatcher;
   private readonly warn: (message: string) => void;
   private readonly now: Clock;
-  private ownAgent: Dispatcher | undefined;
-  private closed = false;
 
   constructor(options: MonkeyOcrOptions) {
     const name = (key: string) => `${FACTORY}(options.${key})`;
@@ -73,7 +71,7 @@ class MonkeyOcr implements MonkeyOcrModel {
     this.endpoint = new Endpoint(options, FACTORY);
     this.modelId = options.model === undefined ? MONKEYOCR_PROVIDER : checkNonEmptyString(options.model, name('model'));
     this.maxResponseBytes = checkMaxResponseBytes(options.maxResponseBytes, name('maxResponseBytes'));
-    this.dispatcher = checkDispatcher(options.dispatcher, name('dispatcher'));
+    this.dispatcher = new ModelDispatcher(checkDispatcher(options.dispatcher, name('dispatcher')), `${FACTORY} model ${this.modelId}`);
     this.warn = checkFunction(options.warn, name('warn')) ?? ((message) => console.warn(message));
     this.now = checkFunction(options.now, name('now')) ?? Date.now;
   }
@@ -109,11 +107,8 @@ class MonkeyOcr implements MonkeyOcrModel {
     }
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const agent = this.ownAgent;
-    this.ownAgent = undefined;
-    await agent?.close();
+  close(): Promise<void> {
+    return this.dispatcher.close();
   }
 
   private async send<T>(
@@ -122,10 +117,9 @@ class MonkeyOcr implements MonkeyOcrModel {
     upload: { image: Uint8Array; options: OcrOptions } | undefined,
     read: (body: Buffer, status: number) => Promise<T>,
   ): Promise<T> {
-    if (this.closed) throw new Error(`${FACTORY} model ${this.modelId} is closed`);
     return sendAttempt(
       {
-        dispatcher: this.dispatcher ?? (this.ownAgent ??= createAgent()),
+        dispatcher: this.dispatcher.get(),
         endpoint: this.endpoint,
         route,
         method: upload === undefined ? 'GET' : 'POST',

@@ -1,6 +1,7 @@
 import type { AttemptContext, OcrOptions } from '@pgw/core';
 import { createAgent, type AgentOptions } from '@pgw/http';
 import type { MockUpstream } from '@pgw/mock-upstream';
+import { recordingAttempt } from '@pgw/testkit';
 import { monkeyOcr, type MonkeyOcrOptions } from '../src/index.js';
 
 export const API_KEY = 'sk-ocr-secret-7f3a9c';
@@ -20,9 +21,8 @@ export function ocrSource(mock: MockUpstream, name: string, overrides: Partial<M
   return { name, timeoutMs, options: { baseUrl: `${mock.url}/${name}`, apiKey: API_KEY, ...options } };
 }
 
-export function attemptContext(signal: AbortSignal = new AbortController().signal): AttemptContext {
-  return { signal, sourceName: 'unset', timeoutMs: 5000, callId: 'call-1', logicalCallId: 'logical-1' };
-}
+/** An attempt context (the harness fills in the source's name and timeout). */
+export const attemptContext = (signal?: AbortSignal): AttemptContext => recordingAttempt(signal);
 
 /** Models made by `monkeyOcr` over one injected Agent (closed by `close()`); the source fills the attempt's name and timeout. */
 export function harness(shared: Partial<MonkeyOcrOptions> = {}, agentOptions: AgentOptions = {}) {

@@ -16,8 +16,7 @@ import {
   type EmbeddingModel,
   type StreamAttemptContext,
 } from '@pgw/core';
-import { Endpoint, SseParser, createAgent, isEventStream, sendAttempt, type HttpAnswer, type HttpAttempt } from '@pgw/http';
-import type { Dispatcher } from 'undici';
+import { Endpoint, ModelDispatcher, SseParser, isEventStream, sendAttempt, type HttpAnswer, type HttpAttempt } from '@pgw/http';
 import { parseChatCompletion, toChatResult, type ChatAnswer } from './chat-answer.js';
 import { ChatStreamAssembler } from './chat-stream.js';
 import { parseEmbeddings } from './embed-answer.js';
@@ -50,8 +49,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
   readonly managedKeys: readonly string[];
   private readonly options: ResolvedOptions;
   private readonly endpoint: Endpoint;
-  private ownAgent: Dispatcher | undefined;
-  private closed = false;
+  private readonly dispatcher: ModelDispatcher;
 
   constructor(options: OpenAICompatibleOptions) {
     this.options = resolveOptions(options);
@@ -59,6 +57,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
     this.modelId = this.options.model;
     this.capabilities = Object.freeze({ jsonSchema: this.options.profile.supportsJsonSchema, streaming: this.options.stream });
     this.managedKeys = this.options.profile.managedKeys;
+    this.dispatcher = new ModelDispatcher(this.options.dispatcher, `${FACTORY} model ${this.modelId}`);
   }
 
   generate(request: ChatRequest, attempt: AttemptContext): Promise<ChatResult> {
@@ -92,11 +91,8 @@ class OpenAICompatible implements OpenAICompatibleModel {
     });
   }
 
-  async close(): Promise<void> {
-    this.closed = true;
-    const agent = this.ownAgent;
-    this.ownAgent = undefined;
-    await agent?.close();
+  close(): Promise<void> {
+    return this.dispatcher.close();
   }
 
   private async chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
@@ -109,10 +105,9 @@ class OpenAICompatible implements OpenAICompatibleModel {
   }
 
   private httpAttempt(route: string, payload: Record<string, unknown>, attempt: AttemptContext, stream: boolean): HttpAttempt {
-    if (this.closed) throw new Error(`${FACTORY} model ${this.modelId} is closed`);
     const { options } = this;
     return {
-      dispatcher: options.dispatcher ?? (this.ownAgent ??= createAgent()),
+      dispatcher: this.dispatcher.get(),
       endpoint: this.endpoint,
       route,
       method: 'POST',

@@ -1,6 +1,8 @@
-import type { ChatDelta, ChatRequest, ChatResult, EmbedRequest, EmbedResult, StreamAttemptContext, Usage } from '@pgw/core';
+import type { ChatRequest, ChatResult, EmbedRequest, EmbedResult, StreamAttemptContext } from '@pgw/core';
+import { recordingAttempt, type RecordingAttempt } from '@pgw/testkit';
 import { createAgent } from '@pgw/http';
-import type { MockUpstream, SourceScript } from '@pgw/mock-upstream';
+import { startMockUpstream, type MockUpstream, type SourceScript } from '@pgw/mock-upstream';
+import { afterAll, beforeAll } from 'vitest';
 import { openaiCompatible, type OpenAICompatibleOptions } from '../src/index.js';
 
 /** A mock source: its name, the attempt timeout its calls get, and the options of models pointing at it. */
@@ -17,25 +19,8 @@ export function sourceOptions(overrides: SourceOverrides = {}): ScriptedSource {
   return { name, timeoutMs, options: { baseUrl: 'http://127.0.0.1:9/good/v1', model: 'mock-model', ...options } };
 }
 
-/** An attempt context that records what the model reports through it (source and timeout come from the harness). */
-export function attemptContext(signal: AbortSignal = new AbortController().signal): StreamAttemptContext & {
-  usages: Usage[];
-  deltas: ChatDelta[];
-} {
-  const usages: Usage[] = [];
-  const deltas: ChatDelta[] = [];
-  return {
-    signal,
-    sourceName: 'unset',
-    timeoutMs: 10_000,
-    callId: 'call-1',
-    logicalCallId: 'logical-1',
-    usages,
-    deltas,
-    onUsage: (usage) => usages.push(usage),
-    onDelta: (delta) => deltas.push(delta),
-  };
-}
+/** An attempt context that records usage and deltas (the harness fills in the source's name and timeout). */
+export const attemptContext = (signal?: AbortSignal): RecordingAttempt => recordingAttempt(signal);
 
 let sourceSeq = 0;
 
@@ -76,4 +61,28 @@ export async function thrown(run: () => unknown): Promise<unknown> {
     return error;
   }
   throw new Error('expected a failure, got a success');
+}
+
+/** A mock upstream and a harness for the whole test file: started before its tests, closed after. */
+export function mockAndHarness(): { readonly mock: MockUpstream; readonly transport: ReturnType<typeof harness> } {
+  let started: { mock: MockUpstream; transport: ReturnType<typeof harness> } | undefined;
+  beforeAll(async () => {
+    started = { mock: await startMockUpstream({ script: { sources: {} } }), transport: harness() };
+  });
+  afterAll(async () => {
+    await started?.transport.close();
+    await started?.mock.close();
+  });
+  const get = () => {
+    if (started === undefined) throw new Error('the mock upstream is not started');
+    return started;
+  };
+  return {
+    get mock() {
+      return get().mock;
+    },
+    get transport() {
+      return get().transport;
+    },
+  };
 }
