@@ -37,3 +37,8 @@ export function workspacePackages() {
 export function publicPackages() {
   return workspacePackages().filter((pkg) => pkg.manifest.private !== true);
 }
+
+/** The packages with a `test` script: one CI job each, one line each in the local summary. */
+export function testedPackages() {
+  return workspacePackages().filter((pkg) => typeof pkg.manifest.scripts?.test === 'string');
+}
