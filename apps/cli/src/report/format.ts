@@ -16,6 +16,14 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(8).replace(/0+$/, '')}`;
 }
 
+/**
+ * A cost for machine-readable output: 12 significant digits, which drops floating-point noise
+ * (`1 × 0.15 + 3 × 0.6` per million tokens is 0.0000019499999999999995) and keeps every real digit.
+ */
+export function displayUsd(usd: number): number {
+  return Number(usd.toPrecision(12));
+}
+
 /** UTC, minute precision: `2026-11-30 08:15Z`. */
 export function formatInstant(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
