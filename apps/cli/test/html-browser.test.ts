@@ -113,6 +113,26 @@ test('the HTML report renders four charts with marks, loads nothing, and screens
   }
 });
 
+test('the HTML report uses the width of a 1280 px window', async () => {
+  const dir = tempDir('pgw-cli-html-');
+  const htmlPath = join(dir, 'report.html');
+  writeFileSync(htmlPath, renderHtmlPage(await fixtureReport()));
+  const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+  try {
+    await page.goto(pathToFileURL(htmlPath).href, { waitUntil: 'load' });
+    const widths = await page.$$eval('svg[data-chart], section.totals', (elements) =>
+      elements.map((element) => element.getBoundingClientRect().width),
+    );
+    expect(widths).toHaveLength(5);
+    // Everything but the page's margins: at least 85% of the window, where 800 px (62%) was the cap.
+    for (const width of widths) expect(width).toBeGreaterThanOrEqual(0.85 * 1280);
+    // No horizontal scrolling either.
+    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+  } finally {
+    await page.close();
+  }
+});
+
 /** Dimensions from the IHDR chunk, and how varied the decompressed scanlines are. */
 function inspectPng(png: Buffer): { width: number; height: number; distinctBytes: number } {
   expect(png.subarray(0, 8)).toEqual(Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]));

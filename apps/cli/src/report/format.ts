@@ -29,10 +29,11 @@ export function formatInstant(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
 }
 
-/** A bucket's axis label: the time of day, with the date only when the range spans days. */
-export function formatBucketLabel(ms: number, spansDays: boolean): string {
+/** A bucket's axis label: the time of day (with seconds for sub-minute buckets), with the date only when the range spans days. */
+export function formatBucketLabel(ms: number, spansDays: boolean, bucketMs: number): string {
   const iso = new Date(ms).toISOString();
-  return spansDays ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
+  const time = iso.slice(11, bucketMs < 60_000 ? 19 : 16);
+  return spansDays ? `${iso.slice(5, 10)} ${time}` : time;
 }
 
 export function formatDuration(ms: number): string {
