@@ -127,7 +127,7 @@ test('the HTML report uses the width of a 1280 px window', async () => {
     // Everything but the page's margins: at least 85% of the window, where 800 px (62%) was the cap.
     for (const width of widths) expect(width).toBeGreaterThanOrEqual(0.85 * 1280);
     // No horizontal scrolling either.
-    expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(1280);
+    expect(await page.$eval('html', (html) => html.scrollWidth)).toBeLessThanOrEqual(1280);
   } finally {
     await page.close();
   }
