@@ -39,11 +39,16 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-test('the HTML report renders four charts with marks, loads nothing, and screenshots as a real image', async () => {
+/** The fixture report written to a fresh directory, and a new page of the given viewport (not yet navigated). */
+async function reportPage(width: number, height: number) {
   const dir = tempDir('pgw-cli-html-');
   const htmlPath = join(dir, 'report.html');
   writeFileSync(htmlPath, renderHtmlPage(await fixtureReport()));
-  const page = await browser!.newPage({ viewport: { width: 900, height: 700 } });
+  return { dir, htmlPath, page: await browser!.newPage({ viewport: { width, height } }) };
+}
+
+test('the HTML report renders four charts with marks, loads nothing, and screenshots as a real image', async () => {
+  const { dir, htmlPath, page } = await reportPage(900, 700);
   try {
     const requests: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
@@ -114,10 +119,7 @@ test('the HTML report renders four charts with marks, loads nothing, and screens
 });
 
 test('the HTML report uses the width of a 1280 px window', async () => {
-  const dir = tempDir('pgw-cli-html-');
-  const htmlPath = join(dir, 'report.html');
-  writeFileSync(htmlPath, renderHtmlPage(await fixtureReport()));
-  const page = await browser!.newPage({ viewport: { width: 1280, height: 800 } });
+  const { htmlPath, page } = await reportPage(1280, 800);
   try {
     await page.goto(pathToFileURL(htmlPath).href, { waitUntil: 'load' });
     const widths = await page.$$eval('svg[data-chart], section.totals', (elements) =>
