@@ -1,7 +1,7 @@
 /**
- * SPEC §11: how an HTTP transport's failure becomes one of the four categories. Every transport
+ * docs/architecture.md#transports: how an HTTP transport's failure becomes one of the four categories. Every transport
  * calls these, so one upstream answer is classified the same whichever transport met it. This is
- * the one place allowed to read a body's words (SPEC §13.3): a 429 is told apart from exhausted
+ * the one place allowed to read a body's words (docs/architecture.md#invariants): a 429 is told apart from exhausted
  * billing by them.
  */
 import {

@@ -21,7 +21,7 @@ export type Clock = () => number;
 /** Sleeps `ms`; rejects with the signal's abort error if `signal` aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-// ── Limiter (SPEC §6.1) ──────────────────────────────────────────────────────────────────────
+// ── Limiter (docs/architecture.md#admission-the-six-gates) ───────────────────────────────────
 
 /** The six gates, in the order a limiter checks them: the source's, then the scope's. */
 export const LIMIT_GATES = [
@@ -74,7 +74,7 @@ export interface Limiter {
   close?(): Promise<void>;
 }
 
-// ── Breaker gate (SPEC §6.2) ─────────────────────────────────────────────────────────────────
+// ── Breaker gate (docs/architecture.md#circuit-breaker) ──────────────────────────────────────
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -127,7 +127,7 @@ export interface Gate {
   close?(): Promise<void>;
 }
 
-// ── Cache (SPEC §7) ──────────────────────────────────────────────────────────────────────────
+// ── Cache (docs/architecture.md#cache) ───────────────────────────────────────────────────────
 
 export interface Cache {
   get(key: string): Promise<string | undefined>;
@@ -135,7 +135,7 @@ export interface Cache {
   close?(): Promise<void>;
 }
 
-// ── Transports (SPEC §11) ────────────────────────────────────────────────────────────────────
+// ── Transports (docs/architecture.md#transports) ─────────────────────────────────────────────
 
 /** What a transport gets besides the request: cancellation and observation hooks. */
 export interface AttemptContext {
@@ -170,7 +170,7 @@ export interface OcrTransport {
   close?(): Promise<void>;
 }
 
-// ── Telemetry (SPEC §12) ─────────────────────────────────────────────────────────────────────
+// ── Telemetry (docs/architecture.md#telemetry) ───────────────────────────────────────────────
 
 export interface TelemetryRecorderStats {
   written: number;

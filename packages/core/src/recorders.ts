@@ -1,6 +1,6 @@
 /**
  * Recorders without a store (no-op, in-memory), the row encoding every store shares, and the
- * shape of the summary the stores' report queries return (SPEC §12, §14 `pgw report`).
+ * shape of the summary the stores' report queries return (docs/architecture.md#telemetry, docs/architecture.md#beyond-the-port `pgw report`).
  */
 import type { TelemetryRecorder, TelemetryRecorderStats } from './ports.js';
 import { TELEMETRY_COLUMNS, type TelemetryRow } from './telemetry.js';

@@ -1,4 +1,4 @@
-/** Public value types of SPEC §3 and the settings shape of §5. Durations are milliseconds. */
+/** Public value types of docs/architecture.md#public-api and the settings shape of docs/architecture.md#configuration. Durations are milliseconds. */
 
 export const EFFORTS = ['none', 'low', 'medium', 'high', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
@@ -52,7 +52,7 @@ export interface ChatDelta {
   reasoningContent?: string;
 }
 
-/** How a structured answer is asked for (SPEC §8). */
+/** How a structured answer is asked for (docs/architecture.md#structured-output). */
 export type StructuredStrategy = 'json_repair' | 'json_schema';
 
 /** A request as it travels through the middleware onion to a chat transport. */
@@ -122,7 +122,7 @@ export interface SourceConfig {
   baseUrl: string;
   apiKey?: string;
   model: string;
-  /** Thinking profile name (SPEC §10); default `openai`. */
+  /** Thinking profile name (docs/architecture.md#thinking-profiles); default `openai`. */
   provider: string;
   /** Requests per minute; 0 = unlimited. */
   rpm: number;

@@ -1,4 +1,4 @@
-/** The queries behind `pgw report` (SPEC §14) on Postgres; the SQLite store answers the same shape. */
+/** The queries behind `pgw report` (docs/architecture.md#beyond-the-port) on Postgres; the SQLite store answers the same shape. */
 import pg from 'pg';
 import {
   SUMMARY_NONE_KEY,

@@ -1,4 +1,4 @@
-/** The queries behind `pgw report` (SPEC §14) on a SQLite file; the Postgres store answers the same shape. */
+/** The queries behind `pgw report` (docs/architecture.md#beyond-the-port) on a SQLite file; the Postgres store answers the same shape. */
 import Database from 'better-sqlite3';
 import {
   SUMMARY_NONE_KEY,

@@ -1,5 +1,5 @@
 /**
- * The recorder contract (SPEC §12) every telemetry store passes unchanged, and the report-query
+ * The recorder contract (docs/architecture.md#telemetry) every telemetry store passes unchanged, and the report-query
  * contract (`summarize`) both stores answer identically for the same rows.
  */
 import { TELEMETRY_COLUMNS } from '@pgw/core';

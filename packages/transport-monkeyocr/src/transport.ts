@@ -25,7 +25,7 @@ export interface MonkeyOcrTransportOptions {
 type Route = 'ocr/text' | 'parse' | 'health';
 
 /**
- * MonkeyOCR over HTTP (SPEC §11): multipart upload to `{baseUrl}/ocr/text` and `{baseUrl}/parse`
+ * MonkeyOCR over HTTP (docs/architecture.md#transports): multipart upload to `{baseUrl}/ocr/text` and `{baseUrl}/parse`
  * (a ZIP of markdown + layout elements), and `GET {baseUrl}/health`. `baseUrl` is the server root
  * (it may carry a path prefix). One keep-alive undici Pool per origin.
  */

@@ -1,5 +1,5 @@
 /**
- * SPEC §11 for answers that arrived with a 2xx status but cannot be used. Non-2xx answers and
+ * docs/architecture.md#transports for answers that arrived with a 2xx status but cannot be used. Non-2xx answers and
  * connection failures are translated by `translateHttpFailure` / `translateNetworkFailure` of
  * @pgw/core, shared with every transport.
  */

@@ -1,6 +1,6 @@
 /**
  * OpenAI-compatible chat and embeddings over undici: one keep-alive Pool per origin, a per-attempt
- * timeout, an SSE liveness watchdog, abort wired through, and SPEC §11's error translation.
+ * timeout, an SSE liveness watchdog, abort wired through, and docs/architecture.md#transports error translation.
  */
 import { Pool, type Dispatcher } from 'undici';
 import {

@@ -43,7 +43,7 @@ async function embedFailure(step: Step, overrides: Partial<SourceConfig> = {}) {
   return thrown(() => transport.embed(source({ steps: [step] }, overrides), { texts: ['a', 'b'] }, attemptContext()));
 }
 
-describe('SPEC §11 translation, over a real socket', () => {
+describe('docs/architecture.md#transports translation, over a real socket', () => {
   it('429 insufficient_quota → SourceDeadError', async () => {
     const error = await chatFailure({ kind: 'insufficient_quota' });
     expect(error).toBeInstanceOf(SourceDeadError);
