@@ -1,5 +1,5 @@
 /**
- * Layer rules of SPEC §2. Workspace imports resolve through pnpm symlinks to packages/<name>/src,
+ * Layer rules of docs/architecture.md#packages-and-layers. Workspace imports resolve through pnpm symlinks to packages/<name>/src,
  * so the rules match on paths. `scripts/layer-rules-selfcheck.mjs` proves each rule can fire.
  */
 const IO_LIBRARIES = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3)/|(^|/)node_modules/\\.pnpm/(undici|ioredis|pg|pg-pool|better-sqlite3)@';

@@ -4,6 +4,7 @@ import { handleChat } from './chat.js';
 import { handleEmbeddings } from './embeddings.js';
 import { delay, sendJson, type Exchange } from './exchange.js';
 import { parseForm, type ParsedForm } from './multipart.js';
+import { handleModels } from './models.js';
 import { handleHealth, handleOcrText, handleParse } from './ocr.js';
 import { SourceState } from './source-state.js';
 import type { Counters, MockScript, RecordedRequest, RouteName, SourceScript } from './types.js';
@@ -39,6 +40,7 @@ export interface MockUpstream {
 const ROUTES = new Map<string, { method: string; route: RouteName }>([
   ['v1/chat/completions', { method: 'POST', route: 'chat' }],
   ['v1/embeddings', { method: 'POST', route: 'embeddings' }],
+  ['v1/models', { method: 'GET', route: 'models' }],
   ['ocr/text', { method: 'POST', route: 'ocrText' }],
   ['parse', { method: 'POST', route: 'parse' }],
   ['health', { method: 'GET', route: 'health' }],
@@ -164,6 +166,8 @@ function dispatch(ex: Exchange, route: RouteName, form: ParsedForm | undefined, 
       return handleParse(ex, form);
     case 'health':
       return handleHealth(ex);
+    case 'models':
+      return handleModels(ex);
   }
 }
 

@@ -81,7 +81,7 @@ export interface MockScript {
   sources: Record<string, SourceScript>;
 }
 
-export type RouteName = 'chat' | 'embeddings' | 'ocrText' | 'parse' | 'health';
+export type RouteName = 'chat' | 'embeddings' | 'ocrText' | 'parse' | 'health' | 'models';
 
 /** Route families that consume steps. */
 export type StepFamily = 'chat' | 'embeddings' | 'ocr';
@@ -92,6 +92,7 @@ export interface Counters {
   ocrText: number;
   parse: number;
   health: number;
+  models: number;
   /** Every request that reached this source, any route. */
   total: number;
   /** Requests whose response has not closed yet. */

@@ -1,4 +1,4 @@
-/** The embedding client (SPEC §3): batches of BATCH_SIZE, served serially under one call deadline. */
+/** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
 import type { EmbeddingModel, EmbeddingSettings } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';

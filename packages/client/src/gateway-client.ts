@@ -1,4 +1,4 @@
-/** The chat client (SPEC §3): assembly from env or settings, and the governed `chat` call. */
+/** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
 import { assertNoManagedKeys, coerceEffort } from '@pgw/core';
 import type { Cache, ChatMessage, ChatModel, Effort, GatewaySettings, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
@@ -99,7 +99,7 @@ export class GatewayClient extends OwningClient {
   }
 
   /**
-   * The same governed call, its content streamed as it arrives (SPEC §14): iterate the deltas, await
+   * The same governed call, its content streamed as it arrives (docs/architecture.md#beyond-the-port): iterate the deltas, await
    * `response` for the whole answer, or both. Retry and failover happen only before the first content
    * token; see the README ("Streaming"). Arguments are validated before anything starts: a bad one —
    * `structured` included — throws at once.

@@ -1,4 +1,4 @@
-/** The OCR client (SPEC §3): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
+/** The OCR client (docs/architecture.md#public-api): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
 import type { OcrLayoutResult, OcrModel, OcrOptions, OcrSettings, OcrTextResult, Source } from '@pgw/core';
 import { assembleOcrPipeline } from '@pgw/middleware';
 import type { OcrPipeline } from '@pgw/middleware';

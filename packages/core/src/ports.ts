@@ -10,7 +10,7 @@ export type Clock = () => number;
 /** Sleeps `ms`; rejects with the signal's abort error if `signal` aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-// ── Limiter (SPEC §6.1) ──────────────────────────────────────────────────────────────────────
+// ── Limiter (docs/architecture.md#admission-the-six-gates) ───────────────────────────────────
 
 /** The six gates, in the order a limiter checks them: the source's, then the scope's. */
 export const LIMIT_GATES = [
@@ -63,7 +63,7 @@ export interface Limiter {
   close?(): Promise<void>;
 }
 
-// ── Breaker gate (SPEC §6.2) ─────────────────────────────────────────────────────────────────
+// ── Breaker gate (docs/architecture.md#circuit-breaker) ──────────────────────────────────────
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -116,7 +116,7 @@ export interface Gate {
   close?(): Promise<void>;
 }
 
-// ── Cache (SPEC §7) ──────────────────────────────────────────────────────────────────────────
+// ── Cache (docs/architecture.md#cache) ───────────────────────────────────────────────────────
 
 export interface Cache {
   get(key: string): Promise<string | undefined>;
@@ -124,7 +124,7 @@ export interface Cache {
   close?(): Promise<void>;
 }
 
-// ── Telemetry (SPEC §12) ─────────────────────────────────────────────────────────────────────
+// ── Telemetry (docs/architecture.md#telemetry) ───────────────────────────────────────────────
 
 export interface TelemetryRecorderStats {
   written: number;

@@ -1,4 +1,4 @@
-/** The settings shape of one scope (SPEC §5): the validated, immutable value clients are built from. Durations are milliseconds. */
+/** The settings shape of one scope (docs/architecture.md#configuration): the validated, immutable value clients are built from. Durations are milliseconds. */
 import type { AnyModel } from './models.js';
 import type { StructuredStrategy } from './types.js';
 

@@ -1,5 +1,5 @@
 /**
- * Reasoning effort (SPEC §10): how a provider profile puts an effort on the wire, which raw body
+ * Reasoning effort (docs/architecture.md#thinking-profiles): how a provider profile puts an effort on the wire, which raw body
  * keys it manages, and whether a call actually reasoned.
  */
 import { EFFORTS, type Effort, type ThinkingObservation } from './types.js';

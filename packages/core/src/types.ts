@@ -1,4 +1,4 @@
-/** Public value types of SPEC §3. Durations are milliseconds. The settings shape is in settings.ts. */
+/** Public value types of docs/architecture.md#public-api. Durations are milliseconds. The settings shape is in settings.ts. */
 
 export const EFFORTS = ['none', 'low', 'medium', 'high', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
@@ -52,7 +52,7 @@ export interface ChatDelta {
   reasoningContent?: string;
 }
 
-/** How a structured answer is asked for (SPEC §8). */
+/** How a structured answer is asked for (docs/architecture.md#structured-output). */
 export type StructuredStrategy = 'json_repair' | 'json_schema';
 
 /** A request as it travels through the middleware onion to a chat transport. */

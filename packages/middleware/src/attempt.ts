@@ -47,7 +47,7 @@ export type AttemptOutcome<Res> =
  * One attempt on an admitted source. Returns the result, or the retryable failure (transient / dead)
  * for the loop to act on; everything else — cancellation, rejected request, invalid result, a bug —
  * propagates. Whatever happens, the pacer slot, the probe lease and the permit are given back exactly
- * once, and the permit is settled per SPEC §6.6 (see Settlement).
+ * once, and the permit is settled per docs/architecture.md#settlement (see Settlement).
  */
 export function runAttempt<Req, Res, M extends ModelIdentity>(
   deps: AttemptDeps,

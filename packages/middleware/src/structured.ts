@@ -10,7 +10,7 @@ export interface StructuredMiddlewareOptions {
 }
 
 /**
- * Typed results (SPEC §8). Each round goes through the retry loop below (so every round counts in
+ * Typed results (docs/architecture.md#structured-output). Each round goes through the retry loop below (so every round counts in
  * `callStats.attempts` and shares the call's deadline). A parse or validation failure re-asks with the
  * answer and its issues fed back, up to `maxRetries` times, switching to `escalation` after the first
  * failure; exhausted → ResultInvalidError carrying the last issues.

@@ -26,7 +26,7 @@ export interface TelemetryEmitterOptions {
   warnings: WarnOnce;
 }
 
-/** Builds the `llm_calls` rows of SPEC §12: one per attempt, one per cache hit, one terminal row per failed call. */
+/** Builds the `llm_calls` rows of docs/architecture.md#telemetry: one per attempt, one per cache hit, one terminal row per failed call. */
 export class TelemetryEmitter {
   /**
    * Whether rows go anywhere. Without a recorder (or with the NoopRecorder) no row is built at all:

@@ -1,5 +1,5 @@
 /**
- * SPEC §13.6: after any run — success, failure, abort — `inflight` returns to 0 and TPM equals the
+ * docs/architecture.md#invariants: after any run — success, failure, abort — `inflight` returns to 0 and TPM equals the
  * settled usage. 10,000 logical calls with random outcomes and aborts against the real memory limiter.
  */
 import { InMemoryLimiter } from '@pgw/backend-memory';

@@ -1,4 +1,4 @@
-/** SPEC §6.6: what each permit is settled with, one test per row, plus slot/probe release exactly once. */
+/** docs/architecture.md#settlement: what each permit is settled with, one test per row, plus slot/probe release exactly once. */
 import {
   RequestRejectedError,
   ResultInvalidError,
@@ -50,7 +50,7 @@ function expectReleasedOnce(h: ReturnType<typeof chatLoop>, verdicts: number): v
   expect(h.gate.records.length + h.gate.probeReleases.length).toBe(verdicts);
 }
 
-describe('settlement matrix (SPEC §6.6)', () => {
+describe('settlement matrix (docs/architecture.md#settlement)', () => {
   it('S1: abort during admission settles 0 — a late grant is handed back whole', async () => {
     const grant = deferred<Admission>();
     const entered = deferred();

@@ -41,7 +41,7 @@ async function embedFailure(step: Step, overrides: SourceOverrides = {}) {
   return thrown(() => transport.embed(source({ steps: [step] }, overrides), { texts: ['a', 'b'] }, attemptContext()));
 }
 
-describe('SPEC §11 translation, over a real socket', () => {
+describe('docs/architecture.md#transports translation, over a real socket', () => {
   it('429 insufficient_quota → SourceDeadError', async () => {
     const error = await chatFailure({ kind: 'insufficient_quota' });
     expect(error).toBeInstanceOf(SourceDeadError);

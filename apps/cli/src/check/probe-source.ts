@@ -1,5 +1,6 @@
 /**
- * Health probe of one source: is its server reachable (any HTTP answer to `GET {baseUrl}/models`),
+ * Health probe of one source: is its server reachable (an HTTP answer to `GET {baseUrl}/models` other
+ * than 404 — a 404 means the base URL leads to no OpenAI-compatible API, e.g. a wrong path prefix),
  * and does its model answer a 1-token chat (or a one-text embedding) through the governed client?
  * The probe runs on a copy of the scope's settings narrowed to this source, one attempt, memory
  * backends, no cache and no telemetry: a health check is not workload and must not need Redis.
@@ -55,7 +56,7 @@ async function reachability(source: SourceConfig, timeoutMs: number, signal: Abo
   try {
     const response = await fetch(modelsUrl(source), { signal: controller.signal, headers: requestHeaders(source) });
     await response.body?.cancel();
-    return { reachable: true, reachDetail: `HTTP ${response.status}` };
+    return { reachable: response.status !== 404, reachDetail: `HTTP ${response.status}` };
   } catch (error) {
     signal.throwIfAborted();
     // fetch rejects with TypeError('fetch failed'); the network error is its cause.

@@ -1,5 +1,5 @@
 /**
- * Builds the components a settings value asks for (SPEC §5 assembly keys). Memory backends are
+ * Builds the components a settings value asks for (docs/architecture.md#configuration assembly keys). Memory backends are
  * imported statically; the Redis and telemetry adapters only on demand (they are optional packages).
  */
 import { mkdir, readFile } from 'node:fs/promises';

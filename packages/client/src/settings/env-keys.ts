@@ -1,5 +1,5 @@
 /**
- * The env keys of SPEC §5 and the settings field each one fills. This table is the single list the
+ * The env keys of docs/architecture.md#configuration and the settings field each one fills. This table is the single list the
  * loader reads, the error mapper names, and the unknown-key check compares against.
  */
 

@@ -1,5 +1,5 @@
 /**
- * Settings from env keys (SPEC §5): the process env (or `env`) merged over an optional `.env` file,
+ * Settings from env keys (docs/architecture.md#configuration): the process env (or `env`) merged over an optional `.env` file,
  * turned into a settings input with every value's key remembered, then validated like direct input.
  */
 import { existsSync } from 'node:fs';

@@ -1,5 +1,5 @@
 /**
- * The one validation both settings paths run (SPEC §5): zod shapes with defaults, cross-field rules,
+ * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
 import { isModel, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
