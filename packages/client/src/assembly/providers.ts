@@ -4,7 +4,7 @@
  * client shares one HTTP agent — the injected `dispatcher`, or one the client creates on first use
  * and closes after its models.
  */
-import type { GatewaySettings } from '@pgw/core';
+import type { ChatModel, EmbeddingModel, GatewaySettings, OcrModel } from '@pgw/core';
 import { createAgent } from '@pgw/http';
 import { openaiCompatible, type OpenAICompatibleOptions } from '@pgw/transport-openai';
 import type { EndpointSource } from './models.js';
@@ -21,7 +21,7 @@ export interface ProviderSeams {
   now?: () => number;
 }
 
-export function openaiCompatibleFor(seams: ProviderSeams, owned: OwnedResources) {
+export function openaiCompatibleFor(seams: ProviderSeams, owned: OwnedResources): (source: EndpointSource) => ChatModel & EmbeddingModel {
   const dispatcher = sharedDispatcher(seams, owned);
   return (source: EndpointSource) =>
     openaiCompatible({
@@ -34,7 +34,12 @@ export function openaiCompatibleFor(seams: ProviderSeams, owned: OwnedResources)
     });
 }
 
-export async function monkeyOcrFor(settings: GatewaySettings, seams: ProviderSeams, owned: OwnedResources) {
+/** Typed by core's port only: the optional package's own types must not leak into this package's declarations. */
+export async function monkeyOcrFor(
+  settings: GatewaySettings,
+  seams: ProviderSeams,
+  owned: OwnedResources,
+): Promise<(source: EndpointSource) => OcrModel> {
   const needed = settings.sources.some((source) => source.instance === undefined);
   const pkg = needed ? await loadOptional('@pgw/transport-monkeyocr', 'OcrClient', () => import('@pgw/transport-monkeyocr')) : undefined;
   const dispatcher = sharedDispatcher(seams, owned);
