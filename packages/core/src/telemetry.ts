@@ -26,6 +26,8 @@ export interface TelemetryRow {
   promptTokens?: number;
   completionTokens?: number;
   reasoningTokens?: number;
+  /** The part of `promptTokens` served from the upstream's prompt cache. */
+  cachedPromptTokens?: number;
   usageSource?: UsageSource;
   costUsd?: number;
   latencyMs?: number;
@@ -68,4 +70,6 @@ export const TELEMETRY_COLUMNS = [
   ['thinking_observation', 'thinkingObservation'],
   ['request_text', 'requestText'],
   ['response_text', 'responseText'],
+  // Added by schema version 2, hence last.
+  ['cached_prompt_tokens', 'cachedPromptTokens'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

@@ -62,7 +62,8 @@ export class TelemetryEmitter {
       row.completionTokens = usage.completionTokens;
       row.reasoningTokens = usage.reasoningTokens;
       row.usageSource = usage.usageSource;
-      row.costUsd = costUsd(usage, row.model, this.options.pricing);
+      row.cachedPromptTokens = usage.cachedPromptTokens;
+      row.costUsd = costUsd(usage, row.model, this.options.pricing, report.source.price);
     }
     row.latencyMs = report.latencyMs;
     row.ttftMs = description.ttftMs;
