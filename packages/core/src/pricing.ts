@@ -132,10 +132,9 @@ export function costUsd(
   table: PricingTable = DEFAULT_PRICING,
   sourcePrice?: ModelPrice,
 ): number | undefined {
-  if (usage.usageSource === 'unavailable') return undefined;
-  const price = sourcePrice ?? findModelPrice(model, table);
+  const price = billedPrice(usage, model, table, sourcePrice);
   if (price === undefined) return undefined;
-  const cached = Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
+  const cached = cachedPart(usage);
   const reasoning = Math.min(usage.reasoningTokens ?? 0, usage.completionTokens);
   const usdPerMillion =
     (usage.promptTokens - cached) * price.inputPerMTok +
@@ -143,4 +142,30 @@ export function costUsd(
     (usage.completionTokens - reasoning) * price.outputPerMTok +
     reasoning * (price.reasoningPerMTok ?? price.outputPerMTok);
   return usdPerMillion / 1_000_000;
+}
+
+/**
+ * What the prompt cache saved on one usage: cached prompt tokens × (input − cached input price).
+ * Undefined exactly when `costUsd` is (the `cache_saving_usd` telemetry column).
+ */
+export function cacheSavingUsd(
+  usage: Usage,
+  model: string,
+  table: PricingTable = DEFAULT_PRICING,
+  sourcePrice?: ModelPrice,
+): number | undefined {
+  const price = billedPrice(usage, model, table, sourcePrice);
+  if (price === undefined) return undefined;
+  return (cachedPart(usage) * (price.inputPerMTok - (price.cachedInputPerMTok ?? price.inputPerMTok))) / 1_000_000;
+}
+
+/** The price a usage is billed at; none for an `unavailable` usage (unknown is not free). */
+function billedPrice(usage: Usage, model: string, table: PricingTable, sourcePrice: ModelPrice | undefined): ModelPrice | undefined {
+  if (usage.usageSource === 'unavailable') return undefined;
+  return sourcePrice ?? findModelPrice(model, table);
+}
+
+/** Cached prompt tokens, never more than the prompt tokens they are a part of. */
+function cachedPart(usage: Usage): number {
+  return Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
 }

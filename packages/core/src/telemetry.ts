@@ -30,6 +30,8 @@ export interface TelemetryRow {
   cachedPromptTokens?: number;
   usageSource?: UsageSource;
   costUsd?: number;
+  /** What the prompt cache saved against the full input price (`cacheSavingUsd`). */
+  cacheSavingUsd?: number;
   latencyMs?: number;
   ttftMs?: number;
   attempts?: number;
@@ -72,4 +74,5 @@ export const TELEMETRY_COLUMNS = [
   ['response_text', 'responseText'],
   // Added by schema version 2, hence last.
   ['cached_prompt_tokens', 'cachedPromptTokens'],
+  ['cache_saving_usd', 'cacheSavingUsd'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  cacheSavingUsd,
   costUsd,
   NoopRecorder,
   PolyGatewayError,
@@ -64,6 +65,9 @@ export class TelemetryEmitter {
       row.usageSource = usage.usageSource;
       row.cachedPromptTokens = usage.cachedPromptTokens;
       row.costUsd = costUsd(usage, row.model, this.options.pricing, report.source.price);
+      if (usage.cachedPromptTokens !== undefined) {
+        row.cacheSavingUsd = cacheSavingUsd(usage, row.model, this.options.pricing, report.source.price);
+      }
     }
     row.latencyMs = report.latencyMs;
     row.ttftMs = description.ttftMs;
