@@ -28,6 +28,8 @@ const EMPTY: Report = {
     latency: {},
     costBySource: {},
     costByTenant: {},
+    promptCacheBySource: {},
+    promptCacheByTenant: {},
     callsOverTime: [],
   },
   sourceLabel: 'sqlite empty.sqlite',

@@ -1,7 +1,7 @@
 import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
 import { MIB, drained, inBandError, playStep, sendWholeOrCut, type RouteStep } from './steps.js';
 import { countTokens, splitTokens } from './tokens.js';
-import type { SourceScript } from './types.js';
+import type { ScriptUsage, SourceScript } from './types.js';
 
 interface ChatReply {
   id: string;
@@ -58,7 +58,16 @@ function usageBody(script: SourceScript, messages: unknown[], content: string, r
     completion_tokens: completion,
     total_tokens: prompt + completion,
     ...(reasoningTokens === undefined ? {} : { completion_tokens_details: { reasoning_tokens: reasoningTokens } }),
+    ...cacheUsage(script.usage || undefined, prompt),
   };
+}
+
+function cacheUsage(usage: ScriptUsage | undefined, prompt: number): Record<string, unknown> {
+  const cached = usage?.cached_tokens;
+  if (cached === undefined) return {};
+  return usage?.cache_form === 'deepseek'
+    ? { prompt_cache_hit_tokens: cached, prompt_cache_miss_tokens: prompt - cached }
+    : { prompt_tokens_details: { cached_tokens: cached } };
 }
 
 function messageText(message: unknown): string {

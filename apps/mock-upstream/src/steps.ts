@@ -29,6 +29,12 @@ export async function playStep(ex: Exchange, step: Step, respond: Responder): Pr
         errorBody('You exceeded your current quota (mock)', 'insufficient_quota', 'insufficient_quota'),
       );
       return;
+    case 'context_length_exceeded': {
+      const window = step.contextWindow ?? 4096;
+      const message = `This model's maximum context length is ${window} tokens. However, your messages resulted in ${window + 1} tokens. Please reduce the length of the messages. (mock)`;
+      sendJson(ex.res, 400, { error: { message, type: 'invalid_request_error', param: 'messages', code: 'context_length_exceeded' } });
+      return;
+    }
     case 'hang':
       return waitForAbort(ex.signal);
     case 'latency':

@@ -14,6 +14,8 @@ export type Step =
     }
   | { kind: 'rate_limit'; retryAfter?: string }
   | { kind: 'insufficient_quota' }
+  /** 400 `context_length_exceeded` (the OpenAI body, the message naming `contextWindow`, default 4096). */
+  | { kind: 'context_length_exceeded'; contextWindow?: number }
   | { kind: 'hang' }
   | { kind: 'truncate'; afterTokens?: number }
   | { kind: 'stall'; afterTokens?: number }
@@ -44,6 +46,10 @@ export interface ScriptUsage {
   prompt_tokens: number;
   completion_tokens: number;
   reasoning_tokens?: number;
+  /** Prompt-cache hits (a part of `prompt_tokens`), reported in the wire form `cache_form` says. */
+  cached_tokens?: number;
+  /** `openai` (default): `prompt_tokens_details.cached_tokens`; `deepseek`: `prompt_cache_hit_tokens` / `prompt_cache_miss_tokens`. */
+  cache_form?: 'openai' | 'deepseek';
 }
 
 export interface ScriptLayout {

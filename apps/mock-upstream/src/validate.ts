@@ -5,6 +5,7 @@ const STEP_KINDS = new Set<Step['kind']>([
   'status',
   'rate_limit',
   'insufficient_quota',
+  'context_length_exceeded',
   'hang',
   'truncate',
   'stall',
@@ -57,6 +58,9 @@ function validateStep(where: string, step: Step): void {
   }
   if (step.kind === 'wrong_dim' && !(Number.isInteger(step.dim) && step.dim >= 0)) {
     throw new TypeError(`${where}.dim: must be an integer >= 0`);
+  }
+  if (step.kind === 'context_length_exceeded' && step.contextWindow !== undefined && !(Number.isInteger(step.contextWindow) && step.contextWindow > 0)) {
+    throw new TypeError(`${where}.contextWindow: must be an integer > 0`);
   }
   if (step.kind === 'latency' && !(typeof step.ms === 'number' && step.ms >= 0)) {
     throw new TypeError(`${where}.ms: must be a number >= 0`);

@@ -51,6 +51,36 @@ describe('chat completions (JSON)', () => {
     expect((await jsonBody(res)).error.code).toBe('invalid_request');
   });
 
+  it('reports scripted prompt-cache hits in the OpenAI or the DeepSeek wire form', async () => {
+    mock.setSource('scripted', { usage: { prompt_tokens: 1000, completion_tokens: 10, cached_tokens: 800 } });
+    expect((await jsonBody(await postJson(chatUrl('scripted'), chatBody()))).usage).toEqual({
+      prompt_tokens: 1000,
+      completion_tokens: 10,
+      total_tokens: 1010,
+      prompt_tokens_details: { cached_tokens: 800 },
+    });
+    mock.setSource('scripted', { usage: { prompt_tokens: 1000, completion_tokens: 10, cached_tokens: 800, cache_form: 'deepseek' } });
+    expect((await jsonBody(await postJson(chatUrl('scripted'), chatBody()))).usage).toEqual({
+      prompt_tokens: 1000,
+      completion_tokens: 10,
+      total_tokens: 1010,
+      prompt_cache_hit_tokens: 800,
+      prompt_cache_miss_tokens: 200,
+    });
+  });
+
+  it('context_length_exceeded: a 400 in the OpenAI form naming the window', async () => {
+    mock.setSource('scripted', { steps: [{ kind: 'context_length_exceeded', contextWindow: 8192 }] });
+    const res = await postJson(chatUrl('scripted'), chatBody());
+    expect(res.status).toBe(400);
+    const { error } = await jsonBody(res);
+    expect(error).toMatchObject({ code: 'context_length_exceeded', type: 'invalid_request_error' });
+    expect(error.message).toContain('maximum context length is 8192 tokens');
+    expect(() => mock.setSource('scripted', { steps: [{ kind: 'context_length_exceeded', contextWindow: 0 }] })).toThrow(
+      /steps\[0\]\.contextWindow: must be an integer > 0/,
+    );
+  });
+
   it('omits usage when the script says usage: false', async () => {
     mock.setSource('scripted', { usage: false });
     const body = await jsonBody(await postJson(chatUrl('scripted'), chatBody()));

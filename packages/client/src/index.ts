@@ -6,6 +6,7 @@ export {
   TransientError,
   SourceDeadError,
   RequestRejectedError,
+  ContextLengthExceededError,
   ResultInvalidError,
   GatewayUnavailableError,
   AllSourcesExhausted,

@@ -130,6 +130,32 @@ describe('loadGatewaySettings: every scope key is read', () => {
     expect(() => load({ [key]: value })).toThrow(message);
   });
 
+  it('reads a source context window and its own price', () => {
+    const s = load({
+      LLM__SOURCE__MAIN__CONTEXT_WINDOW: '32768',
+      LLM__SOURCE__MAIN__PRICING: '{"inputPerMTok": 3, "cachedInputPerMTok": 0.3, "outputPerMTok": 15, "reasoningPerMTok": 20}',
+    });
+    expect(s.sources[0]).toMatchObject({
+      contextWindow: 32_768,
+      price: { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15, reasoningPerMTok: 20 },
+    });
+    expect(load({}).sources[0]).not.toHaveProperty('contextWindow');
+    expect(load({}).sources[0]).not.toHaveProperty('price');
+    // The normalised value validates to itself.
+    expect(gatewaySettings(s)).toStrictEqual(s);
+  });
+
+  it.each([
+    ['LLM__SOURCE__MAIN__CONTEXT_WINDOW', '0', /LLM__SOURCE__MAIN__CONTEXT_WINDOW.*must be an integer ≥ 1/],
+    ['LLM__SOURCE__MAIN__CONTEXT_WINDOW', '8k', /LLM__SOURCE__MAIN__CONTEXT_WINDOW/],
+    ['LLM__SOURCE__MAIN__PRICING', '{"inputPerMTok": 1, "outputPerMTok": 2, "cachedInputPerMtok": 0.1}', /LLM__SOURCE__MAIN__PRICING: .*unknown field 'cachedInputPerMtok'/],
+    ['LLM__SOURCE__MAIN__PRICING', '{"inputPerMTok": 1}', /LLM__SOURCE__MAIN__PRICING: .*outputPerMTok must be a finite number ≥ 0/],
+    ['LLM__SOURCE__MAIN__PRICING', '[1]', /LLM__SOURCE__MAIN__PRICING: .*must be an object of inputPerMTok/],
+    ['LLM__SOURCE__MAIN__PRICING', '{"inputPerMTok": 1', /LLM__SOURCE__MAIN__PRICING/],
+  ])('%s=%s is an error naming the key', (key, value, message) => {
+    expect(() => load({ [key]: value })).toThrow(message);
+  });
+
   it.each([
     ['a header value with a line break', { LLM__SOURCE__MAIN__HEADERS: '{"x-token": "tok-SECRET\\r\\nx-evil: 1"}' }, 'LLM__SOURCE__MAIN__HEADERS'],
     ['a header value beyond Latin-1', { LLM__SOURCE__MAIN__HEADERS: '{"x-token": "tok-SECRET-中"}' }, 'LLM__SOURCE__MAIN__HEADERS'],

@@ -97,6 +97,15 @@ export class RequestRejectedError extends UpstreamError {
   static override readonly kind: string = 'RequestRejectedError';
 }
 
+/**
+ * The prompt (with the answer it asks room for) does not fit the source's context window. Rejected
+ * like any bad request, except that the call may move on once to a source whose declared window
+ * (`contextWindow`) is larger; never counts toward a breaker.
+ */
+export class ContextLengthExceededError extends RequestRejectedError {
+  static override readonly kind: string = 'ContextLengthExceededError';
+}
+
 export interface ResultInvalidErrorOptions extends UpstreamErrorOptions {
   /** Validation issues, e.g. a schema failure fed back to a structured re-ask. */
   issues?: readonly string[];

@@ -4,6 +4,7 @@
  * format. Provider factories (`openaiCompatible`, `monkeyOcr`) create models; a user-written model
  * that passes the model contract suite of `@pgw/testkit` works the same. See docs/writing-a-provider.md.
  */
+import type { ModelPrice } from './pricing.js';
 import type {
   ChatDelta,
   ChatRequest,
@@ -97,6 +98,10 @@ export interface Source<M extends ModelIdentity = ModelIdentity> {
   /** Per-attempt bound handed to the model. */
   readonly timeoutMs: number;
   readonly weight: number;
+  /** Context window in tokens, as declared; undefined = unknown. A too-long prompt may move on to a larger one. */
+  readonly contextWindow?: number;
+  /** This source's own price; it wins over the pricing table's price of its model. */
+  readonly price?: ModelPrice;
 }
 
 /** Whether `value` claims to be a model of this specification. */

@@ -7,7 +7,11 @@ import type { Usage } from './types.js';
 /** USD per million tokens. */
 export interface ModelPrice {
   inputPerMTok: number;
+  /** Prompt tokens served from the upstream's prompt cache. Default: `inputPerMTok`. */
+  cachedInputPerMTok?: number;
   outputPerMTok: number;
+  /** Reasoning tokens (a part of the completion tokens). Default: `outputPerMTok`. */
+  reasoningPerMTok?: number;
 }
 export type PricingTable = Readonly<Record<string, ModelPrice>>;
 
@@ -16,46 +20,55 @@ export type PricingTable = Readonly<Record<string, ModelPrice>>;
  * cost out of the box. Prices change and differ per relay: real deployments set `PRICING_PATH`.
  */
 export const DEFAULT_PRICING: PricingTable = Object.freeze({
-  'gpt-4o': { inputPerMTok: 2.5, outputPerMTok: 10 },
-  'gpt-4o-mini': { inputPerMTok: 0.15, outputPerMTok: 0.6 },
-  'gpt-4.1': { inputPerMTok: 2, outputPerMTok: 8 },
-  'gpt-4.1-mini': { inputPerMTok: 0.4, outputPerMTok: 1.6 },
+  'gpt-4o': { inputPerMTok: 2.5, cachedInputPerMTok: 1.25, outputPerMTok: 10 },
+  'gpt-4o-mini': { inputPerMTok: 0.15, cachedInputPerMTok: 0.075, outputPerMTok: 0.6 },
+  'gpt-4.1': { inputPerMTok: 2, cachedInputPerMTok: 0.5, outputPerMTok: 8 },
+  'gpt-4.1-mini': { inputPerMTok: 0.4, cachedInputPerMTok: 0.1, outputPerMTok: 1.6 },
   'text-embedding-3-small': { inputPerMTok: 0.02, outputPerMTok: 0 },
   'text-embedding-3-large': { inputPerMTok: 0.13, outputPerMTok: 0 },
-  'qwen-plus': { inputPerMTok: 0.4, outputPerMTok: 1.2 },
-  'qwen-max': { inputPerMTok: 1.6, outputPerMTok: 6.4 },
-  'deepseek-chat': { inputPerMTok: 0.27, outputPerMTok: 1.1 },
-  'deepseek-reasoner': { inputPerMTok: 0.55, outputPerMTok: 2.19 },
+  'qwen-plus': { inputPerMTok: 0.4, cachedInputPerMTok: 0.08, outputPerMTok: 1.2 },
+  'qwen-max': { inputPerMTok: 1.6, cachedInputPerMTok: 0.32, outputPerMTok: 6.4 },
+  'deepseek-chat': { inputPerMTok: 0.27, cachedInputPerMTok: 0.07, outputPerMTok: 1.1 },
+  'deepseek-reasoner': { inputPerMTok: 0.55, cachedInputPerMTok: 0.14, outputPerMTok: 2.19 },
 });
 
-const PRICE_FIELDS = ['inputPerMTok', 'outputPerMTok'] as const;
+const REQUIRED_FIELDS = ['inputPerMTok', 'outputPerMTok'] as const;
+const OPTIONAL_FIELDS = ['cachedInputPerMTok', 'reasoningPerMTok'] as const;
+const PRICE_FIELDS: readonly string[] = [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
   return typeof value === 'object' && value !== null && !Array.isArray(value);
 }
 
 /**
- * Validates a parsed pricing JSON document `{ "<model>": { "inputPerMTok": n, "outputPerMTok": n } }`
- * (finite prices ≥ 0, no other fields: a misspelt field is an error, not a silent default).
- * Throws RangeError naming `origin` and the bad model/field.
+ * Validates one price `{ inputPerMTok, outputPerMTok, cachedInputPerMTok?, reasoningPerMTok? }`
+ * (finite prices ≥ 0, no other field: a misspelt field is an error, not a silent default) and
+ * freezes it. Throws RangeError naming `origin` and the bad field.
+ */
+export function parseModelPrice(json: unknown, origin = 'price'): ModelPrice {
+  if (!isPlainObject(json)) throw new RangeError(`${origin} must be an object of ${PRICE_FIELDS.join(', ')}`);
+  const unknown = Object.keys(json).find((k) => !PRICE_FIELDS.includes(k));
+  if (unknown !== undefined) throw new RangeError(`${origin} has unknown field '${unknown}'`);
+  const field = (name: string): number => {
+    const value = json[name];
+    if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
+    throw new RangeError(`${origin}.${name} must be a finite number ≥ 0 (USD per 1M tokens)`);
+  };
+  const price: ModelPrice = { inputPerMTok: field('inputPerMTok'), outputPerMTok: field('outputPerMTok') };
+  for (const name of OPTIONAL_FIELDS) if (json[name] !== undefined) price[name] = field(name);
+  return Object.freeze(price);
+}
+
+/**
+ * Validates a parsed pricing JSON document `{ "<model>": <price> }` (each price as `parseModelPrice`
+ * takes it). Throws RangeError naming `origin` and the bad model/field.
  */
 export function parsePricingTable(json: unknown, origin = 'pricing'): PricingTable {
   if (!isPlainObject(json)) throw new RangeError(`${origin} must be a JSON object of model → price`);
   const entries: Array<[string, ModelPrice]> = [];
   for (const [model, price] of Object.entries(json)) {
     if (model.trim() === '') throw new RangeError(`${origin}: a model name is empty`);
-    if (!isPlainObject(price)) {
-      throw new RangeError(`${origin}: '${model}' must be an object of ${PRICE_FIELDS.join(', ')}`);
-    }
-    const unknown = Object.keys(price).find((k) => !(PRICE_FIELDS as readonly string[]).includes(k));
-    if (unknown !== undefined) throw new RangeError(`${origin}: '${model}' has unknown field '${unknown}'`);
-    const field = (name: (typeof PRICE_FIELDS)[number]): number => {
-      const value = price[name];
-      if (typeof value === 'number' && Number.isFinite(value) && value >= 0) return value;
-      throw new RangeError(`${origin}: '${model}'.${name} must be a finite number ≥ 0 (USD per 1M tokens)`);
-    };
-    const modelPrice = { inputPerMTok: field('inputPerMTok'), outputPerMTok: field('outputPerMTok') };
-    entries.push([model, Object.freeze(modelPrice)]);
+    entries.push([model, parseModelPrice(price, `${origin}: '${model}'`)]);
   }
   // fromEntries defines own properties: a model named `__proto__` cannot reach the prototype.
   return Object.freeze(Object.fromEntries(entries));
@@ -105,14 +118,54 @@ function scanForPrice(model: string, table: PricingTable): ModelPrice | undefine
 }
 
 /**
- * Cost in USD of one usage: prompt × input price + completion × output price. Reasoning tokens
- * are not added: in OpenAI-style usage they are already part of `completionTokens`. Undefined
- * when the model has no price or the usage is `unavailable` (unknown is not free); an
+ * Cost in USD of one usage, exact to the token: uncached prompt × input price + cached prompt ×
+ * cached input price + (completion − reasoning) × output price + reasoning × reasoning price.
+ * Cached tokens are a part of the prompt tokens and reasoning tokens a part of the completion
+ * tokens (the OpenAI convention, which DeepSeek and Qwen follow): neither is counted twice, and a
+ * count larger than its whole is capped at it. `sourcePrice` (a source's own price) wins over the
+ * table. Undefined when there is no price or the usage is `unavailable` (unknown is not free); an
  * `estimated` usage gives an estimated cost.
  */
-export function costUsd(usage: Usage, model: string, table: PricingTable = DEFAULT_PRICING): number | undefined {
-  if (usage.usageSource === 'unavailable') return undefined;
-  const price = findModelPrice(model, table);
+export function costUsd(
+  usage: Usage,
+  model: string,
+  table: PricingTable = DEFAULT_PRICING,
+  sourcePrice?: ModelPrice,
+): number | undefined {
+  const price = billedPrice(usage, model, table, sourcePrice);
   if (price === undefined) return undefined;
-  return (usage.promptTokens * price.inputPerMTok + usage.completionTokens * price.outputPerMTok) / 1_000_000;
+  const cached = cachedPart(usage);
+  const reasoning = Math.min(usage.reasoningTokens ?? 0, usage.completionTokens);
+  const usdPerMillion =
+    (usage.promptTokens - cached) * price.inputPerMTok +
+    cached * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+    (usage.completionTokens - reasoning) * price.outputPerMTok +
+    reasoning * (price.reasoningPerMTok ?? price.outputPerMTok);
+  return usdPerMillion / 1_000_000;
+}
+
+/**
+ * What the prompt cache saved on one usage: cached prompt tokens × (input − cached input price).
+ * Undefined exactly when `costUsd` is (the `cache_saving_usd` telemetry column).
+ */
+export function cacheSavingUsd(
+  usage: Usage,
+  model: string,
+  table: PricingTable = DEFAULT_PRICING,
+  sourcePrice?: ModelPrice,
+): number | undefined {
+  const price = billedPrice(usage, model, table, sourcePrice);
+  if (price === undefined) return undefined;
+  return (cachedPart(usage) * (price.inputPerMTok - (price.cachedInputPerMTok ?? price.inputPerMTok))) / 1_000_000;
+}
+
+/** The price a usage is billed at; none for an `unavailable` usage (unknown is not free). */
+function billedPrice(usage: Usage, model: string, table: PricingTable, sourcePrice: ModelPrice | undefined): ModelPrice | undefined {
+  if (usage.usageSource === 'unavailable') return undefined;
+  return sourcePrice ?? findModelPrice(model, table);
+}
+
+/** Cached prompt tokens, never more than the prompt tokens they are a part of. */
+function cachedPart(usage: Usage): number {
+  return Math.min(usage.cachedPromptTokens ?? 0, usage.promptTokens);
 }

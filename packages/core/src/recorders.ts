@@ -53,8 +53,8 @@ export class MemoryRecorder implements TelemetryRecorder {
 type RowField = (typeof TELEMETRY_COLUMNS)[number][1];
 
 const REQUIRED_TEXT: ReadonlySet<RowField> = new Set(['scope', 'operation', 'eventKind', 'callId', 'logicalCallId', 'status']);
-const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'attempts']);
-const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
+const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'cachedPromptTokens', 'attempts']);
+const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'cacheSavingUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
 
 /** One column value as a store binds it: `meta` is JSON text, absent values are `null`. */
 export type TelemetryColumnValue = string | number | null;
@@ -152,6 +152,9 @@ export interface TelemetrySummary {
   /** Sum of `cost_usd` over attempts (what was billed), per source and per tenant. */
   costBySource: Record<string, number>;
   costByTenant: Record<string, number>;
+  /** Prompt-cache use of attempts, per source and per tenant (see PromptCacheUse). */
+  promptCacheBySource: Record<string, PromptCacheUse>;
+  promptCacheByTenant: Record<string, PromptCacheUse>;
   callsOverTime: CallsBucket[];
 }
 
@@ -164,6 +167,14 @@ export interface OperationSummary {
   retries: number;
   /** Logical calls that ended in a `terminal_failure` row. */
   failedCalls: number;
+}
+
+/** Prompt tokens of attempts, the part served from the upstream's prompt cache, and what that saved. */
+export interface PromptCacheUse {
+  promptTokens: number;
+  cachedPromptTokens: number;
+  /** Sum of `cache_saving_usd`. */
+  savingUsd: number;
 }
 
 export const DEFAULT_SUMMARY_BUCKET_MS = 3_600_000;
@@ -197,6 +208,8 @@ export interface SummaryParts {
   latency: ReadonlyArray<{ source: string } & LatencyPercentiles>;
   costBySource: ReadonlyArray<{ key: string; cost: number }>;
   costByTenant: ReadonlyArray<{ key: string; cost: number }>;
+  promptCacheBySource: ReadonlyArray<{ key: string } & PromptCacheUse>;
+  promptCacheByTenant: ReadonlyArray<{ key: string } & PromptCacheUse>;
   callsOverTime: readonly CallsBucket[];
 }
 
@@ -225,6 +238,14 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     ),
     costBySource: costs(parts.costBySource),
     costByTenant: costs(parts.costByTenant),
+    promptCacheBySource: cacheUses(parts.promptCacheBySource),
+    promptCacheByTenant: cacheUses(parts.promptCacheByTenant),
     callsOverTime: parts.callsOverTime.map(({ bucket, calls, failures }) => ({ bucket, calls, failures })),
   };
+}
+
+function cacheUses(rows: SummaryParts['promptCacheBySource']): Record<string, PromptCacheUse> {
+  return Object.fromEntries(
+    rows.map(({ key, promptTokens, cachedPromptTokens, savingUsd }) => [key, { promptTokens, cachedPromptTokens, savingUsd }]),
+  );
 }

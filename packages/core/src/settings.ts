@@ -1,5 +1,6 @@
 /** The settings shape of one scope (docs/architecture.md#configuration): the validated, immutable value clients are built from. Durations are milliseconds. */
 import type { AnyModel } from './models.js';
+import type { ModelPrice } from './pricing.js';
 import type { StructuredStrategy } from './types.js';
 
 /**
@@ -40,6 +41,10 @@ export interface SourceConfig {
   /** Per-attempt timeout. */
   timeoutMs: number;
   weight: number;
+  /** Context window in tokens, as declared; absent = unknown. */
+  contextWindow?: number;
+  /** This source's own price, over the pricing table's. */
+  price?: ModelPrice;
 }
 
 export type SelectorKind = 'health_aware' | 'round_robin' | 'weighted' | 'ordered';

@@ -26,8 +26,12 @@ export interface TelemetryRow {
   promptTokens?: number;
   completionTokens?: number;
   reasoningTokens?: number;
+  /** The part of `promptTokens` served from the upstream's prompt cache. */
+  cachedPromptTokens?: number;
   usageSource?: UsageSource;
   costUsd?: number;
+  /** What the prompt cache saved against the full input price (`cacheSavingUsd`). */
+  cacheSavingUsd?: number;
   latencyMs?: number;
   ttftMs?: number;
   attempts?: number;
@@ -68,4 +72,7 @@ export const TELEMETRY_COLUMNS = [
   ['thinking_observation', 'thinkingObservation'],
   ['request_text', 'requestText'],
   ['response_text', 'responseText'],
+  // Added by schema version 2, hence last.
+  ['cached_prompt_tokens', 'cachedPromptTokens'],
+  ['cache_saving_usd', 'cacheSavingUsd'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

@@ -20,9 +20,14 @@ export interface ChatMessage {
 }
 
 export interface Usage {
+  /** Every prompt token, cached ones included. */
   promptTokens: number;
+  /** Every completion token, reasoning ones included (the OpenAI convention). */
   completionTokens: number;
+  /** The part of `completionTokens` spent on reasoning, when the upstream says. */
   reasoningTokens?: number;
+  /** The part of `promptTokens` served from the upstream's prompt cache, when the upstream says. */
+  cachedPromptTokens?: number;
   usageSource: UsageSource;
 }
 

@@ -5,6 +5,7 @@ import {
   AllSourcesExhausted,
   CallDeadlineExceeded,
   CircuitOpenError,
+  ContextLengthExceededError,
   GatewayUnavailableError,
   GovernanceBackendError,
   PolyGatewayError,
@@ -26,6 +27,10 @@ const FAMILY: ReadonlyArray<{ error: Error; is: readonly Ctor[] }> = [
   { error: new TransientError(upstream), is: [PolyGatewayError, TransientError] },
   { error: new SourceDeadError(upstream), is: [PolyGatewayError, SourceDeadError] },
   { error: new RequestRejectedError(upstream), is: [PolyGatewayError, RequestRejectedError] },
+  {
+    error: new ContextLengthExceededError(upstream),
+    is: [PolyGatewayError, RequestRejectedError, ContextLengthExceededError],
+  },
   { error: new ResultInvalidError(upstream), is: [PolyGatewayError, ResultInvalidError] },
   {
     error: new GatewayUnavailableError({ scope: 'LLM', reason: 'quota_full' }),
@@ -49,6 +54,7 @@ const CLASSES: readonly Ctor[] = [
   TransientError,
   SourceDeadError,
   RequestRejectedError,
+  ContextLengthExceededError,
   ResultInvalidError,
   GatewayUnavailableError,
   AllSourcesExhausted,
@@ -81,6 +87,7 @@ describe('error taxonomy (docs/architecture.md#errors)', () => {
         'TransientError',
         'SourceDeadError',
         'RequestRejectedError',
+        'ContextLengthExceededError',
         'ResultInvalidError',
         'GatewayUnavailableError',
         'AllSourcesExhausted',
@@ -189,6 +196,10 @@ describe('instanceof across two copies of the module', () => {
     const deadlineB = new copyB.CallDeadlineExceeded({ scope: 'x', deadlineMs: 1 });
     expect(deadlineB instanceof errors.CallDeadlineExceeded).toBe(true);
     expect(deadlineB instanceof errors.GatewayUnavailableError).toBe(false);
+    const contextB = new copyB.ContextLengthExceededError({ message: 'too long' });
+    expect(contextB instanceof errors.RequestRejectedError).toBe(true);
+    expect(contextB instanceof errors.ContextLengthExceededError).toBe(true);
+    expect(new errors.RequestRejectedError({ message: 'bad' }) instanceof copyB.ContextLengthExceededError).toBe(false);
   });
 });
 

@@ -1,5 +1,5 @@
 import { describe, expect, it } from 'vitest';
-import { costUsd, DEFAULT_PRICING, findModelPrice, parsePricingTable } from '../src/pricing.js';
+import { costUsd, DEFAULT_PRICING, findModelPrice, parseModelPrice, parsePricingTable } from '../src/pricing.js';
 import type { Usage } from '../src/types.js';
 
 const usage = (promptTokens: number, completionTokens: number, extra: Partial<Usage> = {}): Usage => ({
@@ -43,10 +43,61 @@ describe('parsePricingTable', () => {
     expect(() => parsePricingTable(json, 'LLM__PRICING_PATH')).toThrow(message);
   });
 
+  it('takes the optional cached-input and reasoning prices', () => {
+    const price = { inputPerMTok: 1, cachedInputPerMTok: 0.1, outputPerMTok: 4, reasoningPerMTok: 8 };
+    expect(parsePricingTable({ m: price })).toEqual({ m: price });
+    expect(() => parsePricingTable({ m: { ...price, cachedInputPerMTok: -1 } }, 'P')).toThrow(/'m'\.cachedInputPerMTok must be/);
+    expect(() => parsePricingTable({ m: { ...price, reasoningPerMTok: null } }, 'P')).toThrow(/'m'\.reasoningPerMTok must be/);
+  });
+
   it('keeps a model named __proto__ as data', () => {
     const table = parsePricingTable(JSON.parse('{"__proto__":{"inputPerMTok":1,"outputPerMTok":2}}'));
     expect(Object.getPrototypeOf(table)).toBe(Object.prototype);
     expect(findModelPrice('__proto__', table)).toEqual({ inputPerMTok: 1, outputPerMTok: 2 });
+  });
+});
+
+describe('parseModelPrice', () => {
+  it('names the origin and the misspelt field', () => {
+    expect(() => parseModelPrice({ inputPerMTok: 1, outputPerMTok: 1, cachedInputPerMtok: 0 }, 'LLM__SOURCE__A__PRICING')).toThrow(
+      "LLM__SOURCE__A__PRICING has unknown field 'cachedInputPerMtok'",
+    );
+    expect(() => parseModelPrice({ outputPerMTok: 1 }, 'K')).toThrow('K.inputPerMTok must be a finite number ≥ 0');
+    expect(() => parseModelPrice([], 'K')).toThrow(/^K must be an object of inputPerMTok/);
+    expect(Object.isFrozen(parseModelPrice({ inputPerMTok: 0, outputPerMTok: 0 }))).toBe(true);
+  });
+});
+
+describe('costUsd: cached and reasoning tokens', () => {
+  const price = { inputPerMTok: 3, cachedInputPerMTok: 0.3, outputPerMTok: 15, reasoningPerMTok: 20 };
+  const table = parsePricingTable({ m: price, plain: { inputPerMTok: 3, outputPerMTok: 15 } });
+
+  it('prices uncached input, cached input, visible output and reasoning at their own prices, exact to the token', () => {
+    const cost = costUsd(usage(10_000, 2_000, { cachedPromptTokens: 8_000, reasoningTokens: 500 }), 'm', table)!;
+    // 2000 × 3 + 8000 × 0.3 + 1500 × 15 + 500 × 20 = 6000 + 2400 + 22500 + 10000 = 40900 µ$·M
+    expect(cost).toBeCloseTo(0.0409, 12);
+    // One more cached token (one fewer uncached) saves exactly (3 − 0.3) / 1M.
+    const oneMore = costUsd(usage(10_000, 2_000, { cachedPromptTokens: 8_001, reasoningTokens: 500 }), 'm', table)!;
+    expect(cost - oneMore).toBeCloseTo(2.7e-6, 15);
+  });
+
+  it('defaults the cached price to the input price and the reasoning price to the output price', () => {
+    const withDetails = costUsd(usage(1000, 1000, { cachedPromptTokens: 900, reasoningTokens: 800 }), 'plain', table);
+    expect(withDetails).toBeCloseTo(costUsd(usage(1000, 1000), 'plain', table)!, 15);
+  });
+
+  it('caps a cached or reasoning count larger than its whole: nothing is counted twice or negative', () => {
+    expect(costUsd(usage(100, 10, { cachedPromptTokens: 500, reasoningTokens: 50 }), 'm', table)).toBeCloseTo(
+      (100 * 0.3 + 10 * 20) / 1e6,
+      15,
+    );
+  });
+
+  it('a source price wins over the table', () => {
+    const sourcePrice = { inputPerMTok: 0, outputPerMTok: 1 };
+    expect(costUsd(usage(1000, 1000), 'm', table, sourcePrice)).toBeCloseTo(0.001, 15);
+    expect(costUsd(usage(1000, 1000), 'unknown-model', table, sourcePrice)).toBeCloseTo(0.001, 15);
+    expect(costUsd(usage(0, 0, { usageSource: 'unavailable' }), 'm', table, sourcePrice)).toBeUndefined();
   });
 });
 

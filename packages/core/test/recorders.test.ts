@@ -124,8 +124,12 @@ describe('summaryFromParts', () => {
       latency: [],
       costBySource: [],
       costByTenant: [],
+      promptCacheBySource: [{ key: 'deepseek', promptTokens: 3000, cachedPromptTokens: 2000, savingUsd: 0.0004 }],
+      promptCacheByTenant: [],
       callsOverTime: [],
     });
+    expect(summary.promptCacheBySource).toEqual({ deepseek: { promptTokens: 3000, cachedPromptTokens: 2000, savingUsd: 0.0004 } });
+    expect(summary.promptCacheByTenant).toEqual({});
     expect(summary).toMatchObject({
       retries: 5,
       operations: { chat: { calls: 2, attempts: 8, retries: 5, failedCalls: 1 }, embed: { calls: 1, attempts: 1, retries: 0, failedCalls: 0 } },

@@ -5,6 +5,7 @@
  * by them.
  */
 import {
+  ContextLengthExceededError,
   RequestRejectedError,
   ResultInvalidError,
   SourceDeadError,
@@ -16,6 +17,7 @@ import {
   type PolyGatewayError,
   type TransientKind,
 } from '@pgw/core';
+import { saysContextLengthExceeded } from './context-length.js';
 import { isRecord } from './json.js';
 import { redactSecrets } from './redact.js';
 
@@ -91,7 +93,13 @@ export function translateHttpFailure(failure: HttpFailure, ctx: HttpFailureConte
   if (status >= 300 && status < 400) {
     return new SourceDeadError({ ...fields, message: describe('redirect: base URL misconfigured') });
   }
-  if (status >= 400 && status < 500) return new RequestRejectedError({ ...fields, message: describe('request rejected') });
+  if (status >= 400 && status < 500) {
+    // Read the raw body: the words matter, and redaction may have cut them.
+    if (saysContextLengthExceeded(failure.body)) {
+      return new ContextLengthExceededError({ ...fields, message: describe('context length exceeded') });
+    }
+    return new RequestRejectedError({ ...fields, message: describe('request rejected') });
+  }
   return new ResultInvalidError({
     ...fields,
     message: describe('unexpected status'),

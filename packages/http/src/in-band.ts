@@ -4,7 +4,8 @@
  * convention, also used by vLLM and many relays). It is classified exactly like the HTTP error it
  * stands for, so a bad request is not retried and never counts toward a breaker.
  */
-import { RequestRejectedError, SourceDeadError, TransientError, summarizeBody, type PolyGatewayError } from '@pgw/core';
+import { ContextLengthExceededError, RequestRejectedError, SourceDeadError, TransientError, summarizeBody, type PolyGatewayError } from '@pgw/core';
+import { saysContextLengthExceeded } from './context-length.js';
 import { origin, retryHint, translateHttpFailure, type HttpFailureContext } from './failure.js';
 import { isRecord } from './json.js';
 import { redactSecrets } from './redact.js';
@@ -56,6 +57,10 @@ export function translateInBandError(data: string, ctx: InBandContext): PolyGate
   // The code is the more specific of the two (`type: invalid_request_error, code: insufficient_quota`).
   const verdict = [error['code'], error['type']].map((v) => (typeof v === 'string' ? VERDICTS.get(v.toLowerCase()) : undefined)).find(Boolean);
   const describe = (what: string) => `${origin(inBand)}: ${what}: ${bodyText}`;
+  // A prompt too long for this source is a bad request here, whatever code string came with it.
+  if (saysContextLengthExceeded(data)) {
+    return new ContextLengthExceededError({ ...fields, message: describe('context length exceeded') });
+  }
   switch (verdict) {
     case 'rejected':
       return new RequestRejectedError({ ...fields, message: describe('request rejected') });

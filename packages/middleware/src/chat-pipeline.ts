@@ -61,7 +61,7 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       usage: result.usage,
       thinkingObservation: result.thinkingObservation,
       callStats: callStats(call.ctx, now),
-      costUsd: costUsd(result.usage, result.model, pricing),
+      costUsd: costUsd(result.usage, result.model, pricing, source.price),
     };
   });
   const start = (request: GatewayChatRequest, options: CallOptions, signal: AbortSignal | undefined): Promise<LLMResponse> =>

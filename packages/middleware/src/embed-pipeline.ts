@@ -61,7 +61,7 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
         response.model = result.model;
         response.sources.push(source.name);
         response.usage = addUsage(response.usage, result.usage);
-        const cost = costUsd(result.usage, result.model, pricing);
+        const cost = costUsd(result.usage, result.model, pricing, source.price);
         response.costUsd = cost === undefined || response.costUsd === undefined ? undefined : response.costUsd + cost;
       }
       return response;

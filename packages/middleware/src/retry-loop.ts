@@ -1,6 +1,7 @@
 import {
   AllSourcesExhausted,
   CircuitOpenError,
+  ContextLengthExceededError,
   GatewayUnavailableError,
   SourceDeadError,
   StreamInterruptedError,
@@ -14,7 +15,7 @@ import {
 } from '@pgw/core';
 import { raceAbort, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
-import { runAttempt, type AttemptDeps } from './attempt.js';
+import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
 import type { AttemptOperation } from './operation.js';
@@ -69,6 +70,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private budgetSpent = 0;
   private transientFailures = 0;
   private lastRetryAfterMs: number | undefined;
+  /** Set once the call moved on from a too-long prompt: only sources with a larger declared window remain. */
+  private contextFallback: { readonly window: number; readonly error: ContextLengthExceededError } | undefined;
 
   constructor(
     private readonly deps: RetryLoopDeps,
@@ -84,7 +87,13 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       throwIfAborted(this.signal);
       const admitted = await this.admitOne();
       if (!admitted) continue;
-      const outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
+      let outcome: AttemptOutcome<Res>;
+      try {
+        outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
+      } catch (error) {
+        if (error instanceof ContextLengthExceededError && this.moveOnFromContext(admitted.source, error)) continue;
+        throw error;
+      }
       if (outcome.ok) {
         // The pipeline that paired this operation with its sources handed the loop sources of its model kind.
         return { result: outcome.result, source: admitted.source as Source<M>, callId: outcome.callId, latencyMs: outcome.latencyMs };
@@ -95,9 +104,31 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     }
   }
 
+  /**
+   * A prompt too long for `source` moves on, once, to sources whose declared window is larger; it
+   * spends no attempt budget and says nothing about the source's health. False when the call must
+   * end with the error: the source declares no window, or the call already moved on once.
+   */
+  private moveOnFromContext(source: Source, error: ContextLengthExceededError): boolean {
+    if (this.contextFallback !== undefined || source.contextWindow === undefined) return false;
+    this.contextFallback = { window: source.contextWindow, error };
+    this.reasons[source.name] = `context_length ${source.contextWindow}`;
+    return true;
+  }
+
+  /** Sources the call may still use, in selector order; the too-long prompt's error when none is left. */
+  private async candidates(): Promise<Source[]> {
+    const order = await raceAbort(this.deps.selector(), this.signal);
+    const fallback = this.contextFallback;
+    if (fallback === undefined) return order;
+    const larger = order.filter((source) => source.contextWindow !== undefined && source.contextWindow > fallback.window);
+    if (larger.length === 0) throw fallback.error;
+    return larger;
+  }
+
   /** Tries sources in preference order; when none admits, waits per policy and returns undefined. */
   private async admitOne(): Promise<Admitted | undefined> {
-    const order = deprioritiseFailed(await raceAbort(this.deps.selector(), this.signal), this.failedByRecency);
+    const order = deprioritiseFailed(await this.candidates(), this.failedByRecency);
     const refusals: Refusal[] = [];
     for (const source of order) {
       const verdict = await admit(this.deps, source, this.estTokens(source), this.signal);

@@ -1,5 +1,6 @@
 import { randomUUID } from 'node:crypto';
 import {
+  cacheSavingUsd,
   costUsd,
   NoopRecorder,
   PolyGatewayError,
@@ -62,7 +63,11 @@ export class TelemetryEmitter {
       row.completionTokens = usage.completionTokens;
       row.reasoningTokens = usage.reasoningTokens;
       row.usageSource = usage.usageSource;
-      row.costUsd = costUsd(usage, row.model, this.options.pricing);
+      row.cachedPromptTokens = usage.cachedPromptTokens;
+      row.costUsd = costUsd(usage, row.model, this.options.pricing, report.source.price);
+      if (usage.cachedPromptTokens !== undefined) {
+        row.cacheSavingUsd = cacheSavingUsd(usage, row.model, this.options.pricing, report.source.price);
+      }
     }
     row.latencyMs = report.latencyMs;
     row.ttftMs = description.ttftMs;

@@ -2,6 +2,7 @@ import {
   type AttemptContext,
   AllSourcesExhausted,
   CircuitOpenError,
+  ContextLengthExceededError,
   GatewayUnavailableError,
   GovernanceBackendError,
   RequestRejectedError,
@@ -391,5 +392,47 @@ describe('retry loop: stall verdict (both conditions)', () => {
     const breaker = chatHarness([chatResult()], { gate, sources: [source('a')], settings: { stallWindowMs: 3_000, circuitOpen: 'wait' } });
     await expect(breaker.run()).rejects.toMatchObject({ reason: 'stalled' });
     expect(breaker.sleep.total).toBe(4_000);
+  });
+});
+
+describe('retry loop: context-window fallback', () => {
+  const tooLong = () => new ContextLengthExceededError({ message: 'maximum context length', statusCode: 400, sourceName: 'x' });
+  const windows = (...sizes: Array<number | undefined>) =>
+    sizes.map((contextWindow, i) => source(String.fromCharCode(97 + i), contextWindow === undefined ? {} : { contextWindow }));
+
+  it('moves on once to the first source (selector order) whose declared window is larger, without budget or breaker', async () => {
+    const gate = new ScriptedGate();
+    const h = chatHarness([tooLong(), chatResult('from c')], { gate, sources: windows(8_000, 4_000, 32_000, 128_000), settings: { retry: { maxAttempts: 1, backoffBaseMs: 10, backoffMaxMs: 100 } } });
+    const response = await h.run();
+    expect(h.script.sources()).toEqual(['a', 'c']);
+    expect(response.source).toBe('c');
+    expect(gate.outcomes()).toEqual(['c:success']);
+    expect(h.sleep.calls).toEqual([]);
+  });
+
+  it('keeps to larger windows for the retries that follow', async () => {
+    const h = chatHarness([tooLong(), serverError(), chatResult()], { sources: windows(8_000, 4_000, 32_000, 128_000) });
+    await h.run();
+    expect(h.script.sources()).toEqual(['a', 'c', 'd']);
+  });
+
+  it('moves on only once: a second too-long prompt reaches the caller', async () => {
+    const second = tooLong();
+    const h = chatHarness([tooLong(), second, chatResult()], { sources: windows(8_000, 32_000, 128_000) });
+    await expect(h.run()).rejects.toBe(second);
+    expect(h.script.sources()).toEqual(['a', 'b']);
+  });
+
+  it.each([
+    ['no source declares a window', [undefined, undefined]],
+    ['the failing source declares none', [undefined, 128_000]],
+    ['no other window is larger', [32_000, 32_000, 8_000]],
+  ])('the error reaches the caller as before when %s', async (_case, sizes) => {
+    const error = tooLong();
+    const gate = new ScriptedGate();
+    const h = chatHarness([error, chatResult()], { gate, sources: windows(...sizes) });
+    await expect(h.run()).rejects.toBe(error);
+    expect(h.script.calls).toHaveLength(1);
+    expect(gate.outcomes()).toEqual([]);
   });
 });

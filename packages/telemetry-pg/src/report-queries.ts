@@ -22,6 +22,13 @@ export interface PgSummarySource {
 /** Nearest rank: the smallest latency whose rank reaches p% of the samples (what `percentile_disc` gives). */
 const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN latency_ms END)`;
 
+/** Prompt-cache use of attempts grouped `by` a column; sums as float8 (a bigint would arrive as a string). */
+const promptCacheQuery = (by: 'source' | 'tenant_id') => (table: string, inRange: string) =>
+  `SELECT COALESCE(${by}, $3) AS key, COALESCE(SUM(prompt_tokens), 0)::float8 AS "promptTokens",
+          COALESCE(SUM(cached_prompt_tokens), 0)::float8 AS "cachedPromptTokens",
+          COALESCE(SUM(cache_saving_usd), 0)::float8 AS "savingUsd"
+   FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`;
+
 export async function summarize(source: PgSummarySource, range?: SummaryRange): Promise<TelemetrySummary> {
   if ((source.dsn === undefined) === (source.pool === undefined)) {
     throw new RangeError('summarize needs exactly one of dsn and pool');
@@ -91,6 +98,8 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
          FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
         [SUMMARY_NONE_KEY],
       ),
+      promptCacheBySource: await all(promptCacheQuery('source')(table, inRange), [SUMMARY_NONE_KEY]),
+      promptCacheByTenant: await all(promptCacheQuery('tenant_id')(table, inRange), [SUMMARY_NONE_KEY]),
       callsOverTime: await all<CallsBucket>(
         `WITH calls AS (
            SELECT MIN(ts) AS first_ts, bool_or(event_kind = 'terminal_failure') AS failed

@@ -50,6 +50,14 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS ${n.index('tenant_id_ts_idx')} ON ${n.qualifiedTable} (tenant_id, ts);
     `,
   },
+  {
+    // Prompt-cache hits as the upstream billed them, and what they saved.
+    version: 2,
+    sql: (n) => `
+      ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS cached_prompt_tokens integer;
+      ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS cache_saving_usd double precision;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

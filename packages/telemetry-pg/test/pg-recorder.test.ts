@@ -9,7 +9,7 @@ const db = useTestDatabase();
 const { openRecorder, closeRecorders } = useRecorders(db);
 
 describe('PgRecorder schema', () => {
-  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and version 1', async () => {
+  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and versions 1 and 2', async () => {
     const table = uniqueName('calls');
     await openRecorder({ table });
     const columns = await db.client.query<{ column_name: string; data_type: string }>(
@@ -29,7 +29,7 @@ describe('PgRecorder schema', () => {
       '(ts)',
     ]);
     const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1`, [table]);
-    expect(versions.rows).toEqual([{ version: 1 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
   });
 
   it('migrates once when two workers open a fresh schema at the same time', async () => {
@@ -45,11 +45,35 @@ describe('PgRecorder schema', () => {
       expect(warnings).toEqual([]);
       expect(await countRows(db.client, schema, 'llm_calls')).toBe(2);
       const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version`);
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
     } finally {
       await closeRecorders();
       await db.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
+  });
+
+  it('migrates a version-1 table to version 2 (the prompt-cache columns), keeping its rows, once', async () => {
+    const table = uniqueName('calls');
+    await (await openRecorder({ table })).close();
+    const qualified = `${db.schema}.${table}`;
+    // Back to what a release with schema version 1 left behind, with one row of it.
+    await db.client.query(`ALTER TABLE ${qualified} DROP COLUMN cached_prompt_tokens, DROP COLUMN cache_saving_usd`);
+    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version = 2`, [table]);
+    const old = telemetryRow();
+    await db.client.query(
+      `INSERT INTO ${qualified} (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (to_timestamp($1 / 1000.0), $2, $3, $4, $5, $6, $7)`,
+      [old.ts, old.scope, old.operation, old.eventKind, old.callId, old.logicalCallId, old.status],
+    );
+    const recorder = await openRecorder({ table });
+    const fresh = telemetryRow({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });
+    recorder.record(fresh);
+    await recorder.flush();
+    await openRecorder({ table });
+    const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 ORDER BY version`, [table]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }]);
+    const rows = await readRows(db.client, db.schema, table);
+    expect(rows.map((r) => r.callId).sort()).toEqual([old.callId, fresh.callId].sort());
+    expect(rows.find((r) => r.callId === fresh.callId)).toMatchObject({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });
   });
 
   it('refuses a table migrated by a newer release: warns, drops rows, does not crash', async () => {

@@ -18,6 +18,18 @@ export interface SqliteSummarySource {
 /** Nearest rank: the smallest latency whose rank reaches p% of the samples (Postgres `percentile_disc`). */
 const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN latency_ms END)`;
 
+type PromptCacheRows = SummaryParts['promptCacheBySource'];
+
+/** A file rotated before schema version 2 has no prompt-cache columns: it reports none. */
+function promptCacheParts(
+  db: Database.Database,
+  query: (by: 'source' | 'tenant_id') => PromptCacheRows,
+): Pick<SummaryParts, 'promptCacheBySource' | 'promptCacheByTenant'> {
+  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('llm_calls') as string[];
+  if (!columns.includes('cache_saving_usd')) return { promptCacheBySource: [], promptCacheByTenant: [] };
+  return { promptCacheBySource: query('source'), promptCacheByTenant: query('tenant_id') };
+}
+
 export async function summarize(source: SqliteSummarySource, range?: SummaryRange): Promise<TelemetrySummary> {
   const { since, until, bucketMs } = resolveSummaryRange(range);
   const conditions = [since === undefined ? '' : 'ts >= @since', until === undefined ? '' : 'ts < @until'].filter(Boolean);
@@ -79,6 +91,14 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
         `SELECT COALESCE(tenant_id, @none) AS key, COALESCE(SUM(cost_usd), 0) AS cost
          FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
         { none: SUMMARY_NONE_KEY },
+      ),
+      ...promptCacheParts(db, (by) =>
+        all(
+          `SELECT COALESCE(${by}, @none) AS key, COALESCE(SUM(prompt_tokens), 0) AS promptTokens,
+                  COALESCE(SUM(cached_prompt_tokens), 0) AS cachedPromptTokens, COALESCE(SUM(cache_saving_usd), 0) AS savingUsd
+           FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+          { none: SUMMARY_NONE_KEY },
+        ),
       ),
       callsOverTime: all<CallsBucket>(
         `WITH calls AS (

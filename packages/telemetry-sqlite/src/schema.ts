@@ -48,6 +48,14 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS llm_calls_tenant_ts ON llm_calls (tenant_id, ts);
     `,
   },
+  {
+    // Prompt-cache hits as the upstream billed them, and what they saved.
+    version: 2,
+    sql: `
+      ALTER TABLE llm_calls ADD COLUMN cached_prompt_tokens INTEGER;
+      ALTER TABLE llm_calls ADD COLUMN cache_saving_usd REAL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

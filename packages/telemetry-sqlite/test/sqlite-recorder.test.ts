@@ -34,7 +34,7 @@ function inspect<T>(path: string, query: (db: Database.Database) => T): T {
 }
 
 describe('SqliteRecorder schema', () => {
-  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema version 1', async () => {
+  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema versions 1 and 2', async () => {
     const path = join(scratch(), 'telemetry.sqlite');
     const recorder = await openRecorder({ path });
     const journal = inspect(path, (db) => db.pragma('journal_mode', { simple: true }));
@@ -54,7 +54,33 @@ describe('SqliteRecorder schema', () => {
     await recorder.close();
     await (await openRecorder({ path })).close();
     const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
-    expect(versions).toEqual([1]);
+    expect(versions).toEqual([1, 2]);
+  });
+
+  it('migrates a version-1 file to version 2 (the prompt-cache columns), keeping its rows, once', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    await (await openRecorder({ path })).close();
+    const old = telemetryRow();
+    const db = new Database(path);
+    try {
+      // Back to what a release with schema version 1 left behind.
+      db.exec('ALTER TABLE llm_calls DROP COLUMN cached_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN cache_saving_usd');
+      db.exec('DELETE FROM schema_version WHERE version = 2');
+      db.prepare('INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
+        old.ts, old.scope, old.operation, old.eventKind, old.callId, old.logicalCallId, old.status,
+      );
+    } finally {
+      db.close();
+    }
+    const recorder = await openRecorder({ path });
+    const fresh = telemetryRow({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });
+    recorder.record(fresh);
+    await recorder.close();
+    await (await openRecorder({ path })).close();
+    expect(inspect(path, (d) => d.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2]);
+    const rows = readRows(path);
+    expect(rows.map((r) => r.callId).sort()).toEqual([old.callId, fresh.callId].sort());
+    expect(rows.find((r) => r.callId === fresh.callId)).toMatchObject({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });
   });
 
   it('refuses a file written by a newer schema: warns, drops rows, does not crash', async () => {

@@ -65,6 +65,8 @@ function fullRow(): TelemetryRow {
     promptTokens: 1234,
     completionTokens: 0,
     reasoningTokens: 56,
+    cachedPromptTokens: 1_024,
+    cacheSavingUsd: 0.000_002_304,
     usageSource: 'measured',
     costUsd: 0.000_123_456_789,
     latencyMs: 1234.5,
@@ -190,9 +192,17 @@ function attempt(logicalCallId: string, ts: number, fields: Partial<TelemetryRow
 function summaryRows(): TelemetryRow[] {
   const rows: TelemetryRow[] = [
     attempt('A', T0, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 100, costUsd: 0.01, tenantId: 't1' }),
-    attempt('A', T0 + 1_000, { source: 'beta', latencyMs: 200, costUsd: 0.02, tenantId: 't1' }),
+    attempt('A', T0 + 1_000, {
+      source: 'beta',
+      latencyMs: 200,
+      costUsd: 0.02,
+      tenantId: 't1',
+      promptTokens: 1_000,
+      cachedPromptTokens: 800,
+      cacheSavingUsd: 0.0002,
+    }),
     attempt('B', T0 + 1_500, { source: 'beta', status: 'error', errorType: 'SourceDeadError', latencyMs: 5, tenantId: 't2' }),
-    attempt('B', T0 + 2_000, { source: 'alpha', latencyMs: 300, costUsd: 0.03, tenantId: 't2' }),
+    attempt('B', T0 + 2_000, { source: 'alpha', latencyMs: 300, costUsd: 0.03, tenantId: 't2', promptTokens: 500 }),
     minimalRow({ logicalCallId: 'C', ts: T0 + HOUR + 10, eventKind: 'cache_hit', costUsd: 0.5, tenantId: 't2' }),
     attempt('D', T0 + HOUR + 20, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 50, costUsd: 0, tenantId: 't1' }),
     attempt('D', T0 + HOUR + 30, { source: 'alpha', status: 'error', errorType: 'TransientError', latencyMs: 60, costUsd: 0, tenantId: 't1' }),
@@ -222,7 +232,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
     });
 
     it('summarises calls, retries, failed calls and attempts, latency, cost and calls over time', async () => {
-      const { costBySource, costByTenant, ...counts } = await harness.summarize({ since: T0 });
+      const { costBySource, costByTenant, promptCacheBySource, promptCacheByTenant, ...counts } = await harness.summarize({ since: T0 });
       expect(counts).toEqual({
         calls: 105,
         attempts: 108,
@@ -253,6 +263,12 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       expect(costByTenant.t1).toBeCloseTo(0.03, 10);
       expect(costByTenant.t2).toBeCloseTo(0.03, 10);
       expect(costByTenant['(none)']).toBeCloseTo(0.1, 10);
+      // Attempts only; an attempt without cache details counts its prompt tokens as uncached.
+      const none = { promptTokens: 0, cachedPromptTokens: 0, savingUsd: 0 };
+      const cachedUse = { promptTokens: 1_000, cachedPromptTokens: 800, savingUsd: 0.0002 };
+      const uncachedUse = { promptTokens: 500, cachedPromptTokens: 0, savingUsd: 0 };
+      expect(promptCacheBySource).toEqual({ alpha: uncachedUse, beta: cachedUse, gamma: none });
+      expect(promptCacheByTenant).toEqual({ t1: cachedUse, t2: uncachedUse, '(none)': none });
     });
 
     it('honours the half-open range [since, until) and the bucket width', async () => {
@@ -319,6 +335,8 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         latency: {},
         costBySource: {},
         costByTenant: {},
+        promptCacheBySource: {},
+        promptCacheByTenant: {},
         callsOverTime: [],
       });
     });

@@ -2,17 +2,35 @@
 import { estimateTokens, type ChatMessage, type Usage } from '@pgw/core';
 import { isRecord, tokenCount } from './json.js';
 
-/** A chat `usage` object; undefined when absent (`null` in vLLM's content chunks) or malformed. */
+/**
+ * A chat `usage` object; undefined when absent (`null` in vLLM's content chunks) or malformed.
+ * Prompt-cache hits come as `prompt_tokens_details.cached_tokens` (OpenAI, Qwen, vLLM, OpenRouter),
+ * `prompt_cache_hit_tokens` beside `prompt_cache_miss_tokens` (DeepSeek), or a flat `cached_tokens`
+ * (Moonshot); all are a part of `prompt_tokens`.
+ */
 export function measuredChatUsage(wire: unknown): Usage | undefined {
   if (!isRecord(wire)) return undefined;
-  const promptTokens = tokenCount(wire['prompt_tokens']);
+  const cacheHit = tokenCount(wire['prompt_cache_hit_tokens']);
+  const cacheMiss = tokenCount(wire['prompt_cache_miss_tokens']);
+  const promptTokens =
+    tokenCount(wire['prompt_tokens']) ?? (cacheHit !== undefined && cacheMiss !== undefined ? cacheHit + cacheMiss : undefined);
   const completionTokens = tokenCount(wire['completion_tokens']);
   if (promptTokens === undefined || completionTokens === undefined) return undefined;
-  const details = wire['completion_tokens_details'];
   // Some servers report reasoning tokens flat on `usage` instead of in the details.
-  const reasoningTokens =
-    (isRecord(details) ? tokenCount(details['reasoning_tokens']) : undefined) ?? tokenCount(wire['reasoning_tokens']);
-  return { promptTokens, completionTokens, ...(reasoningTokens !== undefined && { reasoningTokens }), usageSource: 'measured' };
+  const reasoningTokens = detail(wire, 'completion_tokens_details', 'reasoning_tokens') ?? tokenCount(wire['reasoning_tokens']);
+  const cachedPromptTokens = detail(wire, 'prompt_tokens_details', 'cached_tokens') ?? cacheHit ?? tokenCount(wire['cached_tokens']);
+  return {
+    promptTokens,
+    completionTokens,
+    ...(reasoningTokens !== undefined && { reasoningTokens }),
+    ...(cachedPromptTokens !== undefined && { cachedPromptTokens }),
+    usageSource: 'measured',
+  };
+}
+
+function detail(wire: Record<string, unknown>, group: string, field: string): number | undefined {
+  const details = wire[group];
+  return isRecord(details) ? tokenCount(details[field]) : undefined;
 }
 
 /** An embeddings `usage` object (`prompt_tokens`, else `total_tokens`); undefined when absent or malformed. */

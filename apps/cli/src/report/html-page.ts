@@ -4,6 +4,7 @@
  */
 import { formatCount, formatDuration, formatInstant, formatMs, formatRange, formatUsd } from './format.js';
 import { element as el, text } from './markup.js';
+import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
 import {
   attemptErrorRows,
   byValueDesc,
@@ -79,6 +80,9 @@ export function renderHtmlPage(report: Report): string {
     costChart(costBySource, costByTenant),
     table(['source', 'cost'], costBySource.map(([key, usd]) => [key, formatUsd(usd)])),
     table(['tenant', 'cost'], costByTenant.map(([key, usd]) => [key, formatUsd(usd)])),
+    el('h2', {}, 'Prompt cache'),
+    table(['source', ...PROMPT_CACHE_HEADERS], promptCacheRows(summary.promptCacheBySource)),
+    table(['tenant', ...PROMPT_CACHE_HEADERS], promptCacheRows(summary.promptCacheByTenant)),
   ];
   return `<!doctype html>\n${el(
     'html',

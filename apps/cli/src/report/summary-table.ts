@@ -2,6 +2,7 @@
 import { defuseControls } from '../defuse-controls.js';
 import { renderTable } from '../text-table.js';
 import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
+import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
 import {
   attemptErrorRows,
   byValueDesc,
@@ -56,6 +57,8 @@ export function renderSummaryTable(report: Report): string {
     ),
     costSection('Cost per source', 'source', summary.costBySource),
     costSection('Cost per tenant', 'tenant', summary.costByTenant),
+    promptCacheSection('Prompt cache per source', 'source', summary.promptCacheBySource),
+    promptCacheSection('Prompt cache per tenant', 'tenant', summary.promptCacheByTenant),
     `calls over time: ${summary.callsOverTime.length} bucket(s) of ${formatDuration(report.bucketMs)} (see --html for the chart)`,
   ];
   return `${sections.join('\n\n')}\n`;
@@ -69,4 +72,9 @@ function costSection(title: string, what: string, costs: Readonly<Record<string,
   const rows = byValueDesc(costs).map(([key, usd]) => [key, formatUsd(usd)]);
   if (rows.length > 1) rows.push(['(total)', formatUsd(totalCost(costs))]);
   return section(`${title} (USD)`, [{ header: what }, { header: 'cost', align: 'right' }], rows);
+}
+
+function promptCacheSection(title: string, what: string, uses: Report['summary']['promptCacheBySource']): string {
+  const columns = [{ header: what }, ...PROMPT_CACHE_HEADERS.map((header) => ({ header, align: 'right' as const }))];
+  return section(`${title} (saving in USD)`, columns, promptCacheRows(uses));
 }

@@ -40,6 +40,15 @@ export function governedSources<M extends ModelIdentity>(settings: GatewaySettin
 }
 
 function limitsOf(source: SourceConfig) {
-  const { rpm, tpm, maxConcurrency, estTokens, timeoutMs, weight } = source;
-  return { rpm, tpm, maxConcurrency, estTokens, timeoutMs, weight };
+  const { rpm, tpm, maxConcurrency, estTokens, timeoutMs, weight, contextWindow, price } = source;
+  return {
+    rpm,
+    tpm,
+    maxConcurrency,
+    estTokens,
+    timeoutMs,
+    weight,
+    ...(contextWindow !== undefined && { contextWindow }),
+    ...(price !== undefined && { price }),
+  };
 }

@@ -90,6 +90,8 @@ export const SOURCE_KEYS: readonly SourceKey[] = [
   { field: 'STREAM', prop: 'stream', parse: 'bool' },
   { field: 'API_KEY_HEADER', prop: 'apiKeyHeader', parse: 'text' },
   { field: 'MAX_RESPONSE_MB', prop: 'maxResponseBytes', parse: 'megabytes' },
+  { field: 'CONTEXT_WINDOW', prop: 'contextWindow', parse: 'int' },
+  { field: 'PRICING', prop: 'price', parse: 'json' },
 ];
 
 /** Process-wide keys (no scope prefix) that choose the backends. */

@@ -2,7 +2,7 @@
  * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import { isModel, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
+import { isModel, parseModelPrice, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
@@ -69,6 +69,16 @@ const jsonObject = z.custom<Record<string, unknown>>(
 const STRING_RECORD = 'must be a JSON object of string values';
 const stringRecord = z.record(z.string(), z.string({ error: STRING_RECORD }), { error: STRING_RECORD });
 
+/** A source's own price (USD per 1M tokens), validated as a pricing table entry is. */
+const sourcePrice = z.unknown().transform((value, ctx) => {
+  try {
+    return parseModelPrice(value, 'price');
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
 const modelInstance = z.custom<AnyModel>((value) => isModel(value), { error: 'must be a model name or a model made by a provider factory' });
 
 const sourceShape = {
@@ -94,6 +104,8 @@ const sourceShape = {
   estTokens: count.default(DEFAULTS.estTokens),
   timeoutMs: positive.default(DEFAULTS.timeoutMs),
   weight: positive.default(DEFAULTS.weight),
+  contextWindow: atLeastOne.optional(),
+  price: sourcePrice.optional(),
   extraBody: jsonObject.optional(),
 };
 const chatSource = z.strictObject(sourceShape);
@@ -181,6 +193,8 @@ function normaliseSource(source: Parsed['sources'][number]): SourceConfig {
     estTokens: source.estTokens,
     timeoutMs: source.timeoutMs,
     weight: source.weight,
+    ...(source.contextWindow === undefined ? {} : { contextWindow: source.contextWindow }),
+    ...(source.price === undefined ? {} : { price: source.price }),
   };
   const instance = typeof source.model === 'string' ? source.instance : source.model;
   if (instance !== undefined) return { name: source.name.toLowerCase(), model: instance.modelId, instance, ...limits };
