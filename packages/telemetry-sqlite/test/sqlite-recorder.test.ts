@@ -127,6 +127,16 @@ describe('SqliteRecorder degradation', () => {
     expect(readRows(path).map((r) => r.callId)).toEqual([good.callId]);
   });
 
+  it('stores lone surrogates of text and meta as U+FFFD', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    const recorder = await openRecorder({ path });
+    recorder.record(telemetryRow({ error: 'cut \uD83D', meta: { ['k\uDE80']: 'v\uD83D' } }));
+    await recorder.flush();
+    const [stored] = readRows(path);
+    expect(stored?.error).toBe('cut \uFFFD');
+    expect(stored?.meta).toEqual({ 'k\uFFFD': 'v\uFFFD' });
+  });
+
   it('rejects bad options with a RangeError naming the option', async () => {
     await expect(SqliteRecorder.open({ path: '' })).rejects.toThrow(/path/);
     await expect(SqliteRecorder.open({ path: '/tmp/x.sqlite', rotateKeep: -1 })).rejects.toThrow(/rotateKeep/);
