@@ -14,6 +14,7 @@ import {
 } from './errors.js';
 import { parseRetryAfter, summarizeBody, type HeaderBag } from './http-helpers.js';
 import type { Clock } from './ports.js';
+import { redactSecrets } from './redaction.js';
 
 /** A non-2xx answer. */
 export interface HttpFailure {
@@ -21,6 +22,8 @@ export interface HttpFailure {
   headers: HeaderBag;
   /** The raw response body (the transport caps how much it reads). */
   body: string;
+  /** The transport stopped reading at its cap: the body may end inside an echoed secret. */
+  cut?: boolean;
 }
 
 export interface HttpFailureContext {
@@ -39,9 +42,6 @@ export interface NetworkFailureContext {
   sourceName: string;
   route?: string;
 }
-
-/** What replaces a secret in upstream text. */
-const REDACTED = '[redacted]';
 
 /** `error.code` / `error.type` values of a 429 that mean "no money left", not "slow down". */
 const QUOTA_CODES = new Set(['insufficient_quota', 'billing_hard_limit_reached', 'billing_not_active']);
@@ -63,18 +63,13 @@ const NETWORK_CODES = new Set([
   'UND_ERR_RES_CONTENT_LENGTH_MISMATCH',
 ]);
 
-/** Replaces every occurrence of `secret` (an empty or absent secret leaves the text as it is). */
-export function redactSecret(text: string, secret: string | undefined): string {
-  return secret ? text.replaceAll(secret, REDACTED) : text;
-}
-
 /**
- * A non-2xx answer as an error of the taxonomy. The body is redacted, then folded and cut
- * (`summarizeBody`) into `bodyText` and the message; the API key never appears.
+ * A non-2xx answer as an error of the taxonomy. The body is redacted (`redactSecrets`), then folded
+ * and cut (`summarizeBody`) into `bodyText` and the message; the API key never appears.
  */
 export function translateHttpFailure(failure: HttpFailure, ctx: HttpFailureContext): PolyGatewayError {
   const { status } = failure;
-  const bodyText = summarizeBody(redactSecret(failure.body, ctx.apiKey));
+  const bodyText = summarizeBody(redactSecrets(failure.body, [ctx.apiKey], { cut: failure.cut === true }));
   const fields = { sourceName: ctx.sourceName, statusCode: status, bodyText };
   const describe = (verdict: string) => `${origin(ctx)}: HTTP ${status} (${verdict}): ${bodyText}`;
   const transient = (verdict: string, transientKind: TransientKind) =>

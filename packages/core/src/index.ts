@@ -6,6 +6,7 @@ export * from './deadline.js';
 export * from './signals.js';
 export * from './http-helpers.js';
 export * from './http-failure.js';
+export * from './redaction.js';
 export * from './thinking.js';
 export * from './pricing.js';
 export * from './telemetry-queue.js';

@@ -7,7 +7,8 @@ import {
   TransientError,
   type TransientKind,
 } from '../src/errors.js';
-import { redactSecret, translateHttpFailure, translateNetworkFailure } from '../src/http-failure.js';
+import { translateHttpFailure, translateNetworkFailure } from '../src/http-failure.js';
+import { redactSecret } from '../src/redaction.js';
 
 const API_KEY = 'sk-secret-Qm93xT';
 const warnings: string[] = [];

@@ -3,7 +3,7 @@
  * connection failures are translated by `translateHttpFailure` / `translateNetworkFailure` of
  * @pgw/core, shared with every transport.
  */
-import { ResultInvalidError, TransientError, redactSecret, summarizeBody, type SourceConfig } from '@pgw/core';
+import { ResultInvalidError, TransientError, redactSecrets, summarizeBody, type SourceConfig } from '@pgw/core';
 
 /** Where an answer came from, for the errors its content may raise. */
 export interface AnswerOrigin {
@@ -14,7 +14,7 @@ export interface AnswerOrigin {
 
 /** A 2xx answer that cannot be used: unparseable, missing choices, wrong shape. */
 export function invalidAnswer(origin: AnswerOrigin, issue: string, body: string): ResultInvalidError {
-  const bodyText = summarizeBody(redactSecret(body, origin.source.apiKey));
+  const bodyText = summarizeBody(redactSecrets(body, [origin.source.apiKey]));
   return new ResultInvalidError({
     message: `source ${origin.source.name} ${origin.route}: unusable answer (${issue}): ${bodyText}`,
     sourceName: origin.source.name,
@@ -26,7 +26,7 @@ export function invalidAnswer(origin: AnswerOrigin, issue: string, body: string)
 
 /** An `error` event inside a 2xx stream: the upstream failed mid-answer, as a 5xx would have. */
 export function failedMidStream(origin: AnswerOrigin, data: string): TransientError {
-  const bodyText = summarizeBody(redactSecret(data, origin.source.apiKey));
+  const bodyText = summarizeBody(redactSecrets(data, [origin.source.apiKey]));
   return new TransientError({
     message: `source ${origin.source.name} ${origin.route}: error event in the stream: ${bodyText}`,
     sourceName: origin.source.name,

@@ -167,9 +167,9 @@ export class OpenAICompatTransport implements ChatTransport, EmbedTransport {
       });
       const status = response.statusCode;
       if (status < 200 || status >= 300) {
-        const body = await readCappedText(response.body, ERROR_BODY_LIMIT_BYTES);
+        const { text: body, cut } = await readCappedText(response.body, ERROR_BODY_LIMIT_BYTES);
         throw translateHttpFailure(
-          { status, headers: response.headers, body },
+          { status, headers: response.headers, body, cut },
           { sourceName: source.name, apiKey: source.apiKey, route, warn: this.warn, now: this.now },
         );
       }
