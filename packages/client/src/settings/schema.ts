@@ -6,6 +6,7 @@ import type { BackendSelection, EmbeddingSettings, GatewaySettings, SourceConfig
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
+import { headerValueProblem } from './header-value.js';
 
 export const DEFAULTS = {
   provider: 'openai',
@@ -51,6 +52,15 @@ const urlWithScheme = (schemes: readonly string[]) =>
     { error: `must be a URL with scheme ${schemes.map((s) => s.replace(':', '://')).join(' or ')}` },
   );
 
+/** Sent in a header (the API key as `Bearer …`): undici would refuse it on every request. */
+const headerValue = z
+  .string()
+  .min(1, { error: 'must not be empty' })
+  .superRefine((value, ctx) => {
+    const problem = headerValueProblem(value);
+    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
+  });
+
 const jsonObject = z.custom<Record<string, unknown>>(
   (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -68,7 +78,7 @@ const sourceShape = {
     error: 'must be letters and digits, words joined by a single _ or -',
   }),
   baseUrl: urlWithScheme(['http:', 'https:']),
-  apiKey: z.string().min(1, { error: 'must not be empty' }).optional(),
+  apiKey: headerValue.optional(),
   model: nonEmpty,
   provider: nonEmpty.default(DEFAULTS.provider),
   rpm: count.default(0),
@@ -121,7 +131,8 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
   global: z.strictObject({ rpm: count.default(0), tpm: count.default(0), maxConcurrency: count.default(0) }).prefault({}),
   cache: z
     .strictObject({
-      namespace: nonEmpty.default(DEFAULTS.cacheNamespace),
+      // Part of a Redis hash tag (`pgw:cache:{namespace}:`): a brace would end the tag early.
+      namespace: nonEmpty.regex(/^[^{}]*$/, { error: "must not contain '{' or '}'" }).default(DEFAULTS.cacheNamespace),
       ttlMs: positive.default(DEFAULTS.cacheTtlMs),
       salt: z.string().default(''),
     })
