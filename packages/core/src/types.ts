@@ -166,8 +166,15 @@ export interface GlobalLimits {
   maxConcurrency: number;
 }
 
+/**
+ * Who may be served an entry: `tenant` (default) only calls of the same `tenantId` (calls without
+ * one share their own partition); `namespace` every call of the namespace.
+ */
+export type CacheIsolation = 'tenant' | 'namespace';
+
 export interface CachePolicy {
   namespace: string;
+  isolation: CacheIsolation;
   ttlMs: number;
   salt: string;
 }

@@ -51,6 +51,7 @@ export const SCOPE_KEYS: readonly ScopeKey[] = [
   key('GLOBAL__TPM', 'global.tpm', 'int'),
   key('GLOBAL__MAX_CONCURRENCY', 'global.maxConcurrency', 'int'),
   key('CACHE__NAMESPACE', 'cache.namespace', 'text', CHAT),
+  key('CACHE__ISOLATION', 'cache.isolation', 'choice', CHAT),
   key('CACHE__TTL_S', 'cache.ttlMs', 'seconds', CHAT),
   key('CACHE__SALT', 'cache.salt', 'text', CHAT),
   key('STRUCTURED__MAX_RETRIES', 'structured.maxRetries', 'int', CHAT),

@@ -133,6 +133,7 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
     .strictObject({
       // Part of a Redis hash tag (`pgw:cache:{namespace}:`): a brace would end the tag early.
       namespace: nonEmpty.regex(/^[^{}]*$/, { error: "must not contain '{' or '}'" }).default(DEFAULTS.cacheNamespace),
+      isolation: choice(['tenant', 'namespace']).default('tenant'),
       ttlMs: positive.default(DEFAULTS.cacheTtlMs),
       salt: z.string().default(''),
     })
