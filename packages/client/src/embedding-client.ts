@@ -1,11 +1,11 @@
 /** The embedding client (SPEC §3): batches of BATCH_SIZE, served serially under one call deadline. */
-import type { EmbeddingSettings, EmbedTransport } from '@pgw/core';
+import { wellFormed, type EmbeddingSettings, type EmbedTransport } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { OpenAICompatTransport } from '@pgw/transport-openai';
 import { assembleComponents, closeWith } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
-import { assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
+import { assertRequestSize, assertTexts, commonCallOptions, jsonBytes, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -68,6 +68,8 @@ export class EmbeddingClient extends OwningClient {
     this.assertOpen('embed');
     assertTexts(texts, 'embed(texts)');
     const call = commonCallOptions(options, 'embed', [], this.#callDeadlineMs);
-    return this.#pipeline.run([...texts], call);
+    const sent = texts.map(wellFormed);
+    assertRequestSize(jsonBytes(sent), 'embed(texts)', this.settings);
+    return this.#pipeline.run(sent, call);
   }
 }

@@ -1,5 +1,5 @@
 /** The chat client (SPEC §3): assembly from env or settings, and the governed `chat` call. */
-import { assertNoManagedKeys, coerceEffort, getProvider } from '@pgw/core';
+import { assertNoManagedKeys, coerceEffort, getProvider, wellFormedDeep } from '@pgw/core';
 import type {
   Cache,
   ChatMessage,
@@ -15,7 +15,15 @@ import { OpenAICompatTransport } from '@pgw/transport-openai';
 import type { ZodType } from 'zod';
 import { assembleComponents, closeWith } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
-import { assertJson, assertMessages, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
+import {
+  assertJson,
+  assertMessages,
+  assertRequestSize,
+  commonCallOptions,
+  isPlainObject,
+  jsonBytes,
+  resolveCallDeadline,
+} from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -139,10 +147,12 @@ export class GatewayClient extends OwningClient {
     if (!isPlainObject(sampling)) throw new TypeError(`${method}(sampling) must be a plain object`);
     assertJson(sampling, `${method}(sampling)`, 0);
     for (const profile of this.#profiles) assertNoManagedKeys(profile, sampling, `${method}(sampling)`);
+    // A lone surrogate has no UTF-8 form: made U+FFFD here, so the upstream, the cache key and telemetry see the same text.
+    const sent = { messages: wellFormedDeep(messages), sampling: wellFormedDeep(sampling) };
+    assertRequestSize(jsonBytes(sent), `${method}(messages)`, this.settings);
 
     const request: GatewayChatRequest = {
-      messages,
-      sampling: { ...sampling },
+      ...sent,
       stream: this.#stream,
       ...(effort && { reasoningEffort: effort }),
       ...(structured && { structured }),

@@ -5,7 +5,15 @@ import type { OcrPipeline } from '@pgw/middleware';
 import { assembleComponents, closeWith } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { loadOptional } from './assembly/optional-package.js';
-import { assertImage, assertSignal, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
+import {
+  assertImage,
+  assertRequestSize,
+  assertSignal,
+  commonCallOptions,
+  isPlainObject,
+  jsonBytes,
+  resolveCallDeadline,
+} from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -95,6 +103,7 @@ export class OcrClient extends OwningClient {
     for (const [name, value] of [['fileName', fileName], ['mimeType', mimeType]] as const) {
       if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${method}(${name}) must be a non-empty string`);
     }
+    assertRequestSize(image.byteLength + jsonBytes(fields ?? {}), `${method}(image)`, this.settings);
     const ocr: OcrOptions = { ...(fields && { fields: { ...fields } }), ...(fileName && { fileName }), ...(mimeType && { mimeType }) };
     return { ocr, call };
   }

@@ -56,6 +56,7 @@ describe('loadGatewaySettings: every scope key is read', () => {
     ['LLM__STRUCTURED__STRATEGY', 'json_schema', (s) => s.structured.strategy, 'json_schema'],
     ['LLM__STRUCTURED__ESCALATION', 'json_repair', (s) => s.structured.escalation, 'json_repair'],
     ['LLM__TELEMETRY__TEXT_CAP', '0', (s) => s.telemetryTextCap, 0],
+    ['LLM__MAX_REQUEST_MB', '0.5', (s) => s.maxRequestMb, 0.5],
     ['LLM__PRICING_PATH', './prices.json', (s) => s.pricingPath, './prices.json'],
     ['PGW_LIMITER_BACKEND', 'memory', (s) => s.backends.limiter, 'memory'],
     ['PGW_BREAKER_BACKEND', 'memory', (s) => s.backends.breaker, 'memory'],
@@ -412,6 +413,7 @@ describe('both paths produce the same value', () => {
       LLM__STRUCTURED__STRATEGY: 'json_schema',
       LLM__STRUCTURED__ESCALATION: 'json_repair',
       LLM__TELEMETRY__TEXT_CAP: '16',
+      LLM__MAX_REQUEST_MB: '17',
       LLM__PRICING_PATH: 'p.json',
       PGW_LIMITER_BACKEND: 'redis',
       PGW_BREAKER_BACKEND: 'memory',
@@ -459,6 +461,7 @@ describe('both paths produce the same value', () => {
       cache: { namespace: 'ns', isolation: 'namespace', ttlMs: 15_000, salt: 's' },
       structured: { maxRetries: 2, strategy: 'json_schema', escalation: 'json_repair' },
       telemetryTextCap: 16,
+      maxRequestMb: 17,
       pricingPath: 'p.json',
       backends: {
         limiter: 'redis',

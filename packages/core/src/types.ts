@@ -216,6 +216,8 @@ export interface GatewaySettings {
   cache: CachePolicy;
   structured: StructuredPolicy;
   telemetryTextCap: number;
+  /** Bound on one call's request (messages and sampling as JSON, texts, image) in MiB, checked before the call starts. */
+  maxRequestMb: number;
   pricingPath?: string;
   backends: BackendSelection;
 }

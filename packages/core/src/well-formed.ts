@@ -21,3 +21,16 @@ export function wellFormed(text: string): string {
 export function wellFormedJson(value: unknown): string {
   return JSON.stringify(value).replace(JSON_SURROGATE_ESCAPE, '$1\\ufffd');
 }
+
+/**
+ * A copy of JSON-like data (plain objects, arrays, strings, the rest as is) with every string and
+ * key well-formed; strings that already are stay the same string.
+ */
+export function wellFormedDeep<T>(value: T): T {
+  if (typeof value === 'string') return wellFormed(value) as T;
+  if (Array.isArray(value)) return value.map(wellFormedDeep) as T;
+  if (typeof value !== 'object' || value === null) return value;
+  const proto: unknown = Object.getPrototypeOf(value);
+  if (proto !== Object.prototype && proto !== null) return value;
+  return Object.fromEntries(Object.entries(value).map(([key, item]) => [wellFormed(key), wellFormedDeep(item)])) as T;
+}

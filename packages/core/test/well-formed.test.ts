@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wellFormed, wellFormedJson } from '../src/index.js';
+import { wellFormed, wellFormedDeep, wellFormedJson } from '../src/index.js';
 
 const HIGH = '\uD83D';
 const LOW = '\uDE80';
@@ -28,6 +28,17 @@ describe('wellFormed', () => {
         expect(result).toBe(Buffer.from(text, 'utf8').toString('utf8'));
       }),
     );
+  });
+});
+
+describe('wellFormedDeep', () => {
+  it('copies plain data with every string and key well-formed, leaving other values alone', () => {
+    const bytes = new Uint8Array([1]);
+    const input = { [`k${HIGH}`]: [`v${LOW}`, 1, null, true, { deep: `x${HIGH}` }], bytes };
+    const output = wellFormedDeep(input);
+    expect(output).toEqual({ 'k\uFFFD': ['v\uFFFD', 1, null, true, { deep: 'x\uFFFD' }], bytes });
+    expect(output.bytes).toBe(bytes);
+    expect(input[`k${HIGH}`]![0]).toBe(`v${LOW}`);
   });
 });
 

@@ -58,6 +58,7 @@ export const SCOPE_KEYS: readonly ScopeKey[] = [
   key('STRUCTURED__STRATEGY', 'structured.strategy', 'choice', CHAT),
   key('STRUCTURED__ESCALATION', 'structured.escalation', 'choice', CHAT),
   key('TELEMETRY__TEXT_CAP', 'telemetryTextCap', 'int'),
+  key('MAX_REQUEST_MB', 'maxRequestMb', 'number'),
   key('PRICING_PATH', 'pricingPath', 'text'),
   key('BATCH_SIZE', 'batchSize', 'int', EMBED),
   key('NORMALIZE', 'normalize', 'bool', EMBED),

@@ -28,6 +28,7 @@ export const DEFAULTS = {
   cacheTtlMs: 86_400_000,
   structuredMaxRetries: 1,
   telemetryTextCap: 4096,
+  maxRequestMb: 16,
   sqlitePath: '.pgw/telemetry.sqlite',
   batchSize: 64,
 } as const;
@@ -146,6 +147,7 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
     })
     .prefault({}),
   telemetryTextCap: count.default(DEFAULTS.telemetryTextCap),
+  maxRequestMb: positive.default(DEFAULTS.maxRequestMb),
   pricingPath: nonEmpty.optional(),
   backends: z
     .strictObject({
@@ -223,6 +225,7 @@ function normalise(value: Parsed): GatewaySettings {
     cache: { ...value.cache },
     structured: { ...value.structured },
     telemetryTextCap: value.telemetryTextCap,
+    maxRequestMb: value.maxRequestMb,
     ...(value.pricingPath === undefined ? {} : { pricingPath: value.pricingPath }),
     backends: normaliseBackends(value.backends),
   };
