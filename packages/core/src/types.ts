@@ -98,6 +98,7 @@ export interface OcrOptions {
 export interface OcrTextResult {
   text: string;
   source: string;
+  callStats: CallStats;
 }
 
 export interface LayoutElement {
@@ -114,6 +115,7 @@ export interface OcrLayoutResult {
   source: string;
   /** Other files of the result archive (images…), by path. */
   files?: Record<string, Uint8Array>;
+  callStats: CallStats;
 }
 
 /** One upstream endpoint + model + credentials + its own limits. */
