@@ -8,3 +8,5 @@ export * from './settle-release-contract.js';
 export * from './gate-contract.js';
 export * from './cache-contract.js';
 export * from './recorder-contract.js';
+export * from './private-redis.js';
+export * from './private-postgres.js';
