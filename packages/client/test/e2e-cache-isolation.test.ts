@@ -1,15 +1,9 @@
 /** Cache isolation end to end: one tenant is never served another tenant's answer unless the scope says they share. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { GatewayClient } from '../src/index.js';
 import { BACKENDS, MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = MockFixture.use();
 
 const QUESTION = [{ role: 'user' as const, content: 'what is our revenue?' }];
 

@@ -3,17 +3,11 @@
  * flight keeps its token estimate booked (it may have been billed) and gives its slot back.
  */
 import { createRedisConnection, RedisLimiter } from '@pgw/backend-redis';
-import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
+import { describe, expect, it, vi } from 'vitest';
 import { GatewayClient } from '../src/index.js';
 import { MockFixture, REDIS_URL, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = MockFixture.use();
 
 const EST_TOKENS = 700;
 

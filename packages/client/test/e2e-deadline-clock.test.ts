@@ -2,17 +2,11 @@
  * The call deadline runs on real time, never on the injected governance clock: a clock that jumps
  * 10⁶ s ahead mid-call neither fires it early, and a frozen clock does not stop it from firing.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { CallDeadlineExceeded, GatewayClient } from '../src/index.js';
 import { MockFixture, outcome, uniqueScope } from './helpers/e2e.js';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = MockFixture.use();
 
 const DEADLINE_MS = 400;
 const JUMP_MS = 1e9;

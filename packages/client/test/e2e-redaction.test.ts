@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { MIN_CUT_PREFIX_CHARS } from '@pgw/core';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { GatewayClient, RequestRejectedError } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
@@ -19,14 +19,8 @@ const KEY_STARTS = [KEY, JSON.stringify(KEY).slice(1, -1).replaceAll('/', '\\/')
 const ERROR_READ_CAP = 64 * 1024;
 
 const dir = mkdtempSync(join(tmpdir(), 'pgw-client-redaction-'));
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
-  rmSync(dir, { recursive: true, force: true });
-});
+const fixture = MockFixture.use();
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
 
 /** Everything an error says, down its cause chain: messages and every string field. */
 function errorText(error: unknown): string {

@@ -2,17 +2,11 @@
  * What a request may carry: MAX_REQUEST_MB is checked before anything starts (no request, no row),
  * and lone surrogates reach the upstream as U+FFFD.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import { EmbeddingClient, GatewayClient, MemoryRecorder, OcrClient } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
-});
+const fixture = MockFixture.use();
 
 const MiB = 1024 * 1024;
 
