@@ -77,6 +77,20 @@ describe('redactSecrets', () => {
     });
   });
 
+  it('stays linear on text built to make a matcher backtrack (64 KiB of backslashes, percent signs, entities)', () => {
+    const hostile: Array<[string, string]> = [
+      ['\\'.repeat(40) + 'x', '\\'.repeat(65_536)],
+      ['%25'.repeat(6) + 'x', '%25'.repeat(21_845)],
+      ['&amp;'.repeat(8), '&amp;'.repeat(13_107)],
+    ];
+    for (const [secret, text] of hostile) {
+      const started = performance.now();
+      redactSecrets(text, [secret], { cut: true });
+      // A backtracking matcher takes hours here; the margin is for a loaded machine.
+      expect(performance.now() - started).toBeLessThan(5_000);
+    }
+  });
+
   it('never leaves a secret in any text that contains it, cut or not', () => {
     const secret = fc.string({ minLength: 8, maxLength: 40 }).filter((s) => s.trim() === s && !s.includes('[redacted]'));
     fc.assert(
