@@ -1,9 +1,11 @@
 /**
- * Layer rules of SPEC §2. Workspace imports resolve through pnpm symlinks to packages/<name>/src,
+ * Layer rules of docs/architecture.md#packages-and-layers. Workspace imports resolve through pnpm symlinks to packages/<name>/src,
  * so the rules match on paths. `scripts/layer-rules-selfcheck.mjs` proves each rule can fire.
  */
 const IO_LIBRARIES = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3)/|(^|/)node_modules/\\.pnpm/(undici|ioredis|pg|pg-pool|better-sqlite3)@';
-const ADAPTERS = '(backend-memory|backend-redis|transport-openai|transport-monkeyocr|telemetry-pg|telemetry-sqlite)';
+const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite)';
+const PROVIDERS = '(transport-openai|transport-monkeyocr)';
+const HTTP_LIBRARY = '^node_modules/undici/|(^|/)node_modules/\\.pnpm/undici@';
 const OPTIONAL_ADAPTERS = '^packages/(backend-redis|telemetry-pg|telemetry-sqlite|transport-monkeyocr)/';
 
 module.exports = {
@@ -24,17 +26,45 @@ module.exports = {
     },
     {
       name: 'adapters-import-only-core',
-      comment: 'Transports, backends and telemetry stores import only @pgw/core: never each other, middleware or client.',
+      comment: 'Backends and telemetry stores import only @pgw/core: never each other, @pgw/http, middleware or client.',
       severity: 'error',
       from: { path: `^packages/${ADAPTERS}/src/` },
       to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/$1/'] },
     },
     {
+      name: 'backends-import-no-http-library',
+      comment: 'Backends and telemetry stores never speak HTTP: no undici.',
+      severity: 'error',
+      from: { path: `^packages/${ADAPTERS}/src/` },
+      to: { path: HTTP_LIBRARY },
+    },
+    {
+      name: 'providers-import-only-http-and-core',
+      comment: 'Provider adapters (transport-*) import @pgw/http and @pgw/core only: never each other, backends, middleware or client.',
+      severity: 'error',
+      from: { path: `^packages/${PROVIDERS}/src/` },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/http/', '^packages/$1/'] },
+    },
+    {
+      name: 'http-imports-only-core',
+      comment: '@pgw/http is the attempt layer under the providers: it imports @pgw/core (and undici) only.',
+      severity: 'error',
+      from: { path: '^packages/http/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/http/'] },
+    },
+    {
       name: 'middleware-imports-only-core',
-      comment: '@pgw/middleware talks to adapters through core ports only.',
+      comment: '@pgw/middleware talks to models and adapters through core ports only (never @pgw/http).',
       severity: 'error',
       from: { path: '^packages/middleware/src/' },
       to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/middleware/'] },
+    },
+    {
+      name: 'middleware-imports-no-io-library',
+      comment: 'Governance never knows a wire format: no undici or other I/O library in @pgw/middleware.',
+      severity: 'error',
+      from: { path: '^packages/middleware/src/' },
+      to: { path: IO_LIBRARIES },
     },
     {
       name: 'client-loads-optional-adapters-dynamically',

@@ -1,6 +1,6 @@
 /**
  * Benchmark 3: Redis admission throughput of a worker fleet sharing one limiter scope, and the exact
- * final accounting (SPEC §13.6): inflight back to 0, TPM equal to the sum of what was settled.
+ * final accounting (docs/architecture.md#invariants): inflight back to 0, TPM equal to the sum of what was settled.
  */
 import { createRedisConnection, RedisLimiter } from '@pgw/backend-redis';
 import { ChildChannel } from './child.js';

@@ -3,15 +3,15 @@
  * minimal split-on-blank-line parser. Both get one connection per stream, so every stream is live at once.
  */
 import { randomUUID } from 'node:crypto';
-import type { SourceConfig } from '@pgw/core';
-import { OpenAICompatTransport } from '@pgw/transport-openai';
+import { createAgent } from '@pgw/http';
+import { openaiCompatible } from '@pgw/transport-openai';
 import { Pool } from 'undici';
 import { API_KEY } from './gateway-settings.js';
 import { interleave, ratio, runConcurrent, type Contender } from './harness.js';
 import type { MockProcess } from './mock-process.js';
 import { EXPECTED_STREAM_ANSWER, MESSAGES, MODEL, SOURCES, STREAM_TOKENS } from './mock-script.js';
 
-export const STREAM_CONTENDERS = { raw: 'raw undici + minimal SSE split', transport: 'OpenAICompatTransport (watchdog on)' } as const;
+export const STREAM_CONTENDERS = { raw: 'raw undici + minimal SSE split', transport: 'openaiCompatible model (watchdog on)' } as const;
 
 /** Liveness limits of the transport's watchdog: generous, but armed for every token. */
 const WATCHDOG = { firstTokenMs: 30_000, interTokenMs: 10_000 };
@@ -82,30 +82,18 @@ function rawStreamer(baseUrl: string, connections: number) {
 }
 
 function transportStreamer(baseUrl: string, connections: number) {
-  const transport = new OpenAICompatTransport({ connections, watchdog: WATCHDOG });
-  const source: SourceConfig = {
-    name: SOURCES.stream,
-    baseUrl,
-    apiKey: API_KEY,
-    model: MODEL,
-    provider: 'openai',
-    rpm: 0,
-    tpm: 0,
-    maxConcurrency: 0,
-    estTokens: 1000,
-    timeoutMs: 120_000,
-    weight: 1,
-    extraBody: {},
-  };
+  const dispatcher = createAgent({ connections });
+  const model = openaiCompatible({ baseUrl, apiKey: API_KEY, model: MODEL, dispatcher, watchdog: WATCHDOG });
   return {
     async stream(): Promise<void> {
       const callId = randomUUID();
       // One signal per attempt, as the middleware gives each attempt its own.
       const signal = new AbortController().signal;
-      const result = await transport.chat(source, { messages: MESSAGES, sampling: {}, stream: true }, { signal, callId, logicalCallId: callId });
+      const attempt = { signal, sourceName: SOURCES.stream, timeoutMs: 120_000, callId, logicalCallId: callId };
+      const result = await model.generate({ messages: MESSAGES, sampling: {} }, attempt);
       checkStream(STREAM_CONTENDERS.transport, result.content);
     },
-    close: () => transport.close(),
+    close: () => dispatcher.close(),
   };
 }
 

@@ -11,7 +11,7 @@ import { API_KEY } from './gateway-settings.js';
 import { EXPECTED_CHAT_ANSWER, MESSAGES, MODEL } from './mock-script.js';
 
 /** Connections per origin of every contender: the transport's default pool size. */
-export { DEFAULT_CONNECTIONS as CONNECTIONS } from '@pgw/transport-openai';
+export { DEFAULT_CONNECTIONS as CONNECTIONS } from '@pgw/http';
 
 export interface Caller {
   name: string;
@@ -48,15 +48,15 @@ export function rawUndiciCaller(name: string, baseUrl: string, connections: numb
   };
 }
 
-/** A GatewayClient built the way an application builds one (`fromSettings`), asked not to stream. */
+/** A GatewayClient built the way an application builds one (`fromSettings`), its source asked not to stream. */
 export async function gatewayCaller(
   name: string,
   settings: GatewaySettings,
   overrides: GatewayClientOverrides & { ownedRecorder?: TelemetryRecorder } = {},
 ): Promise<Caller> {
   const { ownedRecorder, ...rest } = overrides;
-  const client = await GatewayClient.fromSettings(settings, {
-    stream: false,
+  const plain = { ...settings, sources: settings.sources.map((source) => ({ ...source, stream: false })) };
+  const client = await GatewayClient.fromSettings(plain, {
     ...(ownedRecorder && { recorder: ownedRecorder }),
     ...rest,
   });

@@ -1,6 +1,6 @@
 /**
  * `pnpm bench [--quick] [--only chat,stream,governance,telemetry,memory]`: runs the benchmarks of
- * SPEC §16 against the mock upstream (a child process), prints a table per benchmark, and writes
+ * docs/architecture.md#performance against the mock upstream (a child process), prints a table per benchmark, and writes
  * bench/results.md + bench/results.json (a full set only) and a raw dump under bench/raw/.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';

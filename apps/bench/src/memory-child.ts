@@ -6,7 +6,7 @@
 import { getEventListeners, setMaxListeners } from 'node:events';
 import { InMemoryLimiter } from '@pgw/backend-memory';
 import { GatewayClient } from '@pgw/client';
-import { OpenAICompatTransport } from '@pgw/transport-openai';
+import { createAgent } from '@pgw/http';
 import { serveParent, type ChildRequest } from './child.js';
 import { benchSettings, SOURCE_NAME, uniqueScope } from './gateway-settings.js';
 import { MESSAGES } from './mock-script.js';
@@ -26,9 +26,9 @@ const limiter = new InMemoryLimiter({
   global: settings.global,
   leaseTtlMs: settings.leaseTtlMs,
 });
-const transport = new OpenAICompatTransport({ connections });
-// Streaming on (the client's default): each call also arms its stream watchdog.
-const client = await GatewayClient.fromSettings(settings, { limiter, transport });
+const dispatcher = createAgent({ connections });
+// Streaming on (a source's default): each call also arms its stream watchdog.
+const client = await GatewayClient.fromSettings(settings, { limiter, dispatcher });
 // One caller signal shared by every call, as a batch job's shutdown signal would be: it carries a
 // listener per call while they run, so Node's leak warning (at 10) does not apply to it.
 const caller = new AbortController();
@@ -67,5 +67,5 @@ async function handle(request: ChildRequest): Promise<object> {
 
 serveParent(handle, async () => {
   await client.close();
-  await transport.close();
+  await dispatcher.close();
 });

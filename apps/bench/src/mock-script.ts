@@ -7,7 +7,7 @@ export const MODEL = 'bench-model';
 /** The one message every chat contender sends (same body shape for all). */
 export const MESSAGES = [{ role: 'user' as const, content: 'Reply with a short greeting.' }];
 
-/** Tokens of each benchmark stream (SPEC §16: 200-token streams). */
+/** Tokens of each benchmark stream (docs/architecture.md#performance: 200-token streams). */
 export const STREAM_TOKENS = 200;
 
 const CHAT_ANSWER = 'Hello! This is a short greeting from the benchmark mock upstream, answered at once.';

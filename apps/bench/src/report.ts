@@ -1,4 +1,4 @@
-/** Tables (console and results.md are the same markdown) and the SPEC §16 targets, judged from one run's figures. */
+/** Tables (console and results.md are the same markdown) and the docs/architecture.md#performance targets, judged from one run's figures. */
 import { CHAT_CONTENDERS, type ChatBenchResult } from './bench-chat.js';
 import type { GovernanceBenchResult } from './bench-governance.js';
 import type { MemoryRun } from './bench-memory.js';
@@ -255,7 +255,7 @@ export function renderMarkdown(info: RunInfo, results: BenchResults, targets: re
     'The machine is shared and noisy: absolute figures vary run to run; the ratios, measured side by side',
     'in one process with interleaved rounds, are the result. Produced by `pnpm bench` (see apps/bench/README.md).',
     '',
-    '## Targets (SPEC §16)',
+    '## Targets (docs/architecture.md#performance)',
     '',
     targetsTable(targets),
     '',

@@ -1,7 +1,7 @@
 /** The `pgw` program: commands, flags, and the mapping of every outcome to an exit code. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { EFFORTS } from '@pgw/client';
+import { EFFORTS, SettingsError } from '@pgw/client';
 import { runChat } from './commands/chat.js';
 import { runCheck } from './commands/check.js';
 import { runEmbed } from './commands/embed.js';
@@ -9,11 +9,18 @@ import { runReport } from './commands/report.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { failureMessage } from './failure-message.js';
 import { Interrupt } from './interrupt.js';
+import { MOCK_HINT } from './local-mock.js';
 import { parseBucket, parseInstant, positiveInteger } from './flag-values.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
-function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Command {
+/** What the failure message needs to know of the command that ran. */
+interface RunContext {
+  /** The command takes `--mock`, so a configuration error can point at it. */
+  mockable: boolean;
+}
+
+function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: ExitCode) => void): Command {
   const program = new Command('pgw')
     .description('PolyGateway command line: chat, embed, check sources, report telemetry.')
     .version(version)
@@ -21,6 +28,13 @@ function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Com
     .showHelpAfterError('(run pgw help <command> for its flags)');
   const envFile = () =>
     new Option('--env-file <path>', 'read keys from this env file beneath the process env (default ./.env if present)');
+  const mock = () =>
+    new Option('--mock', "run against a local mock upstream started for this command (replaces the scope's sources)");
+  const mockable = <A extends unknown[]>(action: (...args: A) => Promise<void>) =>
+    (...args: A) => {
+      context.mockable = true;
+      return action(...args);
+    };
 
   program
     .command('chat')
@@ -30,7 +44,8 @@ function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Com
     .addOption(new Option('--effort <level>', 'reasoning effort').choices(EFFORTS))
     .option('--json', 'print the whole LLMResponse as JSON')
     .addOption(envFile())
-    .action(async (message: string, flags) => done(await runChat(message, flags, interrupt.signal)));
+    .addOption(mock())
+    .action(mockable(async (message: string, flags) => done(await runChat(message, flags, interrupt.signal))));
 
   program
     .command('embed')
@@ -40,7 +55,8 @@ function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Com
     .option('--scope <scope>', 'configuration scope (env key prefix)', 'EMBED')
     .addOption(new Option('--batch <n>', 'texts per call (default the scope BATCH_SIZE)').argParser(positiveInteger))
     .addOption(envFile())
-    .action(async (flags) => done(await runEmbed(flags, interrupt.signal)));
+    .addOption(mock())
+    .action(mockable(async (flags) => done(await runEmbed(flags, interrupt.signal))));
 
   program
     .command('check')
@@ -53,7 +69,8 @@ function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Com
       new Option('--timeout <seconds>', 'budget of each probe').default(15_000, '15').argParser((t) => positiveInteger(t) * 1000),
     )
     .addOption(envFile())
-    .action(async (flags) => done(await runCheck(flags, interrupt.signal)));
+    .addOption(mock())
+    .action(mockable(async (flags) => done(await runCheck(flags, interrupt.signal))));
 
   program
     .command('report')
@@ -80,14 +97,16 @@ function buildProgram(interrupt: Interrupt, done: (code: ExitCode) => void): Com
 export async function main(argv: string[]): Promise<number> {
   const interrupt = new Interrupt();
   let code: ExitCode = EXIT.ok;
+  const context: RunContext = { mockable: false };
   try {
-    await buildProgram(interrupt, (c) => (code = c)).parseAsync(argv, { from: 'user' });
+    await buildProgram(interrupt, context, (c) => (code = c)).parseAsync(argv, { from: 'user' });
     return interrupt.fired ? EXIT.interrupted : code;
   } catch (error) {
     if (interrupt.fired) return EXIT.interrupted;
     const exit = exitCodeFor(error);
     // Commander has already printed its own messages (usage errors, help).
     if (!(error instanceof CommanderError)) process.stderr.write(`${failureMessage(error)}\n`);
+    if (error instanceof SettingsError && context.mockable) process.stderr.write(`${MOCK_HINT}\n`);
     return exit;
   } finally {
     interrupt.dispose();

@@ -23,6 +23,8 @@ beforeAll(async () => {
     script: {
       sources: {
         good: { content: 'the answer is 42', usage: { prompt_tokens: 11, completion_tokens: 5 } },
+        /** 1 × 0.15 + 3 × 0.6 USD per million tokens is 0.0000019499999999999995 in floating point. */
+        noisy: { usage: { prompt_tokens: 1, completion_tokens: 3 } },
         emb: { embeddingDim: 8 },
         /** Used only where configuration errors must stop everything before a request. */
         cfg: {},
@@ -161,6 +163,7 @@ describe.concurrent('pgw (spawned)', () => {
     expect(broken.stdout).toContain('1 of 2 source(s) unhealthy');
   });
 
+
   test('check lists every malformed key and exits 3', async () => {
     const run = await runCli(['check'], {
       env: {
@@ -177,4 +180,53 @@ describe.concurrent('pgw (spawned)', () => {
     expect(run.stdout).toMatch(/warning: .*LLM__SOURCE__GOOD__TIMOUT_S/);
     expect(mock.counters('cfg').total).toBe(0);
   });
+});
+
+// Sequential: these spawn several processes each, and the suite above already runs many at once.
+describe('pgw (spawned): display, reachability and --mock', () => {
+  test('--json prints the cost rounded for display, not its floating-point noise', async () => {
+    const run = await runCli(['chat', 'hi', '--json'], { env: source('LLM', 'NOISY', mock.baseUrl('noisy')) });
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    expect(run.stdout).toContain('"costUsd": 0.00000195');
+  });
+
+  test('check counts a 404 on the models route as not reachable', async () => {
+    // The mock's unknown-source answer is a 404 on every route, chat included.
+    const run = await runCli(['check', '--timeout', '5'], { env: source('LLM', 'GONE', `${mock.url}/no-such-source/v1`) });
+    expect(run.code, run.stdout + run.stderr).toBe(EXIT.unhealthy);
+    expect(run.stdout).toMatch(/gone\s+gpt-4o-mini\s+no \(HTTP 404\)\s+.*UNHEALTHY/);
+  });
+
+  test('--mock runs chat, embed and check against a local mock upstream, whatever the env says', async () => {
+    const dir = tempDir();
+    const file = join(dir, 'lines.txt');
+    writeFileSync(file, 'alpha\nbeta\n');
+    // A configured source elsewhere is set aside: --mock replaces the scope's sources.
+    const elsewhere = source('LLM', 'ELSEWHERE', `http://127.0.0.1:${closedPort}/v1`);
+    const [chat, json, embed, check, unconfigured, checkUnconfigured] = await Promise.all([
+      runCli(['chat', '--mock', 'hello'], { env: elsewhere }),
+      runCli(['chat', '--mock', '--json', 'hello']),
+      runCli(['embed', '--mock', '--file', file]),
+      runCli(['check', '--mock']),
+      runCli(['chat', 'hello']),
+      runCli(['check']),
+    ]);
+
+    expect(chat.code, chat.stderr).toBe(EXIT.ok);
+    expect(chat.stdout).toBe('hello from mock\n');
+    expect(chat.stderr).toMatch(/source mock \(model gpt-4o-mini\)/);
+    expect(JSON.parse(json.stdout)).toMatchObject({ content: 'hello from mock', source: 'mock' });
+
+    expect(embed.code, embed.stderr).toBe(EXIT.ok);
+    expect(embed.stdout.trimEnd().split('\n')).toHaveLength(2);
+
+    expect(check.code, check.stdout + check.stderr).toBe(EXIT.ok);
+    expect(check.stdout).toMatch(/mock\s+gpt-4o-mini\s+yes \(HTTP 200\)\s+ok\s+\d+ ms\s+healthy/);
+
+    // Without a source, the configuration error says how to try the local mock.
+    expect(unconfigured.code).toBe(EXIT.config);
+    expect(unconfigured.stderr).toContain('--mock');
+    expect(checkUnconfigured.code).toBe(EXIT.config);
+    expect(checkUnconfigured.stdout).toContain('--mock');
+  }, 60_000);
 });

@@ -39,11 +39,16 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-test('the HTML report renders four charts with marks, loads nothing, and screenshots as a real image', async () => {
+/** The fixture report written to a fresh directory, and a new page of the given viewport (not yet navigated). */
+async function reportPage(width: number, height: number) {
   const dir = tempDir('pgw-cli-html-');
   const htmlPath = join(dir, 'report.html');
   writeFileSync(htmlPath, renderHtmlPage(await fixtureReport()));
-  const page = await browser!.newPage({ viewport: { width: 900, height: 700 } });
+  return { dir, htmlPath, page: await browser!.newPage({ viewport: { width, height } }) };
+}
+
+test('the HTML report renders four charts with marks, loads nothing, and screenshots as a real image', async () => {
+  const { dir, htmlPath, page } = await reportPage(900, 700);
   try {
     const requests: string[] = [];
     page.on('request', (request) => requests.push(request.url()));
@@ -108,6 +113,23 @@ test('the HTML report renders four charts with marks, loads nothing, and screens
     expect(height).toBeGreaterThan(700);
     // A blank or single-colour page inflates to a handful of byte values; charts give many.
     expect(distinctBytes).toBeGreaterThan(32);
+  } finally {
+    await page.close();
+  }
+});
+
+test('the HTML report uses the width of a 1280 px window', async () => {
+  const { htmlPath, page } = await reportPage(1280, 800);
+  try {
+    await page.goto(pathToFileURL(htmlPath).href, { waitUntil: 'load' });
+    const widths = await page.$$eval('svg[data-chart], section.totals', (elements) =>
+      elements.map((element) => element.getBoundingClientRect().width),
+    );
+    expect(widths).toHaveLength(5);
+    // Everything but the page's margins: at least 85% of the window, where 800 px (62%) was the cap.
+    for (const width of widths) expect(width).toBeGreaterThanOrEqual(0.85 * 1280);
+    // No horizontal scrolling either.
+    expect(await page.$eval('html', (html) => html.scrollWidth)).toBeLessThanOrEqual(1280);
   } finally {
     await page.close();
   }

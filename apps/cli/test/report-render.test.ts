@@ -24,6 +24,7 @@ const EMPTY: Report = {
     attemptErrorsBySource: {},
     cancelledAttempts: 0,
     retries: 0,
+    operations: {},
     latency: {},
     costBySource: {},
     costByTenant: {},
@@ -129,6 +130,9 @@ describe('report flags and scales', () => {
   });
 
   test('bucket widths keep at most 60 buckets; axis scales are round and cover the maximum', () => {
+    expect(bucketWidthFor(800)).toBe(1_000);
+    expect(bucketWidthFor(6_000)).toBe(1_000);
+    expect(bucketWidthFor(90_000)).toBe(5_000);
     expect(bucketWidthFor(30 * 60_000)).toBe(60_000);
     expect(bucketWidthFor(2 * 3_600_000)).toBe(300_000);
     expect(bucketWidthFor(7 * 86_400_000)).toBe(21_600_000);

@@ -4,7 +4,8 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';
-import { telemetryFile } from './telemetry-fixture.js';
+import type { TelemetryRow } from '@pgw/client';
+import { FIXTURE_START, telemetryFile } from './telemetry-fixture.js';
 
 let file: string;
 
@@ -67,6 +68,35 @@ describe.concurrent('pgw report (spawned)', () => {
     expect(report.summary.attemptErrorsBySource).toEqual({ beta: { TransientError: 1 } });
     expect(report.summary.cancelledAttempts).toBe(0);
     expect(report.summary.callsOverTime).toHaveLength(6);
+  });
+
+  test('a run of a few seconds gets one-second buckets, and chat and embedding calls are shown apart', async () => {
+    const start = FIXTURE_START;
+    const row = (i: number, fields: Partial<TelemetryRow>): TelemetryRow => ({
+      ts: start + i * 1000,
+      scope: 'LLM',
+      operation: 'chat',
+      eventKind: 'attempt',
+      callId: `c${i}`,
+      logicalCallId: `l${i}`,
+      source: 'alpha',
+      status: 'ok',
+      ...fields,
+    });
+    // Five chat calls, one a second, then one embedding call of three batches (all first tries).
+    const rows = [0, 1, 2, 3, 4].map((i) => row(i, {}));
+    for (const batch of [0, 1, 2]) rows.push(row(5, { operation: 'embed', scope: 'EMBED', callId: `e${batch}`, logicalCallId: 'embed-1' }));
+    const file = await telemetryFile(rows);
+    const [json, table] = await Promise.all([runCli(['report', '--sqlite', file, '--json']), runCli(['report', '--sqlite', file])]);
+
+    expect(json.code, json.stderr).toBe(EXIT.ok);
+    const report = JSON.parse(json.stdout) as { bucketMs: number; summary: { retries: number; callsOverTime: unknown[] } };
+    expect(report.bucketMs).toBe(1000);
+    expect(report.summary.callsOverTime).toHaveLength(6);
+    expect(report.summary.retries).toBe(0);
+
+    expect(table.code, table.stderr).toBe(EXIT.ok);
+    expect(table.stdout).toMatch(/operation\s+calls\s+attempts\s+retries\s+failed calls\n.*\n\s+chat\s+5\s+5\s+0\s+0\n\s+embed\s+1\s+3\s+0\s+0\n/);
   });
 
   test('no store configured names PGW_TELEMETRY_BACKEND (exit 3); an absent --sqlite file is a usage error (exit 2)', async () => {

@@ -17,6 +17,7 @@ export interface DemoOptions {
 }
 
 export interface DemoResult {
+  /** Chat calls: logical calls, those answered, their attempts and re-attempts (from telemetry). */
   calls: number;
   succeeded: number;
   attempts: number;
@@ -25,7 +26,8 @@ export interface DemoResult {
   sources: Record<string, number>;
   latencyMs: { p50: number; p95: number };
   costUsd: number;
-  embeddings: { vectors: number; dim: number; attempts: number };
+  /** The embedding call: one attempt per batch, plus its re-attempts (`retries`). */
+  embeddings: { vectors: number; dim: number; attempts: number; retries: number };
   telemetry: Awaited<ReturnType<typeof summarize>>;
   sqlitePath: string;
   elapsedMs: number;
@@ -91,16 +93,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     for (const r of responses) sources[r.source] = (sources[r.source] ?? 0) + 1;
     const source: SqliteSummarySource = { path: options.sqlitePath };
     const telemetry = await summarize(source);
+    const chatCalls = telemetry.operations.chat;
     return {
       calls: options.calls,
       succeeded: responses.length,
-      attempts: telemetry.attempts,
-      retries: telemetry.retries,
+      attempts: chatCalls?.attempts ?? 0,
+      retries: chatCalls?.retries ?? 0,
       failuresByType,
       sources,
       latencyMs: { p50: nearestRank(latencies, 50), p95: nearestRank(latencies, 95) },
       costUsd: responses.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
-      embeddings,
+      embeddings: { ...embeddings, retries: telemetry.operations.embed?.retries ?? 0 },
       telemetry,
       sqlitePath: options.sqlitePath,
       elapsedMs: performance.now() - started,

@@ -28,12 +28,12 @@ export function renderSummary(result: DemoResult): string {
   const failures = Object.entries(result.failuresByType);
   const attemptErrors = attemptErrorRows(result.telemetry);
   const sections = [
-    'Summary',
+    'Summary (chat calls; the embedding call is below)',
     table([
       ['logical calls', String(result.calls)],
       ['succeeded', String(result.succeeded)],
       ['attempts', String(result.attempts)],
-      ['retries', String(result.retries)],
+      ['retries', `${result.retries}   (re-attempts after a failed attempt)`],
       ['latency p50 / p95', `${ms(result.latencyMs.p50)} / ${ms(result.latencyMs.p95)}`],
       ['cost of answers', usd(result.costUsd)],
       ['elapsed', ms(result.elapsedMs)],
@@ -58,9 +58,15 @@ export function renderSummary(result: DemoResult): string {
     table([
       ['vectors', String(result.embeddings.vectors)],
       ['dimension', String(result.embeddings.dim)],
-      ['attempts (batches)', String(result.embeddings.attempts)],
+      ['attempts', `${result.embeddings.attempts}   (one per batch, plus retries)`],
+      ['retries', String(result.embeddings.retries)],
     ]),
     `Telemetry rows: ${result.sqlitePath}`,
+    'Next',
+    table([
+      ['the telemetry as tables and charts', `pnpm pgw report --sqlite ${result.sqlitePath} --html report.html`],
+      ['the CLI against a local mock', 'pnpm pgw chat --mock "hello"   ·   pnpm pgw check --mock'],
+    ]),
   ];
   return sections.join('\n');
 }

@@ -24,7 +24,13 @@ describe('the demo', () => {
     expect(result.sources.revoked).toBeUndefined();
     expect(result.latencyMs.p95).toBeGreaterThanOrEqual(result.latencyMs.p50);
     expect(result.costUsd).toBeGreaterThan(0);
-    expect(result.embeddings).toEqual({ vectors: 70, dim: 16, attempts: 3 });
+    expect(result.embeddings).toEqual({ vectors: 70, dim: 16, attempts: 3, retries: 0 });
+    // Retries are re-attempts of a call: the embedding call's three batches add none, so the run's
+    // retries are the chat calls' alone; a chat call's retries are at most its attempts beyond the first.
+    expect(result.telemetry.operations.embed).toEqual({ calls: 1, attempts: 3, retries: 0, failedCalls: 0 });
+    expect(result.telemetry.retries).toBe(result.retries);
+    expect(result.attempts).toBe(result.telemetry.attempts - 3);
+    expect(result.retries).toBeLessThanOrEqual(result.attempts - result.calls);
     expect(fs.statSync(sqlitePath).size).toBeGreaterThan(0);
 
     // The flaky source's 5xx/429/truncations and the revoked key failed attempts, whatever became of the calls.
@@ -32,7 +38,7 @@ describe('the demo', () => {
     expect(result.telemetry.attemptErrorsBySource.revoked).toEqual({ SourceDeadError: expect.any(Number) });
 
     const text = renderSummary(result);
-    const headings = ['Summary', 'Failures by type', 'Failed attempts by type', 'Answers by source', 'Embeddings', sqlitePath];
+    const headings = ['Summary (chat calls', 'Failures by type', 'Failed attempts by type', 'Answers by source', 'Embeddings', sqlitePath];
     for (const heading of headings) {
       expect(text).toContain(heading);
     }
@@ -40,5 +46,6 @@ describe('the demo', () => {
     expect(attemptsSection).toMatch(/^ {2}TransientError +\d+ {3}.*flaky \d+/m);
     expect(attemptsSection).toMatch(/^ {2}SourceDeadError +\d+ {3}revoked \d+$/m);
     expect(attemptsSection).toMatch(/^ {2}cancelled attempts +\d+ {3}\(not failures\)$/m);
+    expect(text).toContain('pnpm pgw chat --mock');
   });
 });

@@ -1,5 +1,5 @@
 import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
-import { playStep, sendWholeOrCut, type RouteStep } from './steps.js';
+import { MIB, drained, inBandError, playStep, sendWholeOrCut, type RouteStep } from './steps.js';
 import { countTokens, splitTokens } from './tokens.js';
 import type { SourceScript } from './types.js';
 
@@ -25,7 +25,12 @@ export async function handleChat(ex: Exchange, json: unknown): Promise<void> {
   const reply = buildReply(ex.source.name, ex.source.script, request.messages, request.model, request.stream_options?.include_usage === true);
   const stream = request.stream === true;
   await playStep(ex, ex.source.nextStep('chat'), (e, step) =>
-    stream ? streamChat(e, step, reply) : sendWholeOrCut(e, step, jsonPayload(completionBody(reply)), malformedChat(step)),
+    stream
+      ? streamChat(e, step, reply)
+      : sendWholeOrCut(e, step, jsonPayload(completionBody(reply)), malformedChat(step), [
+          `{"id":"${reply.id}","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`,
+          '"},"finish_reason":"stop"}]}',
+        ]),
   );
 }
 
@@ -112,11 +117,14 @@ async function streamChat(ex: Exchange, step: RouteStep, reply: ChatReply): Prom
     return;
   }
 
+  if (step.kind === 'oversized') return streamOversized(ex, step.mb, (text) => chunk({ content: text }, null), send);
+
   const deltas: Array<Record<string, string>> = [
     ...splitTokens(reply.reasoning ?? '').map((t) => ({ reasoning_content: t })),
     ...splitTokens(reply.content).map((t) => ({ content: t })),
   ];
-  const limit = step.kind === 'truncate' || step.kind === 'stall' ? (step.afterTokens ?? 1) : Infinity;
+  const limit =
+    step.kind === 'truncate' || step.kind === 'stall' ? (step.afterTokens ?? 1) : step.kind === 'in_band_error' ? (step.afterTokens ?? 0) : Infinity;
   const lastIsContent = reply.content.length > 0;
   const script = ex.source.script;
   for (const [i, delta] of deltas.entries()) {
@@ -130,10 +138,29 @@ async function streamChat(ex: Exchange, step: RouteStep, reply: ChatReply): Prom
     return;
   }
   if (step.kind === 'stall') return waitForAbort(ex.signal);
+  if (step.kind === 'in_band_error') {
+    const error = JSON.stringify({ error: inBandError(step.error) });
+    res.write(step.as === 'event' ? `event: error\ndata: ${error}\n\n` : `data: ${error}\n\n`);
+    send('[DONE]');
+    res.end();
+    return;
+  }
   if (!lastIsContent) send(chunk(deltas.length === 0 ? { role: 'assistant' } : {}, 'stop'));
   if (reply.includeUsageChunk && reply.usage) {
     send({ id: reply.id, object: 'chat.completion.chunk', created: reply.created, model: reply.model, choices: [], usage: reply.usage });
   }
   send('[DONE]');
   res.end();
+}
+
+/** About `mb` MiB of content chunks, then [DONE], honouring backpressure and the exchange's abort. */
+async function streamOversized(ex: Exchange, mb: number, chunk: (text: string) => object, send: (data: unknown) => void): Promise<void> {
+  const piece = 'x'.repeat(16 * 1024);
+  const event = `data: ${JSON.stringify(chunk(piece))}\n\n`;
+  for (let sent = 0; sent < mb * MIB; sent += event.length) {
+    if (ex.signal.aborted) return;
+    if (!ex.res.write(event)) await drained(ex);
+  }
+  send('[DONE]');
+  ex.res.end();
 }

@@ -18,7 +18,8 @@ export async function runCli(argv: string[]): Promise<void> {
   let values;
   try {
     ({ values } = parseArgs({
-      args: argv,
+      // `pnpm start -- --port 8787` hands the script its `--` too.
+      args: argv[0] === '--' ? argv.slice(1) : argv,
       options: {
         port: { type: 'string', default: '8787' },
         host: { type: 'string', default: '127.0.0.1' },

@@ -22,7 +22,10 @@ export async function handleEmbeddings(ex: Exchange, json: unknown): Promise<voi
   const model = typeof request?.model === 'string' ? request.model : ex.source.name;
   const scriptDim = ex.source.script.embeddingDim ?? DEFAULT_DIM;
   await playStep(ex, ex.source.nextStep('embeddings'), (e, step) =>
-    sendWholeOrCut(e, step, embeddingsBody(input, model, step.kind === 'wrong_dim' ? step.dim : scriptDim), malformedEmbeddings(step)),
+    sendWholeOrCut(e, step, embeddingsBody(input, model, step.kind === 'wrong_dim' ? step.dim : scriptDim), malformedEmbeddings(step), [
+      '{"object":"list","data":[],"filler":"',
+      '"}',
+    ]),
   );
 }
 

@@ -14,7 +14,7 @@ export async function handleOcrText(ex: Exchange, form: ParsedForm | undefined):
   if (!form?.files['file']) return missingFile(ex);
   const text = ex.source.script.ocrText ?? `ocr text from ${ex.source.name}`;
   await playStep(ex, ex.source.nextStep('ocr'), (e, step) =>
-    sendWholeOrCut(e, step, jsonPayload({ text }), malformedText(step)),
+    sendWholeOrCut(e, step, jsonPayload({ text }), malformedText(step), ['{"text":"', '"}']),
   );
 }
 

@@ -4,6 +4,7 @@ import { handleChat } from './chat.js';
 import { handleEmbeddings } from './embeddings.js';
 import { delay, sendJson, type Exchange } from './exchange.js';
 import { parseForm, type ParsedForm } from './multipart.js';
+import { handleModels } from './models.js';
 import { handleHealth, handleOcrText, handleParse } from './ocr.js';
 import { SourceState } from './source-state.js';
 import type { Counters, MockScript, RecordedRequest, RouteName, SourceScript } from './types.js';
@@ -39,6 +40,7 @@ export interface MockUpstream {
 const ROUTES = new Map<string, { method: string; route: RouteName }>([
   ['v1/chat/completions', { method: 'POST', route: 'chat' }],
   ['v1/embeddings', { method: 'POST', route: 'embeddings' }],
+  ['v1/models', { method: 'GET', route: 'models' }],
   ['ocr/text', { method: 'POST', route: 'ocrText' }],
   ['parse', { method: 'POST', route: 'parse' }],
   ['health', { method: 'GET', route: 'health' }],
@@ -164,6 +166,8 @@ function dispatch(ex: Exchange, route: RouteName, form: ParsedForm | undefined, 
       return handleParse(ex, form);
     case 'health':
       return handleHealth(ex);
+    case 'models':
+      return handleModels(ex);
   }
 }
 
@@ -192,7 +196,8 @@ function recordRequest(req: IncomingMessage, route: RouteName, form: ParsedForm 
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
-  const seen = { route, method: req.method ?? '', headers, clientPort: req.socket.remotePort };
+  const query = Object.fromEntries(new URL(req.url ?? '/', 'http://mock.local').searchParams);
+  const seen = { route, method: req.method ?? '', headers, query, clientPort: req.socket.remotePort };
   if (!form) return { ...seen, body: json };
   const files = Object.fromEntries(
     Object.entries(form.files).map(([name, { fileName, type, size }]) => [name, { fileName, type, size }]),

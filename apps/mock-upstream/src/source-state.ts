@@ -4,7 +4,7 @@ import type { Counters, RecordedRequest, RouteName, SourceScript, Step, StepFami
 const DEFAULT_FAILURE_STEPS: readonly Step[] = [{ kind: 'status', status: 500 }];
 
 function zeroCounters(): Counters {
-  return { chat: 0, embeddings: 0, ocrText: 0, parse: 0, health: 0, total: 0, inflight: 0 };
+  return { chat: 0, embeddings: 0, ocrText: 0, parse: 0, health: 0, models: 0, total: 0, inflight: 0 };
 }
 
 /** One scripted source: its script, step cursors, seeded RNG, counters and recordings. */

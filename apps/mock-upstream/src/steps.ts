@@ -1,8 +1,11 @@
-import { delay, errorBody, sendJson, sendPayload, waitForAbort, type Exchange, type Payload } from './exchange.js';
-import type { Step } from './types.js';
+import { delay, errorBody, jsonPayload, sendJson, sendPayload, waitForAbort, type Exchange, type Payload } from './exchange.js';
+import type { InBandError, Step } from './types.js';
 
 /** Steps a route answers itself (everything else is handled alike for all routes). */
-export type RouteStep = Extract<Step, { kind: 'ok' | 'truncate' | 'stall' | 'malformed' | 'wrong_dim' }>;
+export type RouteStep = Extract<Step, { kind: 'ok' | 'truncate' | 'stall' | 'malformed' | 'wrong_dim' | 'in_band_error' | 'oversized' }>;
+
+export const MIB = 1024 * 1024;
+const OVERSIZED_CHUNK = 64 * 1024;
 
 export type Responder = (ex: Exchange, step: RouteStep) => Promise<void>;
 
@@ -62,12 +65,57 @@ function looksLikeJson(text: string): boolean {
  * Answers a non-streaming route: the full body, or for `truncate` / `stall` half of it under a
  * Content-Length promising all of it — then the socket is destroyed (truncate) or left silent (stall).
  */
-export async function sendWholeOrCut(ex: Exchange, step: RouteStep, full: Payload, malformed: Payload): Promise<void> {
+export async function sendWholeOrCut(
+  ex: Exchange,
+  step: RouteStep,
+  full: Payload,
+  malformed: Payload,
+  oversizedFrame: OversizedFrame = ['', ''],
+): Promise<void> {
   if (step.kind === 'malformed') return sendPayload(ex.res, 200, malformed);
+  if (step.kind === 'in_band_error') return sendPayload(ex.res, 200, jsonPayload({ error: inBandError(step.error) }));
+  if (step.kind === 'oversized') return sendOversized(ex, full.contentType, step, oversizedFrame);
   if (step.kind !== 'truncate' && step.kind !== 'stall') return sendPayload(ex.res, 200, full);
   ex.res.writeHead(200, { 'content-type': full.contentType, 'content-length': String(full.bytes.byteLength) });
   const half = full.bytes.subarray(0, Math.floor(full.bytes.byteLength / 2));
   await new Promise<void>((resolve) => ex.res.write(half, () => resolve()));
   if (step.kind === 'stall') return waitForAbort(ex.signal);
   ex.res.destroy();
+}
+
+/** The error object of an `in_band_error` step. */
+export function inBandError(error: InBandError | undefined): InBandError {
+  return { message: 'mock in-band error', type: 'invalid_request_error', ...error };
+}
+
+/** Text around the filler of an oversized body, so that it stays well-formed (e.g. a JSON string value). */
+export type OversizedFrame = readonly [prefix: string, suffix: string];
+
+/** About `mb` MiB: the frame around 'x' filler, in 64 KiB writes, honouring backpressure and the exchange's abort. */
+async function sendOversized(ex: Exchange, contentType: string, step: Extract<Step, { kind: 'oversized' }>, frame: OversizedFrame): Promise<void> {
+  const [prefix, suffix] = frame.map((text) => Buffer.from(text)) as [Buffer, Buffer];
+  const filler = Math.max(0, Math.round(step.mb * MIB) - prefix.byteLength - suffix.byteLength);
+  const total = prefix.byteLength + filler + suffix.byteLength;
+  ex.res.writeHead(200, { 'content-type': contentType, ...(step.contentLength === true && { 'content-length': String(total) }) });
+  ex.res.write(prefix);
+  const chunk = Buffer.alloc(OVERSIZED_CHUNK, 0x78);
+  for (let sent = 0; sent < filler; sent += chunk.byteLength) {
+    if (ex.signal.aborted) return;
+    const piece = filler - sent < chunk.byteLength ? chunk.subarray(0, filler - sent) : chunk;
+    if (!ex.res.write(piece)) await drained(ex);
+  }
+  ex.res.end(suffix);
+}
+
+/** Resolves when the response can take more, or the exchange ends. */
+export function drained(ex: Exchange): Promise<void> {
+  return new Promise((resolve) => {
+    const done = (): void => {
+      ex.res.off('drain', done);
+      ex.signal.removeEventListener('abort', done);
+      resolve();
+    };
+    ex.res.once('drain', done);
+    ex.signal.addEventListener('abort', done, { once: true });
+  });
 }

@@ -20,7 +20,23 @@ export type Step =
   /** `unparseable` (default): a body that is not JSON / not a ZIP; `wrong_shape`: valid syntax, missing fields. */
   | { kind: 'malformed'; variant?: 'unparseable' | 'wrong_shape' }
   | { kind: 'wrong_dim'; dim: number }
-  | { kind: 'latency'; ms: number };
+  | { kind: 'latency'; ms: number }
+  /**
+   * A 200 answer carrying an error (the OpenAI streaming convention): a streamed chat sends
+   * `afterTokens` (default 0) content chunks, then the error as a `data:` payload (`as: 'data'`,
+   * default) or as an SSE `event: error`, then `[DONE]`; every other answer is a 200 JSON `{ "error": … }`.
+   */
+  | { kind: 'in_band_error'; error?: InBandError; as?: 'data' | 'event'; afterTokens?: number }
+  /** A 2xx body of `mb` MiB (a stream: content chunks of that total), sent chunked unless `contentLength`. */
+  | { kind: 'oversized'; mb: number; contentLength?: boolean };
+
+/** The error object of an in-band error; default `{ message, type: 'invalid_request_error' }`. */
+export interface InBandError {
+  message?: string;
+  type?: string;
+  code?: string | number;
+  status?: number;
+}
 
 export type StepKind = Step['kind'];
 
@@ -65,7 +81,7 @@ export interface MockScript {
   sources: Record<string, SourceScript>;
 }
 
-export type RouteName = 'chat' | 'embeddings' | 'ocrText' | 'parse' | 'health';
+export type RouteName = 'chat' | 'embeddings' | 'ocrText' | 'parse' | 'health' | 'models';
 
 /** Route families that consume steps. */
 export type StepFamily = 'chat' | 'embeddings' | 'ocr';
@@ -76,6 +92,7 @@ export interface Counters {
   ocrText: number;
   parse: number;
   health: number;
+  models: number;
   /** Every request that reached this source, any route. */
   total: number;
   /** Requests whose response has not closed yet. */
@@ -95,6 +112,8 @@ export interface RecordedRequest {
   headers: Record<string, string>;
   /** Parsed JSON body, the raw text if it was not JSON, or for multipart the form's field names. */
   body: unknown;
+  /** The request URL's query parameters (a repeated name keeps its last value). */
+  query: Record<string, string>;
   /** The client's source port: requests sharing one keep-alive socket share it. */
   clientPort: number | undefined;
   /** Multipart only: text fields and file metadata. */

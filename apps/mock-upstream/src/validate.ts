@@ -11,6 +11,8 @@ const STEP_KINDS = new Set<Step['kind']>([
   'malformed',
   'wrong_dim',
   'latency',
+  'in_band_error',
+  'oversized',
 ]);
 
 /** Throws a TypeError naming the offending key; scripts also arrive from JSON files, so shape is checked. */
@@ -58,5 +60,12 @@ function validateStep(where: string, step: Step): void {
   }
   if (step.kind === 'latency' && !(typeof step.ms === 'number' && step.ms >= 0)) {
     throw new TypeError(`${where}.ms: must be a number >= 0`);
+  }
+  if (step.kind === 'oversized' && !(typeof step.mb === 'number' && step.mb > 0 && step.mb <= 1024)) {
+    throw new TypeError(`${where}.mb: must be a number in (0, 1024]`);
+  }
+  if (step.kind === 'in_band_error') {
+    if (step.as !== undefined && step.as !== 'data' && step.as !== 'event') throw new TypeError(`${where}.as: must be 'data' or 'event'`);
+    if (step.error !== undefined && (typeof step.error !== 'object' || step.error === null)) throw new TypeError(`${where}.error: must be an object`);
   }
 }

@@ -47,4 +47,14 @@ describe('mock-upstream CLI', () => {
     expect(code).toBe(2);
     expect(stderr).toContain('--port');
   });
+
+  it('ignores the leading -- that `pnpm start -- --port …` passes on', async () => {
+    const child = spawn(process.execPath, [BIN, '--', '--port', '0'], { stdio: ['ignore', 'pipe', 'pipe'] });
+    const exited = once(child, 'exit');
+    let stdout = '';
+    child.stdout.setEncoding('utf8').on('data', (text: string) => (stdout += text));
+    await expect.poll(() => stdout, { timeout: 15_000 }).toMatch(/listening on http:\/\/127\.0\.0\.1:\d+/);
+    child.kill('SIGTERM');
+    await exited;
+  });
 });

@@ -48,10 +48,12 @@ describe('mock lifecycle', () => {
       await (await postJson(`${mock.baseUrl('good')}/chat/completions`, chatBody(), { Authorization: 'Bearer sk-test', 'X-Trace': 't1' })).text();
       await (await postJson(`${mock.baseUrl('good')}/embeddings`, { input: ['a'] })).text();
       await (await fetch(`${mock.url}/good/health`)).text();
+      const models = await fetch(`${mock.baseUrl('good')}/models`);
+      expect(await models.json()).toEqual({ object: 'list', data: [{ id: 'good', object: 'model', owned_by: 'mock-upstream' }] });
       await (await fetch(`${mock.url}/good/nowhere`)).text();
-      expect(mock.counters('good')).toEqual({ chat: 1, embeddings: 1, ocrText: 0, parse: 0, health: 1, total: 4, inflight: 0 });
+      expect(mock.counters('good')).toEqual({ chat: 1, embeddings: 1, ocrText: 0, parse: 0, health: 1, models: 1, total: 5, inflight: 0 });
       const recorded = mock.requests('good');
-      expect(recorded.map((r) => r.route)).toEqual(['chat', 'embeddings', 'health']);
+      expect(recorded.map((r) => r.route)).toEqual(['chat', 'embeddings', 'health', 'models']);
       expect(recorded[0]?.headers['authorization']).toBe('Bearer sk-test');
       expect(recorded[0]?.headers['x-trace']).toBe('t1');
       expect(recorded[0]?.body).toEqual(chatBody());

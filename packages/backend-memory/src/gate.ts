@@ -31,7 +31,7 @@ interface Breaker {
   probe: ProbeLease | undefined;
 }
 
-/** The circuit breakers of SPEC §6.2 for one process: two trip channels, a leased probe, epoch fencing. */
+/** The circuit breakers of docs/architecture.md#circuit-breaker for one process: two trip channels, a leased probe, epoch fencing. */
 export class InMemoryGate implements Gate {
   private readonly scope: string;
   private readonly policy: BreakerPolicy;

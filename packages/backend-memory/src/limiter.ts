@@ -38,7 +38,7 @@ interface Charge {
 }
 
 /**
- * The six gates of SPEC §6.1 for one process. Every operation is O(1) amortised: windows are
+ * The six gates of docs/architecture.md#admission-the-six-gates for one process. Every operation is O(1) amortised: windows are
  * deques with running sums, and leases sit in a map whose insertion order is their expiry order,
  * so expired ones are reclaimed from its front, lazily, by whichever operation comes next.
  */

@@ -41,7 +41,7 @@ export interface RedisGateOptions {
   commandTimeoutMs?: number;
 }
 
-/** The circuit breakers of SPEC §6.2 shared by every worker on one Redis. Fails closed. */
+/** The circuit breakers of docs/architecture.md#circuit-breaker shared by every worker on one Redis. Fails closed. */
 export class RedisGate implements Gate {
   readonly #redis: Redis;
   readonly #scope: string;

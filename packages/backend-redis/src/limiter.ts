@@ -51,7 +51,7 @@ export interface RedisLimiterOptions {
   commandTimeoutMs?: number;
 }
 
-/** The six admission gates of SPEC §6.1, shared by every worker on one Redis. Fails closed. */
+/** The six admission gates of docs/architecture.md#admission-the-six-gates, shared by every worker on one Redis. Fails closed. */
 export class RedisLimiter implements Limiter {
   readonly #redis: Redis;
   readonly #scope: string;

@@ -1,5 +1,5 @@
 /**
- * Validation of a public call's arguments (SPEC §3): it runs before a logical call starts, so a bad
+ * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
 import { abortError, ensureCallDeadline } from '@pgw/core';

@@ -18,12 +18,11 @@ export interface ClientSeams {
   callDeadlineMs?: number;
 }
 
-/** Full injection of one client: its settings, the governance components and a transport, plus the seams. */
-export interface ClientParts<Settings, Transport> extends ClientSeams {
+/** Full injection of one client: its settings (every source with its model), the governance components, plus the seams. */
+export interface ClientParts<Settings> extends ClientSeams {
   settings: Settings;
   limiter: Limiter;
   gate: Gate;
-  transport: Transport;
 }
 
 /** Injected seams, defaulted: real time, real sleep, Math.random, console.warn. */

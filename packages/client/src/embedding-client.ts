@@ -1,10 +1,11 @@
-/** The embedding client (SPEC §3): batches of BATCH_SIZE, served serially under one call deadline. */
-import { wellFormed, type EmbeddingSettings, type EmbedTransport } from '@pgw/core';
+/** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
+import { wellFormed, type EmbeddingModel, type EmbeddingSettings } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
-import { OpenAICompatTransport } from '@pgw/transport-openai';
-import { assembleComponents, closeWith } from './assembly/components.js';
+import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
+import { governedSources, withModels } from './assembly/models.js';
+import { openaiCompatibleFor } from './assembly/providers.js';
 import { assertRequestSize, assertTexts, commonCallOptions, jsonBytes, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
@@ -15,11 +16,10 @@ import type { LoadSettingsOptions } from './settings/load-env.js';
 
 export type EmbedOptions = CommonCallOptions;
 
-export type EmbeddingParts = ClientParts<EmbeddingSettings, EmbedTransport>;
+/** Full injection: settings whose sources carry an embedding model, the governance components and seams. */
+export type EmbeddingParts = ClientParts<EmbeddingSettings>;
 
-export interface EmbeddingClientOverrides extends AssemblyOverrides {
-  transport?: EmbedTransport;
-}
+export type EmbeddingClientOverrides = AssemblyOverrides;
 
 export class EmbeddingClient extends OwningClient {
   readonly settings: EmbeddingSettings;
@@ -36,9 +36,9 @@ export class EmbeddingClient extends OwningClient {
     const valid = embeddingSettings(settings);
     const { value: client, owned } = await assembling(async (owned) => {
       const components = await assembleComponents(valid, { ...overrides, cache: false }, owned);
-      const transport = overrides.transport ?? closeWith(owned, new OpenAICompatTransport(overrides.warn ? { warn: overrides.warn } : {}));
+      const withModel = withModels(valid, openaiCompatibleFor(overrides, owned), owned);
       const { now, sleep, rng, warn, callDeadlineMs } = overrides;
-      return new EmbeddingClient({ ...components, settings: valid, transport, now, sleep, rng, warn, callDeadlineMs });
+      return new EmbeddingClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs });
     });
     client.adopt(owned);
     return client;
@@ -46,14 +46,13 @@ export class EmbeddingClient extends OwningClient {
 
   constructor(parts: EmbeddingParts) {
     super();
-    requireParts(parts, 'EmbeddingClient', ['limiter', 'gate', 'transport']);
+    requireParts(parts, 'EmbeddingClient', ['limiter', 'gate']);
     this.settings = embeddingSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'EmbeddingClient(callDeadlineMs)');
     this.#pipeline = assembleEmbedPipeline({
-      settings: this.settings,
+      settings: { ...this.settings, sources: governedSources<EmbeddingModel>(this.settings, ['embed'], 'EmbeddingClient') },
       limiter: parts.limiter,
       gate: parts.gate,
-      transport: parts.transport,
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
       ...seams(parts),

@@ -1,20 +1,13 @@
-/** The chat client (SPEC §3): assembly from env or settings, and the governed `chat` call. */
-import { assertNoManagedKeys, coerceEffort, getProvider, wellFormedDeep } from '@pgw/core';
-import type {
-  Cache,
-  ChatMessage,
-  ChatTransport,
-  Effort,
-  GatewaySettings,
-  LLMResponse,
-  ProviderProfile,
-} from '@pgw/core';
+/** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
+import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core';
+import type { Cache, ChatMessage, ChatModel, Effort, GatewaySettings, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
 import type { CallOptions, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
-import { OpenAICompatTransport } from '@pgw/transport-openai';
 import type { ZodType } from 'zod';
-import { assembleComponents, closeWith } from './assembly/components.js';
+import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
+import { governedSources, withModels } from './assembly/models.js';
+import { openaiCompatibleFor } from './assembly/providers.js';
 import {
   assertJson,
   assertMessages,
@@ -46,27 +39,26 @@ const CHAT_OPTIONS = ['structured', 'reasoningEffort', 'sampling', 'cacheBypass'
 /** `chatStream` takes every chat option but `structured` (a re-asked answer cannot take back streamed tokens). */
 export type ChatStreamOptions = Omit<ChatOptions, 'structured'>;
 
-/** Everything a GatewayClient is made of, for full injection. The client closes none of it. */
-export interface GatewayParts extends ClientParts<GatewaySettings, ChatTransport> {
+/**
+ * Everything a GatewayClient is made of, for full injection: settings whose sources carry a model
+ * (`model: openaiCompatible({…})` or your own), the governance components and seams. The client
+ * closes none of it.
+ */
+export interface GatewayParts extends ClientParts<GatewaySettings> {
   /** Omit for no cache layer. */
   cache?: Cache;
-  /** Ask the transport to stream (SSE) so its watchdog sees liveness and usage is measured. Default true. */
-  stream?: boolean;
 }
 
 export interface GatewayClientOverrides extends AssemblyOverrides {
-  transport?: ChatTransport;
   /** `null` = no cache layer whatever PGW_CACHE_BACKEND says. */
   cache?: Cache | null;
-  stream?: boolean;
 }
 
 export class GatewayClient extends OwningClient {
   readonly settings: GatewaySettings;
   readonly #pipeline: ChatPipeline;
   readonly #callDeadlineMs: number | undefined;
-  readonly #profiles: readonly ProviderProfile[];
-  readonly #stream: boolean;
+  readonly #sources: readonly Source<ChatModel>[];
 
   /** Settings from `{SCOPE}__…` env keys (process env over an optional `.env` file), then `fromSettings`. */
   static async fromEnv(scope = 'LLM', options: LoadSettingsOptions & GatewayClientOverrides = {}): Promise<GatewayClient> {
@@ -75,14 +67,17 @@ export class GatewayClient extends OwningClient {
     return GatewayClient.fromSettings(settings, overrides);
   }
 
-  /** Builds the backends the settings name (or takes them from `overrides`); closes what it built on `close()`. */
+  /**
+   * Builds the backends the settings name (or takes them from `overrides`) and a model for every
+   * source described by its endpoint; closes what it built on `close()`.
+   */
   static async fromSettings(settings: GatewaySettings, overrides: GatewayClientOverrides = {}): Promise<GatewayClient> {
     const valid = gatewaySettings(settings);
     const { value: client, owned } = await assembling(async (owned) => {
       const components = await assembleComponents(valid, overrides, owned);
-      const transport = overrides.transport ?? closeWith(owned, new OpenAICompatTransport(overrides.warn ? { warn: overrides.warn } : {}));
-      const { now, sleep, rng, warn, callDeadlineMs, stream } = overrides;
-      return new GatewayClient({ ...components, settings: valid, transport, now, sleep, rng, warn, callDeadlineMs, stream });
+      const withModel = withModels(valid, openaiCompatibleFor(overrides, owned), owned);
+      const { now, sleep, rng, warn, callDeadlineMs } = overrides;
+      return new GatewayClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs });
     });
     client.adopt(owned);
     return client;
@@ -90,16 +85,14 @@ export class GatewayClient extends OwningClient {
 
   constructor(parts: GatewayParts) {
     super();
-    requireParts(parts, 'GatewayClient', ['limiter', 'gate', 'transport']);
+    requireParts(parts, 'GatewayClient', ['limiter', 'gate']);
     this.settings = gatewaySettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
-    this.#profiles = [...new Set(this.settings.sources.map((s) => s.provider))].map(getProvider);
-    this.#stream = parts.stream ?? true;
+    this.#sources = governedSources<ChatModel>(this.settings, ['generate'], 'GatewayClient');
     this.#pipeline = assembleChatPipeline({
-      settings: this.settings,
+      settings: { ...this.settings, sources: this.#sources },
       limiter: parts.limiter,
       gate: parts.gate,
-      transport: parts.transport,
       ...(parts.cache && { cache: parts.cache }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
@@ -114,7 +107,7 @@ export class GatewayClient extends OwningClient {
   }
 
   /**
-   * The same governed call, its content streamed as it arrives (SPEC §14): iterate the deltas, await
+   * The same governed call, its content streamed as it arrives (docs/architecture.md#beyond-the-port): iterate the deltas, await
    * `response` for the whole answer, or both. Retry and failover happen only before the first content
    * token; see the README ("Streaming"). Arguments are validated before anything starts: a bad one —
    * `structured` included — throws at once.
@@ -146,14 +139,15 @@ export class GatewayClient extends OwningClient {
     const effort = reasoningEffort === undefined ? undefined : coerceEffort(reasoningEffort, `${method}(reasoningEffort)`);
     if (!isPlainObject(sampling)) throw new TypeError(`${method}(sampling) must be a plain object`);
     assertJson(sampling, `${method}(sampling)`, 0);
-    for (const profile of this.#profiles) assertNoManagedKeys(profile, sampling, `${method}(sampling)`);
+    for (const { name, model } of this.#sources) {
+      assertNoManagedKeys(model.managedKeys, sampling, `${method}(sampling)`, `the model of source '${name}' (${model.provider} ${model.modelId})`);
+    }
     // A lone surrogate has no UTF-8 form: made U+FFFD here, so the upstream, the cache key and telemetry see the same text.
     const sent = { messages: wellFormedDeep(messages), sampling: wellFormedDeep(sampling) };
     assertRequestSize(jsonBytes(sent), `${method}(messages)`, this.settings);
 
     const request: GatewayChatRequest = {
       ...sent,
-      stream: this.#stream,
       ...(effort && { reasoningEffort: effort }),
       ...(structured && { structured }),
     };

@@ -1,10 +1,11 @@
-/** The OCR client (SPEC §3): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
-import type { OcrLayoutResult, OcrOptions, OcrSettings, OcrTextResult, OcrTransport } from '@pgw/core';
+/** The OCR client (docs/architecture.md#public-api): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
+import type { OcrLayoutResult, OcrModel, OcrOptions, OcrSettings, OcrTextResult, Source } from '@pgw/core';
 import { assembleOcrPipeline } from '@pgw/middleware';
 import type { OcrPipeline } from '@pgw/middleware';
-import { assembleComponents, closeWith } from './assembly/components.js';
+import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
-import { loadOptional } from './assembly/optional-package.js';
+import { governedSources, withModels } from './assembly/models.js';
+import { monkeyOcrFor } from './assembly/providers.js';
 import {
   assertImage,
   assertRequestSize,
@@ -25,16 +26,15 @@ export interface OcrCallOptions extends CommonCallOptions, OcrOptions {}
 
 const OCR_OPTIONS = ['fields', 'fileName', 'mimeType'];
 
-export type OcrParts = Omit<ClientParts<OcrSettings, OcrTransport>, 'pricing'>;
+/** Full injection: settings whose sources carry an OCR model, the governance components and seams. */
+export type OcrParts = Omit<ClientParts<OcrSettings>, 'pricing'>;
 
-export interface OcrClientOverrides extends Omit<AssemblyOverrides, 'pricing'> {
-  transport?: OcrTransport;
-}
+export type OcrClientOverrides = Omit<AssemblyOverrides, 'pricing'>;
 
 export class OcrClient extends OwningClient {
   readonly settings: OcrSettings;
   readonly #pipeline: OcrPipeline;
-  readonly #transport: OcrTransport;
+  readonly #sources: readonly Source<OcrModel>[];
   readonly #callDeadlineMs: number | undefined;
 
   static async fromEnv(scope = 'OCR', options: LoadSettingsOptions & OcrClientOverrides = {}): Promise<OcrClient> {
@@ -43,14 +43,14 @@ export class OcrClient extends OwningClient {
     return OcrClient.fromSettings(settings, overrides);
   }
 
-  /** The MonkeyOCR transport is an optional package, loaded here unless `overrides.transport` is given. */
+  /** The MonkeyOCR provider is an optional package, loaded here when a source is described by its endpoint. */
   static async fromSettings(settings: OcrSettings, overrides: OcrClientOverrides = {}): Promise<OcrClient> {
     const valid = ocrSettings(settings);
     const { value: client, owned } = await assembling(async (owned) => {
       const components = await assembleComponents(valid, { ...overrides, cache: false }, owned);
-      const transport = overrides.transport ?? closeWith(owned, await monkeyOcrTransport(overrides.warn));
+      const withModel = withModels(valid, await monkeyOcrFor(valid, overrides, owned), owned);
       const { now, sleep, rng, warn, callDeadlineMs } = overrides;
-      return new OcrClient({ ...components, settings: valid, transport, now, sleep, rng, warn, callDeadlineMs });
+      return new OcrClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs });
     });
     client.adopt(owned);
     return client;
@@ -58,15 +58,14 @@ export class OcrClient extends OwningClient {
 
   constructor(parts: OcrParts) {
     super();
-    requireParts(parts, 'OcrClient', ['limiter', 'gate', 'transport']);
+    requireParts(parts, 'OcrClient', ['limiter', 'gate']);
     this.settings = ocrSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'OcrClient(callDeadlineMs)');
-    this.#transport = parts.transport;
+    this.#sources = governedSources<OcrModel>(this.settings, ['recognizeText', 'parseLayout', 'checkHealth'], 'OcrClient');
     this.#pipeline = assembleOcrPipeline({
-      settings: this.settings,
+      settings: { ...this.settings, sources: this.#sources },
       limiter: parts.limiter,
       gate: parts.gate,
-      transport: parts.transport,
       ...(parts.recorder && { recorder: parts.recorder }),
       ...seams(parts),
     });
@@ -88,8 +87,11 @@ export class OcrClient extends OwningClient {
   async checkHealth(options: { signal?: AbortSignal } = {}): Promise<Record<string, boolean>> {
     this.assertOpen('checkHealth');
     assertSignal(options.signal, 'checkHealth(signal)');
-    const verdicts = await Promise.all(this.settings.sources.map((source) => this.#transport.checkHealth(source, options.signal)));
-    return Object.fromEntries(this.settings.sources.map((source, i) => [source.name, verdicts[i]!]));
+    const { signal } = options;
+    const verdicts = await Promise.all(
+      this.#sources.map(({ model, timeoutMs }) => model.checkHealth({ timeoutMs, ...(signal && { signal }) })),
+    );
+    return Object.fromEntries(this.#sources.map((source, i) => [source.name, verdicts[i]!]));
   }
 
   #prepare(method: string, image: Uint8Array, options: OcrCallOptions) {
@@ -107,9 +109,4 @@ export class OcrClient extends OwningClient {
     const ocr: OcrOptions = { ...(fields && { fields: { ...fields } }), ...(fileName && { fileName }), ...(mimeType && { mimeType }) };
     return { ocr, call };
   }
-}
-
-async function monkeyOcrTransport(warn: ((message: string) => void) | undefined): Promise<OcrTransport> {
-  const { MonkeyOcrTransport } = await loadOptional('@pgw/transport-monkeyocr', 'OcrClient', () => import('@pgw/transport-monkeyocr'));
-  return new MonkeyOcrTransport(warn ? { warn } : {});
 }

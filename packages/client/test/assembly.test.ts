@@ -3,7 +3,8 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { probeHandles } from '@pgw/mock-upstream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { createAgent } from '@pgw/http';
+import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
 import { GatewayClient, MissingPackageError, SettingsError } from '../src/index.js';
 import { loadOptional } from '../src/assembly/optional-package.js';
 import { MockFixture, PG_DSN, REDIS_URL, scopeKeys, uniqueScope } from './helpers/e2e.js';
@@ -61,24 +62,21 @@ describe('ownership and cleanup', () => {
     expect(await probe.leftovers()).toEqual([]);
   });
 
-  it('an injected transport is used and never closed by the client', async () => {
+  it('an injected dispatcher carries every request of the models the client builds, and is never closed by it', async () => {
     const scope = uniqueScope('inject');
-    let closed = false;
-    const transport = {
-      chat: async () => ({
-        content: 'injected',
-        model: 'm',
-        usage: { promptTokens: 0, completionTokens: 0, usageSource: 'measured' as const },
-        thinkingObservation: 'unknown' as const,
-      }),
-      close: async () => {
-        closed = true;
-      },
-    };
-    const client = await GatewayClient.fromEnv(scope, { env: envFor(scope, fixture.source('unused')), transport, warn: () => {} });
-    await expect(client.chat(HI)).resolves.toMatchObject({ content: 'injected' });
-    await client[Symbol.asyncDispose]();
-    expect(closed).toBe(false);
+    const source = fixture.source('inject');
+    const agent = createAgent();
+    const dispatch = vi.spyOn(agent, 'dispatch');
+    const close = vi.spyOn(agent, 'close');
+    try {
+      const client = await GatewayClient.fromEnv(scope, { env: envFor(scope, source), dispatcher: agent, warn: () => {} });
+      await expect(client.chat(HI)).resolves.toMatchObject({ source });
+      expect(dispatch).toHaveBeenCalled();
+      await client[Symbol.asyncDispose]();
+      expect(close).not.toHaveBeenCalled();
+    } finally {
+      await agent.close();
+    }
   });
 
   it('cache: null assembles no cache layer whatever PGW_CACHE_BACKEND says', async () => {

@@ -2,7 +2,7 @@
 import { getEventListeners } from 'node:events';
 import { InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
 import * as core from '@pgw/core';
-import type { ChatRequest, ChatResult, ChatTransport, EmbedTransport, OcrTransport } from '@pgw/core';
+import type { AttemptContext, ChatModel, ChatRequest, ChatResult, EmbeddingModel, OcrModel } from '@pgw/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
 import {
@@ -18,14 +18,31 @@ import {
 } from '../src/index.js';
 import type { GatewaySettings } from '../src/index.js';
 
-const settings = gatewaySettings({
-  scope: 'unit',
-  sources: [
-    { name: 'a', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', provider: 'openai' },
-    { name: 'b', baseUrl: 'http://127.0.0.1:9/v1', model: 'm', provider: 'qwen' },
-  ],
-  selector: 'ordered',
-});
+type Generate = (request: ChatRequest, attempt: AttemptContext) => Promise<ChatResult>;
+
+/** A user-written chat model (no provider factory): what full injection takes. */
+function chatModel(generate: Generate, profile: string) {
+  return {
+    specificationVersion: core.MODEL_SPECIFICATION_VERSION,
+    provider: 'fake',
+    modelId: 'm',
+    capabilities: { jsonSchema: true, streaming: false },
+    managedKeys: core.providerProfile(profile).managedKeys,
+    generate: vi.fn(generate),
+    close: vi.fn(async () => {}),
+  } satisfies ChatModel;
+}
+
+function chatSettings(generate: Generate) {
+  return gatewaySettings({
+    scope: 'unit',
+    sources: [
+      { name: 'a', model: chatModel(generate, 'openai') },
+      { name: 'b', model: chatModel(generate, 'qwen') },
+    ],
+    selector: 'ordered',
+  });
+}
 
 const OK: ChatResult = {
   content: '{"answer": 42}',
@@ -46,30 +63,31 @@ function governance(s: GatewaySettings) {
   };
 }
 
-function chatClient(transportChat: ChatTransport['chat'] = async () => OK, extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) {
-  const transport = { chat: vi.fn(transportChat) };
+function chatClient(generate: Generate = async () => OK, extra: Partial<ConstructorParameters<typeof GatewayClient>[0]> = {}) {
+  const settings = chatSettings(generate);
+  const model = settings.sources[0]!.instance as ReturnType<typeof chatModel>;
   const recorder = new MemoryRecorder();
-  const client = new GatewayClient({ settings, ...governance(settings), transport, recorder, warn: () => {}, ...extra });
-  return { client, transport, recorder };
+  const client = new GatewayClient({ settings, ...governance(settings), recorder, warn: () => {}, ...extra });
+  return { client, model, recorder, settings };
 }
 
 const HI = [{ role: 'user' as const, content: 'hi' }];
 
 describe('GatewayClient.chat', () => {
   it('answers through the pipeline with call stats, and passes sampling and effort on', async () => {
-    const { client, transport } = chatClient();
+    const { client, model } = chatClient();
     const response = await client.chat(HI, { sampling: { temperature: 0.2 }, reasoningEffort: 'HIGH', structured: z.object({ answer: z.number() }) });
     expect(response).toMatchObject({ content: OK.content, parsed: { answer: 42 }, source: 'a', cached: false, callStats: { attempts: 1 } });
-    const request = transport.chat.mock.calls[0]![1] as ChatRequest;
-    expect(request).toMatchObject({ sampling: { temperature: 0.2 }, reasoningEffort: 'high', stream: true });
+    const request = model.generate.mock.calls[0]![0];
+    expect(request).toMatchObject({ sampling: { temperature: 0.2 }, reasoningEffort: 'high' });
   });
 
   it.each([
     ['messages not an array', () => [undefined, {}], TypeError, /chat\(messages\)/],
     ['empty messages', () => [[], {}], RangeError, /chat\(messages\)/],
     ['an unknown option', () => [HI, { temprature: 1 }], TypeError, /chat\(options\) has no option 'temprature'/],
-    ['a managed sampling key (openai profile)', () => [HI, { sampling: { reasoning_effort: 'low' } }], RangeError, /chat\(sampling\) may not set 'reasoning_effort'/],
-    ['a managed sampling key (qwen profile)', () => [HI, { sampling: { enable_thinking: true } }], RangeError, /enable_thinking/],
+    ['a key managed by the model of source a', () => [HI, { sampling: { reasoning_effort: 'low' } }], RangeError, /chat\(sampling\) may not set 'reasoning_effort': it is managed by the model of source 'a'/],
+    ['a key managed by the model of source b', () => [HI, { sampling: { enable_thinking: true } }], RangeError, /'enable_thinking': it is managed by the model of source 'b'/],
     ['non-JSON sampling', () => [HI, { sampling: { t: () => 1 } }], TypeError, /chat\(sampling\)\.t/],
     ['an unknown effort', () => [HI, { reasoningEffort: 'extreme' }], RangeError, /chat\(reasoningEffort\)/],
     ['an illegal deadline', () => [HI, { callDeadlineMs: 0 }], RangeError, /chat\(callDeadlineMs\)/],
@@ -80,25 +98,25 @@ describe('GatewayClient.chat', () => {
     ['a non-boolean cacheBypass', () => [HI, { cacheBypass: 'yes' }], TypeError, /chat\(cacheBypass\)/],
     ['a signal that is no AbortSignal', () => [HI, { signal: {} }], TypeError, /chat\(signal\)/],
   ] as const)('refuses %s before the call starts (no attempt, no row)', async (_label, args, type, pattern) => {
-    const { client, transport, recorder } = chatClient();
+    const { client, model, recorder } = chatClient();
     const [messages, options] = args();
     const call = client.chat(messages as never, options as never);
     await expect(call).rejects.toThrow(type);
     await expect(call).rejects.toThrow(pattern);
-    expect(transport.chat).not.toHaveBeenCalled();
+    expect(model.generate).not.toHaveBeenCalled();
     expect(recorder.rows).toHaveLength(0);
   });
 
   it('an already aborted signal ends the call before it starts, as AbortError with the reason', async () => {
-    const { client, transport, recorder } = chatClient();
+    const { client, model, recorder } = chatClient();
     const reason = new Error('gone');
     await expect(client.chat(HI, { signal: AbortSignal.abort(reason) })).rejects.toMatchObject({ name: 'AbortError', cause: reason });
-    expect(transport.chat).not.toHaveBeenCalled();
+    expect(model.generate).not.toHaveBeenCalled();
     expect(recorder.rows).toHaveLength(0);
   });
 
   it('a per-call deadline applies; an unset one inherits the client deadline', async () => {
-    const hang: ChatTransport['chat'] = (_s, _r, ctx) =>
+    const hang: Generate = (_r, ctx) =>
       new Promise((_resolve, reject) => ctx.signal.addEventListener('abort', () => reject(ctx.signal.reason), { once: true }));
     const { client } = chatClient(hang, { callDeadlineMs: 40 });
     await expect(client.chat(HI)).rejects.toMatchObject({ deadlineMs: 40 });
@@ -107,19 +125,37 @@ describe('GatewayClient.chat', () => {
   });
 
   it('a request the upstream rejects reaches the caller as RequestRejectedError with one terminal row', async () => {
-    const { client, recorder } = chatClient(async (source) => {
-      throw new RequestRejectedError({ message: 'bad request', sourceName: source.name, statusCode: 400 });
+    const { client, recorder } = chatClient(async (_request, attempt) => {
+      throw new RequestRejectedError({ message: 'bad request', sourceName: attempt.sourceName, statusCode: 400 });
     });
     await expect(client.chat(HI)).rejects.toBeInstanceOf(RequestRejectedError);
     expect(recorder.rows.filter((r) => r.eventKind === 'terminal_failure')).toHaveLength(1);
   });
 
   it('validates the injected deadline and the parts at construction', () => {
+    const settings = chatSettings(async () => OK);
     expect(() => chatClient(undefined, { callDeadlineMs: -1 })).toThrow(/GatewayClient\(callDeadlineMs\)/);
-    expect(() => new GatewayClient({ settings, ...governance(settings) } as never)).toThrow(/GatewayClient\(parts\.transport\) is required/);
-    expect(() => new GatewayClient({ settings: { ...settings, scope: 'bad scope' }, ...governance(settings), transport: { chat: async () => OK } })).toThrow(
-      /scope/,
+    expect(() => new GatewayClient({ settings } as never)).toThrow(/GatewayClient\(parts\.limiter\) is required/);
+    expect(() => new GatewayClient({ settings: { ...settings, scope: 'bad scope' }, ...governance(settings) })).toThrow(/scope/);
+  });
+
+  it('full injection takes sources with models: an endpoint source needs fromSettings, a model lacking an operation is named', () => {
+    const endpoint = gatewaySettings({ scope: 'unit', sources: [{ name: 'a', baseUrl: 'http://127.0.0.1:9/v1', model: 'm' }] });
+    expect(() => new GatewayClient({ settings: endpoint, ...governance(endpoint) })).toThrow(
+      /GatewayClient\(parts\.settings\.sources\[0\]\) \('a'\) describes an endpoint: build the client with GatewayClient\.fromSettings or \.fromEnv/,
     );
+    const { generate: _generate, ...noGenerate } = chatModel(async () => OK, 'openai');
+    const lacking = gatewaySettings({ scope: 'unit', sources: [{ name: 'a', model: noGenerate as never }] });
+    expect(() => new GatewayClient({ settings: lacking, ...governance(lacking) })).toThrow(
+      'GatewayClient(parts.settings.sources[0].model) (fake m) lacks generate',
+    );
+  });
+
+  it('a source given a model takes no endpoint field: it would be ignored', () => {
+    expect(() =>
+      gatewaySettings({ scope: 'unit', sources: [{ name: 'a', model: chatModel(async () => OK, 'openai'), baseUrl: 'http://127.0.0.1:9/v1' }] }),
+    ).toThrow(/LLM__SOURCE__A__BASE_URL|UNIT__SOURCE__A__BASE_URL.*describes an endpoint, but the source was given a model instance/);
+    expect(() => gatewaySettings({ scope: 'unit', sources: [{ name: 'a', model: 'm' }] })).toThrow(/UNIT__SOURCE__A__BASE_URL.*required/);
   });
 
   it('a signal shared by 10,000 calls holds one listener while a call runs and none once it returned', async () => {
@@ -138,26 +174,28 @@ describe('GatewayClient.chat', () => {
   });
 
   it('a closed client refuses calls; close is idempotent and closes nothing injected', async () => {
-    const close = vi.fn(async () => {});
-    const { client } = chatClient(undefined, { transport: { chat: async () => OK, close } });
+    const { client, model } = chatClient();
     await Promise.all([client.close(), client[Symbol.asyncDispose]()]);
     await expect(client.chat(HI)).rejects.toThrow(/closed/);
-    expect(close).not.toHaveBeenCalled();
+    expect(model.close).not.toHaveBeenCalled();
   });
 });
 
 describe('EmbeddingClient.embed', () => {
-  const embedSettings = embeddingSettings({ scope: 'unit_e', sources: [{ name: 'e', baseUrl: 'http://127.0.0.1:9/v1', model: 'e' }], batchSize: 2 });
   function embedClient() {
-    const transport: EmbedTransport = {
-      embed: vi.fn(async (_s, request) => ({
+    const transport = {
+      specificationVersion: core.MODEL_SPECIFICATION_VERSION,
+      provider: 'fake',
+      modelId: 'e',
+      embed: vi.fn(async (request: { texts: string[] }) => ({
         vectors: request.texts.map(() => [1, 0]),
         model: 'e',
         usage: { promptTokens: 1, completionTokens: 0, usageSource: 'measured' as const },
       })),
-    };
+    } satisfies EmbeddingModel;
+    const embedSettings = embeddingSettings({ scope: 'unit_e', sources: [{ name: 'e', model: transport }], batchSize: 2 });
     const recorder = new MemoryRecorder();
-    return { client: new EmbeddingClient({ settings: embedSettings, ...governance(embedSettings), transport, recorder }), transport, recorder };
+    return { client: new EmbeddingClient({ settings: embedSettings, ...governance(embedSettings), recorder }), transport, recorder };
   }
 
   it('refuses a bare string and non-string items before the call', async () => {
@@ -180,14 +218,17 @@ describe('EmbeddingClient.embed', () => {
 });
 
 describe('OcrClient', () => {
-  const ocrConfig = ocrSettings({ scope: 'unit_o', sources: [{ name: 'o', baseUrl: 'http://127.0.0.1:9' }] });
   function ocrClient() {
-    const transport: OcrTransport = {
-      recognizeText: vi.fn(async () => ({ text: 't' })),
+    const transport = {
+      specificationVersion: core.MODEL_SPECIFICATION_VERSION,
+      provider: 'fake',
+      modelId: 'monkeyocr',
+      recognizeText: vi.fn(async (_image: Uint8Array, _options: object) => ({ text: 't' })),
       parseLayout: vi.fn(async () => ({ markdown: '#', elements: [] })),
       checkHealth: vi.fn(async () => true),
-    };
-    return { client: new OcrClient({ settings: ocrConfig, ...governance(ocrConfig), transport }), transport };
+    } satisfies OcrModel;
+    const ocrConfig = ocrSettings({ scope: 'unit_o', sources: [{ name: 'o', model: transport }] });
+    return { client: new OcrClient({ settings: ocrConfig, ...governance(ocrConfig) }), transport };
   }
 
   it('refuses empty or non-byte images and bad OCR options before the call', async () => {
@@ -202,7 +243,7 @@ describe('OcrClient', () => {
   it('passes OCR options through and reports health per source', async () => {
     const { client, transport } = ocrClient();
     await expect(client.recognizeText(new Uint8Array([1]), { fileName: 'p.png', fields: { lang: 'en' } })).resolves.toMatchObject({ text: 't', source: 'o', callStats: { attempts: 1, sourcesTried: ['o'] } });
-    expect(vi.mocked(transport.recognizeText).mock.calls[0]![2]).toEqual({ fileName: 'p.png', fields: { lang: 'en' } });
+    expect(vi.mocked(transport.recognizeText).mock.calls[0]![1]).toEqual({ fileName: 'p.png', fields: { lang: 'en' } });
     await expect(client.checkHealth()).resolves.toEqual({ o: true });
   });
 });

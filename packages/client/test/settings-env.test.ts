@@ -83,12 +83,22 @@ describe('loadGatewaySettings: every scope key is read', () => {
       LLM__SOURCE__MAIN__TIMEOUT_S: '30.5',
       LLM__SOURCE__MAIN__WEIGHT: '2.5',
       LLM__SOURCE__MAIN__EXTRA_BODY: '{"top_k": 20, "nested": {"a": [1]}}',
+      LLM__SOURCE__MAIN__HEADERS: '{"X-Route": "eu-1", "X-Title": "pgw"}',
+      LLM__SOURCE__MAIN__QUERY: '{"api-version": "2024-06-01"}',
+      LLM__SOURCE__MAIN__STREAM: 'false',
+      LLM__SOURCE__MAIN__API_KEY_HEADER: 'Api-Key',
+      LLM__SOURCE__MAIN__MAX_RESPONSE_MB: '1.5',
     });
     expect(s.sources).toEqual([
       {
         name: 'main',
         baseUrl: 'http://127.0.0.1:9/v1',
         apiKey: 'sk-secret',
+        apiKeyHeader: 'api-key',
+        headers: { 'X-Route': 'eu-1', 'X-Title': 'pgw' },
+        query: { 'api-version': '2024-06-01' },
+        stream: false,
+        maxResponseBytes: 1_572_864,
         model: 'm-1',
         provider: 'qwen',
         rpm: 60,
@@ -100,6 +110,45 @@ describe('loadGatewaySettings: every scope key is read', () => {
         extraBody: { top_k: 20, nested: { a: [1] } },
       },
     ]);
+  });
+
+  it('defaults the endpoint keys: bearer auth, no headers or query, streaming, 64 MiB', () => {
+    expect(load({}).sources[0]).toMatchObject({ apiKeyHeader: 'authorization', headers: {}, query: {}, stream: true, maxResponseBytes: 64 * 1024 * 1024 });
+  });
+
+  it.each([
+    ['LLM__SOURCE__MAIN__HEADERS', '{"Host": "evil"}', /LLM__SOURCE__MAIN__HEADERS: may not set 'host'/],
+    ['LLM__SOURCE__MAIN__HEADERS', '{"content-type": "text/plain"}', /LLM__SOURCE__MAIN__HEADERS: may not set 'content-type'/],
+    ['LLM__SOURCE__MAIN__HEADERS', '{"Content-Length": "1"}', /LLM__SOURCE__MAIN__HEADERS: may not set 'content-length'/],
+    ['LLM__SOURCE__MAIN__HEADERS', '{"bad name": "x"}', /LLM__SOURCE__MAIN__HEADERS: .*not a legal HTTP header name/],
+    ['LLM__SOURCE__MAIN__HEADERS', '{"x-a": 3}', /LLM__SOURCE__MAIN__HEADERS: must be a JSON object of string values/],
+    ['LLM__SOURCE__MAIN__HEADERS', '["x"]', /LLM__SOURCE__MAIN__HEADERS: must be a JSON object of string values/],
+    ['LLM__SOURCE__MAIN__QUERY', '{"v": 1}', /LLM__SOURCE__MAIN__QUERY: must be a JSON object of string values/],
+    ['LLM__SOURCE__MAIN__STREAM', 'sometimes', /LLM__SOURCE__MAIN__STREAM="sometimes": must be true or false/],
+    ['LLM__SOURCE__MAIN__API_KEY_HEADER', 'x key', /LLM__SOURCE__MAIN__API_KEY_HEADER: must be a legal HTTP header name/],
+    ['LLM__SOURCE__MAIN__MAX_RESPONSE_MB', '0', /LLM__SOURCE__MAIN__MAX_RESPONSE_MB.*must be an integer ≥ 1/],
+    ['LLM__SOURCE__MAIN__MAX_RESPONSE_MB', 'lots', /LLM__SOURCE__MAIN__MAX_RESPONSE_MB="lots": is not a number/],
+  ])('%s=%s is an error naming the key', (key, value, message) => {
+    expect(() => load({ [key]: value })).toThrow(message);
+  });
+
+  it.each([
+    ['a header value with a line break', { LLM__SOURCE__MAIN__HEADERS: '{"x-token": "tok-SECRET\\r\\nx-evil: 1"}' }, 'LLM__SOURCE__MAIN__HEADERS'],
+    ['a header value beyond Latin-1', { LLM__SOURCE__MAIN__HEADERS: '{"x-token": "tok-SECRET-中"}' }, 'LLM__SOURCE__MAIN__HEADERS'],
+    ['an API key with a newline', { LLM__SOURCE__MAIN__API_KEY: 'sk-SECRET\nmore' }, 'LLM__SOURCE__MAIN__API_KEY'],
+    ['a header that would replace the API key header', { LLM__SOURCE__MAIN__HEADERS: '{"Authorization": "Bearer SECRET"}' }, 'LLM__SOURCE__MAIN__HEADERS'],
+  ])('%s is a SettingsError naming the key, never showing the value', (_what, env, key) => {
+    const error = (() => {
+      try {
+        load(env);
+      } catch (caught) {
+        return caught as SettingsError;
+      }
+      throw new Error('no error');
+    })();
+    expect(error).toBeInstanceOf(SettingsError);
+    expect(error.key).toBe(key);
+    expect(error.message).not.toContain('SECRET');
   });
 
   it('reads the embedding keys in an embedding scope', () => {

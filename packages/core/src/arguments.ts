@@ -1,5 +1,5 @@
 /** Argument checks shared by adapters (memory and Redis backends): bad input is a RangeError naming the argument. Each returns the value it checked. */
-import type { BreakerPolicy } from './types.js';
+import type { BreakerPolicy } from './settings.js';
 
 /** Token counts and limits (0 = unlimited for limits). */
 export function assertNonNegativeInteger(value: number, name: string): number {

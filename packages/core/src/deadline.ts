@@ -1,5 +1,5 @@
 /**
- * The optional wall-clock deadline of one logical call (SPEC §6.5). It governs waiting, not the
+ * The optional wall-clock deadline of one logical call (docs/architecture.md#call-deadline). It governs waiting, not the
  * return time: on expiry the run's signal aborts and the run is awaited to its settlement, so
  * cleanup finishes before the call returns (return time = deadline + cleanup).
  */

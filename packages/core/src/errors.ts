@@ -1,5 +1,5 @@
 /**
- * The error taxonomy of SPEC §4. Every class takes one options object, sets `name` to its class
+ * The error taxonomy of docs/architecture.md#errors. Every class takes one options object, sets `name` to its class
  * name, and is recognised by `instanceof` even across duplicate copies of @pgw/core in one process:
  * each instance carries a `Symbol.for` brand listing the kinds of its class chain.
  */

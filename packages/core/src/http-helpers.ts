@@ -63,7 +63,7 @@ function dateHint(value: string, now: () => number): Hint {
 }
 
 /**
- * Retry hint in ms (SPEC §6.3), or undefined. A valid `retry-after-ms` (milliseconds) wins; else
+ * Retry hint in ms (docs/architecture.md#retry-backoff-and-retry-after), or undefined. A valid `retry-after-ms` (milliseconds) wins; else
  * `retry-after` as seconds (decimals allowed) or an HTTP-date (future → ms until it; past → none).
  * A non-finite value (`inf`, `-inf`, `1e999`, `Infinity`) is "no hint" with exactly one warning
  * that names the source and the verdict `retry_after_not_finite`, never the raw header (it is

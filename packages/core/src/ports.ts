@@ -2,17 +2,6 @@
  * Ports: the small interfaces adapters implement and the middleware talks through.
  * Every adapter of a port passes the shared contract suite in @pgw/testkit.
  */
-import type {
-  ChatDelta,
-  ChatRequest,
-  ChatResult,
-  EmbedRequest,
-  EmbedResult,
-  LayoutElement,
-  OcrOptions,
-  SourceConfig,
-  Usage,
-} from './types.js';
 import type { TelemetryRow } from './telemetry.js';
 
 /** Wall-clock milliseconds (epoch). Injected so governance logic is testable. */
@@ -21,7 +10,7 @@ export type Clock = () => number;
 /** Sleeps `ms`; rejects with the signal's abort error if `signal` aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
-// ── Limiter (SPEC §6.1) ──────────────────────────────────────────────────────────────────────
+// ── Limiter (docs/architecture.md#admission-the-six-gates) ───────────────────────────────────
 
 /** The six gates, in the order a limiter checks them: the source's, then the scope's. */
 export const LIMIT_GATES = [
@@ -74,7 +63,7 @@ export interface Limiter {
   close?(): Promise<void>;
 }
 
-// ── Breaker gate (SPEC §6.2) ─────────────────────────────────────────────────────────────────
+// ── Breaker gate (docs/architecture.md#circuit-breaker) ──────────────────────────────────────
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
@@ -127,7 +116,7 @@ export interface Gate {
   close?(): Promise<void>;
 }
 
-// ── Cache (SPEC §7) ──────────────────────────────────────────────────────────────────────────
+// ── Cache (docs/architecture.md#cache) ───────────────────────────────────────────────────────
 
 export interface Cache {
   get(key: string): Promise<string | undefined>;
@@ -135,42 +124,7 @@ export interface Cache {
   close?(): Promise<void>;
 }
 
-// ── Transports (SPEC §11) ────────────────────────────────────────────────────────────────────
-
-/** What a transport gets besides the request: cancellation and observation hooks. */
-export interface AttemptContext {
-  signal: AbortSignal;
-  callId: string;
-  logicalCallId: string;
-  /** Called as soon as usage is known (e.g. a streamed usage chunk), before the attempt returns. */
-  onUsage?: (usage: Usage) => void;
-  /** Streamed content to forward (chatStream). */
-  onDelta?: (delta: ChatDelta) => void;
-}
-
-export interface ChatTransport {
-  chat(source: SourceConfig, request: ChatRequest, ctx: AttemptContext): Promise<ChatResult>;
-  close?(): Promise<void>;
-}
-
-export interface EmbedTransport {
-  embed(source: SourceConfig, request: EmbedRequest, ctx: AttemptContext): Promise<EmbedResult>;
-  close?(): Promise<void>;
-}
-
-export interface OcrTransport {
-  recognizeText(source: SourceConfig, image: Uint8Array, options: OcrOptions, ctx: AttemptContext): Promise<{ text: string }>;
-  parseLayout(
-    source: SourceConfig,
-    image: Uint8Array,
-    options: OcrOptions,
-    ctx: AttemptContext,
-  ): Promise<{ markdown: string; elements: LayoutElement[]; files?: Record<string, Uint8Array> }>;
-  checkHealth(source: SourceConfig, signal?: AbortSignal): Promise<boolean>;
-  close?(): Promise<void>;
-}
-
-// ── Telemetry (SPEC §12) ─────────────────────────────────────────────────────────────────────
+// ── Telemetry (docs/architecture.md#telemetry) ───────────────────────────────────────────────
 
 export interface TelemetryRecorderStats {
   written: number;

@@ -1,5 +1,5 @@
 /**
- * The TelemetryRecorder half every queued store shares (SPEC §12): encode, queue, flush, count, and
+ * The TelemetryRecorder half every queued store shares (docs/architecture.md#telemetry): encode, queue, flush, count, and
  * close the queue before the store. A store subclass supplies only how a row is encoded and
  * written and what it frees on close.
  */

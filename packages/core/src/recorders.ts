@@ -1,6 +1,6 @@
 /**
  * Recorders without a store (no-op, in-memory), the row encoding every store shares, and the
- * shape of the summary the stores' report queries return (SPEC §12, §14 `pgw report`).
+ * shape of the summary the stores' report queries return (docs/architecture.md#telemetry, docs/architecture.md#beyond-the-port `pgw report`).
  */
 import type { TelemetryRecorder, TelemetryRecorderStats } from './ports.js';
 import { TELEMETRY_COLUMNS, type TelemetryRow } from './telemetry.js';
@@ -140,14 +140,31 @@ export interface TelemetrySummary {
   attemptErrorsBySource: Record<string, Record<string, number>>;
   /** `attempt` rows with status `cancelled` (caller abort, deadline, a lost hedge): not failures of the source. */
   cancelledAttempts: number;
-  /** Attempts beyond the first of each logical call. */
+  /**
+   * Re-attempts of a call: attempts made because an earlier attempt of the same call failed or was
+   * cancelled (an embedding call's further batches are not retries). Per call, its unsuccessful
+   * attempts, less one when the call failed (its last unsuccessful attempt had no successor).
+   */
   retries: number;
+  /** The same figures per operation (`chat`, `embed`, `ocr_text`, …), so chat and embedding calls show apart. */
+  operations: Record<string, OperationSummary>;
   /** Latency of successful attempts, per source. */
   latency: Record<string, LatencyPercentiles>;
   /** Sum of `cost_usd` over attempts (what was billed), per source and per tenant. */
   costBySource: Record<string, number>;
   costByTenant: Record<string, number>;
   callsOverTime: CallsBucket[];
+}
+
+export interface OperationSummary {
+  /** Distinct logical calls. */
+  calls: number;
+  /** `attempt` rows. */
+  attempts: number;
+  /** Re-attempts, as `TelemetrySummary.retries`. */
+  retries: number;
+  /** Logical calls that ended in a `terminal_failure` row. */
+  failedCalls: number;
 }
 
 export const DEFAULT_SUMMARY_BUCKET_MS = 3_600_000;
@@ -172,8 +189,8 @@ export interface SummaryParts {
   calls: number;
   attempts: number;
   cacheHits: number;
-  /** Logical calls with at least one attempt row (so retries = attempts − this). */
-  callsWithAttempts: number;
+  /** Per operation; the summary's `retries` is their sum. */
+  operations: ReadonlyArray<{ key: string } & OperationSummary>;
   cancelledAttempts: number;
   failuresByType: ReadonlyArray<{ key: string; count: number }>;
   /** Failed attempts counted per (source, error_type); both summary maps of attempt errors derive from it. */
@@ -200,7 +217,10 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     attemptErrorsByType,
     attemptErrorsBySource,
     cancelledAttempts: parts.cancelledAttempts,
-    retries: parts.attempts - parts.callsWithAttempts,
+    retries: parts.operations.reduce((sum, operation) => sum + operation.retries, 0),
+    operations: Object.fromEntries(
+      parts.operations.map(({ key, calls, attempts, retries, failedCalls }) => [key, { calls, attempts, retries, failedCalls }]),
+    ),
     latency: Object.fromEntries(
       parts.latency.map(({ source, samples, p50, p95, p99 }) => [source, { samples, p50, p95, p99 }]),
     ),

@@ -1,5 +1,5 @@
 /**
- * The bounded, batching write queue behind every telemetry store (SPEC §12). Pure logic: the store
+ * The bounded, batching write queue behind every telemetry store (docs/architecture.md#telemetry). Pure logic: the store
  * supplies `write(batch)`. Whatever the store does — fail, hang, vanish — `push` returns at once and
  * the loss shows up as a dropped-row counter and a rate-limited warning, never as a failed or slowed call.
  */

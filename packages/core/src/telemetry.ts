@@ -1,4 +1,4 @@
-/** The `llm_calls` row of SPEC §12: one per attempt, per cache hit, and one terminal row per failed logical call. */
+/** The `llm_calls` row of docs/architecture.md#telemetry: one per attempt, per cache hit, and one terminal row per failed logical call. */
 import type { Effort, Operation, ThinkingObservation, UsageSource } from './types.js';
 
 export type TelemetryEventKind = 'attempt' | 'cache_hit' | 'terminal_failure';

@@ -1,5 +1,5 @@
 /**
- * Reasoning effort (SPEC §10): how a provider profile puts an effort on the wire, which raw body
+ * Reasoning effort (docs/architecture.md#thinking-profiles): how a provider profile puts an effort on the wire, which raw body
  * keys it manages, and whether a call actually reasoned.
  */
 import { EFFORTS, type Effort, type ThinkingObservation } from './types.js';
@@ -83,30 +83,32 @@ const BUILT_IN_PROFILES: readonly ProviderProfile[] = [
   },
 ];
 
-const registry = new Map<string, ProviderProfile>(BUILT_IN_PROFILES.map((p) => [p.name, p]));
+/**
+ * The built-in profiles by name. Read-only: a custom profile is passed to a provider factory
+ * (`openaiCompatible({ profile })`), never registered globally, so two sources of one process can
+ * use different profiles without affecting each other.
+ */
+export const PROVIDER_PROFILES: Readonly<Record<string, ProviderProfile>> = Object.freeze(
+  Object.fromEntries(BUILT_IN_PROFILES.map((p) => [p.name, Object.freeze(p)])),
+);
 
-/** Adds a profile, or replaces the one of the same name (names are case-insensitive). */
-export function registerProvider(profile: ProviderProfile): void {
-  if (typeof profile.name !== 'string' || profile.name.trim() === '') {
-    throw new RangeError('registerProvider(profile.name) must be a non-empty string');
-  }
-  registry.set(profile.name.trim().toLowerCase(), profile);
-}
-
-/** Throws RangeError for an unknown profile name, listing the known ones. */
-export function getProvider(name: string): ProviderProfile {
-  const profile = registry.get(name.trim().toLowerCase());
+/** A built-in profile by name (case-insensitive); RangeError naming `origin` and the known names for anything else. */
+export function providerProfile(name: string, origin = 'provider'): ProviderProfile {
+  const profile = Object.hasOwn(PROVIDER_PROFILES, name.trim().toLowerCase()) ? PROVIDER_PROFILES[name.trim().toLowerCase()] : undefined;
   if (profile !== undefined) return profile;
-  throw new RangeError(`unknown provider profile '${name}'; known: ${[...registry.keys()].sort().join(', ')}`);
+  throw new RangeError(`${origin}: unknown provider profile '${name}'; known: ${Object.keys(PROVIDER_PROFILES).sort().join(', ')}`);
 }
 
-/** Throws RangeError naming `origin` and the key when `sampling` sets a key the profile manages. */
-export function assertNoManagedKeys(profile: ProviderProfile, sampling: Record<string, unknown>, origin: string): void {
-  const key = profile.managedKeys.find((k) => Object.hasOwn(sampling, k));
+/** Throws RangeError naming `origin` and the key when `sampling` sets a key `owner` manages. */
+export function assertNoManagedKeys(
+  managedKeys: readonly string[],
+  sampling: Record<string, unknown>,
+  origin: string,
+  owner: string,
+): void {
+  const key = managedKeys.find((k) => Object.hasOwn(sampling, k));
   if (key !== undefined) {
-    throw new RangeError(
-      `${origin} may not set '${key}': it is managed by provider profile '${profile.name}' (use reasoningEffort)`,
-    );
+    throw new RangeError(`${origin} may not set '${key}': it is managed by ${owner} (use reasoningEffort)`);
   }
 }
 

@@ -1,4 +1,4 @@
-/** Public value types of SPEC §3 and the settings shape of §5. Durations are milliseconds. */
+/** Public value types of docs/architecture.md#public-api. Durations are milliseconds. The settings shape is in settings.ts. */
 
 export const EFFORTS = ['none', 'low', 'medium', 'high', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
@@ -52,7 +52,7 @@ export interface ChatDelta {
   reasoningContent?: string;
 }
 
-/** How a structured answer is asked for (SPEC §8). */
+/** How a structured answer is asked for (docs/architecture.md#structured-output). */
 export type StructuredStrategy = 'json_repair' | 'json_schema';
 
 /** A request as it travels through the middleware onion to a chat transport. */
@@ -61,10 +61,12 @@ export interface ChatRequest {
   /** Caller's overlay of sampling parameters (temperature, max_tokens, …). Managed keys already rejected. */
   sampling: Record<string, unknown>;
   reasoningEffort?: Effort;
-  /** Native structured output (`response_format`) when the json_schema strategy is active. */
+  /**
+   * Native structured output (`response_format`) when the json_schema strategy is active. Only
+   * models whose `capabilities.jsonSchema` is true receive it; the others get the JSON request in
+   * the prompt instead (the governed path rewrites the request per source).
+   */
   responseFormat?: { type: 'json_schema'; name: string; schema: Record<string, unknown> };
-  /** Ask the transport to stream (SSE) so the watchdog can observe liveness. */
-  stream?: boolean;
 }
 
 export interface ChatResult {
@@ -109,6 +111,14 @@ export interface LayoutElement {
   [key: string]: unknown;
 }
 
+/** What an OCR model returns for a layout parse. */
+export interface OcrLayoutPayload {
+  markdown: string;
+  elements: LayoutElement[];
+  /** Other files of the result archive (images…), by path. */
+  files?: Record<string, Uint8Array>;
+}
+
 export interface OcrLayoutResult {
   markdown: string;
   elements: LayoutElement[];
@@ -117,119 +127,5 @@ export interface OcrLayoutResult {
   files?: Record<string, Uint8Array>;
   callStats: CallStats;
 }
-
-/** One upstream endpoint + model + credentials + its own limits. */
-export interface SourceConfig {
-  name: string;
-  baseUrl: string;
-  apiKey?: string;
-  model: string;
-  /** Thinking profile name (SPEC §10); default `openai`. */
-  provider: string;
-  /** Requests per minute; 0 = unlimited. */
-  rpm: number;
-  /** Tokens per minute; 0 = unlimited. */
-  tpm: number;
-  /** Concurrent requests; 0 = unlimited. */
-  maxConcurrency: number;
-  /** Admission estimate of tokens per call. */
-  estTokens: number;
-  /** Per-attempt timeout. */
-  timeoutMs: number;
-  weight: number;
-  extraBody: Record<string, unknown>;
-}
-
-export type SelectorKind = 'health_aware' | 'round_robin' | 'weighted' | 'ordered';
-export type QuotaFullPolicy = 'wait' | 'fail_fast';
-export type CircuitOpenPolicy = 'fail_fast' | 'wait';
-
-export interface RetryPolicy {
-  maxAttempts: number;
-  backoffBaseMs: number;
-  backoffMaxMs: number;
-}
-
-export interface BreakerPolicy {
-  failureThreshold: number;
-  /** 0..1; the failure-rate channel trips at or above it. */
-  failureRate: number;
-  windowMs: number;
-  minSamples: number;
-  cooldownMs: number;
-  maxCooldownMs: number;
-  /** Lease of the single half-open probe; must exceed the largest source timeout plus a grace. */
-  probeTtlMs: number;
-}
-
-export interface GlobalLimits {
-  rpm: number;
-  tpm: number;
-  maxConcurrency: number;
-}
-
-/**
- * Who may be served an entry: `tenant` (default) only calls of the same `tenantId` (calls without
- * one share their own partition); `namespace` every call of the namespace.
- */
-export type CacheIsolation = 'tenant' | 'namespace';
-
-export interface CachePolicy {
-  namespace: string;
-  isolation: CacheIsolation;
-  ttlMs: number;
-  salt: string;
-}
-
-export interface StructuredPolicy {
-  maxRetries: number;
-  strategy: StructuredStrategy;
-  escalation: StructuredStrategy;
-}
-
-export type LimiterBackendKind = 'memory' | 'redis';
-export type CacheBackendKind = 'memory' | 'redis' | 'none';
-export type TelemetryBackendKind = 'none' | 'sqlite' | 'postgres';
-
-export interface BackendSelection {
-  limiter: LimiterBackendKind;
-  breaker: LimiterBackendKind;
-  cache: CacheBackendKind;
-  telemetry: TelemetryBackendKind;
-  redisUrl?: string;
-  telemetryDsn?: string;
-  sqlitePath?: string;
-}
-
-/** The validated, immutable configuration of one scope. */
-export interface GatewaySettings {
-  scope: string;
-  sources: readonly SourceConfig[];
-  selector: SelectorKind;
-  quotaFull: QuotaFullPolicy;
-  circuitOpen: CircuitOpenPolicy;
-  /** Undefined = no call deadline (the code path takes no timer). */
-  callDeadlineMs?: number;
-  retry: RetryPolicy;
-  breaker: BreakerPolicy;
-  leaseTtlMs: number;
-  stallWindowMs: number;
-  global: GlobalLimits;
-  cache: CachePolicy;
-  structured: StructuredPolicy;
-  telemetryTextCap: number;
-  /** Bound on one call's request (messages and sampling as JSON, texts, image) in MiB, checked before the call starts. */
-  maxRequestMb: number;
-  pricingPath?: string;
-  backends: BackendSelection;
-}
-
-export interface EmbeddingSettings extends GatewaySettings {
-  batchSize: number;
-  normalize: boolean;
-  expectedDim?: number;
-}
-
-export type OcrSettings = GatewaySettings;
 
 export type Operation = 'chat' | 'embed' | 'ocr_text' | 'ocr_layout';

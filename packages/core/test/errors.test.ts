@@ -20,7 +20,7 @@ type Ctor = abstract new (...args: never[]) => Error;
 const upstream = { message: 'upstream said no', sourceName: 'a', statusCode: 500, bodyText: '{"code":1}' };
 const unavailable = { scope: 'LLM', message: 'nothing left' };
 
-/** One instance of every class of SPEC §4, with the classes it must be an instance of (itself included). */
+/** One instance of every class of docs/architecture.md#errors, with the classes it must be an instance of (itself included). */
 const FAMILY: ReadonlyArray<{ error: Error; is: readonly Ctor[] }> = [
   { error: new PolyGatewayError({ message: 'base' }), is: [PolyGatewayError] },
   { error: new TransientError(upstream), is: [PolyGatewayError, TransientError] },
@@ -58,7 +58,7 @@ const CLASSES: readonly Ctor[] = [
   CallDeadlineExceeded,
 ];
 
-describe('error taxonomy (SPEC §4)', () => {
+describe('error taxonomy (docs/architecture.md#errors)', () => {
   it('covers every class once', () => {
     expect(FAMILY.map((row) => row.error.constructor)).toEqual(CLASSES);
   });
@@ -74,7 +74,7 @@ describe('error taxonomy (SPEC §4)', () => {
     });
   });
 
-  it('names are the class names of SPEC §4', () => {
+  it('names are the class names of docs/architecture.md#errors', () => {
     expect(new Set(FAMILY.map((row) => row.error.name))).toEqual(
       new Set([
         'PolyGatewayError',
@@ -192,7 +192,7 @@ describe('instanceof across two copies of the module', () => {
   });
 });
 
-describe('StreamInterruptedError (chatStream, beyond SPEC §4)', () => {
+describe('StreamInterruptedError (chatStream, beyond docs/architecture.md#errors)', () => {
   it('is an AllSourcesExhausted carrying the partial delivery, recognised across copies', async () => {
     const cause = new errors.TransientError({ message: 'truncated', transientKind: 'truncated', sourceName: 'a' });
     const error = new errors.StreamInterruptedError({ scope: 'LLM', sourceName: 'a', partialContent: 'one two', message: 'broke off', cause });

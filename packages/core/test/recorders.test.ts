@@ -105,13 +105,16 @@ describe('resolveSummaryRange', () => {
 });
 
 describe('summaryFromParts', () => {
-  it('derives retries, and failed attempts by type and by source from the per-(source, type) counts', () => {
+  it('sums retries over operations, and derives failed attempts by type and by source from the per-(source, type) counts', () => {
     const summary = summaryFromParts({
       calls: 3,
       attempts: 9,
       cacheHits: 0,
-      callsWithAttempts: 3,
       cancelledAttempts: 1,
+      operations: [
+        { key: 'chat', calls: 2, attempts: 8, retries: 5, failedCalls: 1 },
+        { key: 'embed', calls: 1, attempts: 1, retries: 0, failedCalls: 0 },
+      ],
       failuresByType: [{ key: 'AllSourcesExhausted', count: 1 }],
       attemptErrors: [
         { source: 'flaky', key: 'TransientError', count: 4 },
@@ -124,7 +127,8 @@ describe('summaryFromParts', () => {
       callsOverTime: [],
     });
     expect(summary).toMatchObject({
-      retries: 6,
+      retries: 5,
+      operations: { chat: { calls: 2, attempts: 8, retries: 5, failedCalls: 1 }, embed: { calls: 1, attempts: 1, retries: 0, failedCalls: 0 } },
       cancelledAttempts: 1,
       failuresByType: { AllSourcesExhausted: 1 },
       attemptErrorsByType: { TransientError: 6, SourceDeadError: 1 },

@@ -3,9 +3,9 @@ import {
   assertNoManagedKeys,
   coerceEffort,
   EFFORT_ORDER,
-  getProvider,
+  PROVIDER_PROFILES,
+  providerProfile,
   observeThinking,
-  registerProvider,
   ThinkingContradictions,
   type ProviderProfile,
 } from '../src/thinking.js';
@@ -13,7 +13,7 @@ import type { Effort } from '../src/types.js';
 
 function wire(provider: string, effort: Effort | undefined): Record<string, unknown> {
   const body: Record<string, unknown> = { model: 'm' };
-  getProvider(provider).applyEffort(body, effort);
+  providerProfile(provider).applyEffort(body, effort);
   delete body.model;
   return body;
 }
@@ -81,7 +81,7 @@ describe('built-in provider profiles', () => {
 
   it('declare their managed keys and json_schema support', () => {
     const summary = ['openai', 'qwen', 'anthropic_compat', 'deepseek'].map((name) => {
-      const p = getProvider(name);
+      const p = providerProfile(name);
       return [p.name, p.managedKeys, p.supportsJsonSchema];
     });
     expect(summary).toEqual([
@@ -94,55 +94,49 @@ describe('built-in provider profiles', () => {
 
   it('every managed key is one the profile actually writes', () => {
     for (const name of ['openai', 'qwen', 'anthropic_compat']) {
-      const profile = getProvider(name);
+      const profile = providerProfile(name);
       const written = new Set(EFFORT_ORDER.flatMap((effort) => Object.keys(wire(name, effort))));
       expect([...written].sort()).toEqual([...profile.managedKeys].sort());
     }
   });
 });
 
-describe('provider registry', () => {
+describe('built-in profiles', () => {
   it('looks names up case-insensitively', () => {
-    expect(getProvider('OpenAI').name).toBe('openai');
+    expect(providerProfile('OpenAI').name).toBe('openai');
   });
 
-  it('refuses an unknown name, naming it and the known ones', () => {
-    expect(() => getProvider('mistral')).toThrow(RangeError);
-    expect(() => getProvider('mistral')).toThrow(/'mistral'.*anthropic_compat, deepseek, openai, qwen/);
+  it('refuses an unknown name, naming the origin, the name and the known ones', () => {
+    expect(() => providerProfile('mistral', 'LLM__SOURCE__A__PROVIDER')).toThrow(RangeError);
+    expect(() => providerProfile('mistral', 'LLM__SOURCE__A__PROVIDER')).toThrow(
+      /^LLM__SOURCE__A__PROVIDER: .*'mistral'.*anthropic_compat, deepseek, openai, qwen/,
+    );
   });
 
-  it('registers a custom profile', () => {
-    const name = `custom_${Math.random().toString(36).slice(2)}`;
-    const profile: ProviderProfile = {
-      name,
-      managedKeys: ['chat_template_kwargs'],
-      applyEffort(body, effort) {
-        if (effort !== undefined) body.chat_template_kwargs = { thinking: effort !== 'none' };
-      },
-      supportsJsonSchema: true,
-    };
-    registerProvider(profile);
-    expect(getProvider(name)).toBe(profile);
-    expect(wire(name, 'low')).toEqual({ chat_template_kwargs: { thinking: true } });
+  it('cannot be changed: a custom profile goes to a provider factory instead of a global registry', () => {
+    expect(Object.isFrozen(PROVIDER_PROFILES)).toBe(true);
+    expect(Object.isFrozen(PROVIDER_PROFILES['openai'])).toBe(true);
+    expect(() => {
+      (PROVIDER_PROFILES as Record<string, ProviderProfile>)['custom'] = providerProfile('openai');
+    }).toThrow(TypeError);
   });
 
-  it('refuses a profile without a name', () => {
-    const nameless = { ...getProvider('openai'), name: ' ' };
-    expect(() => registerProvider(nameless)).toThrow(/registerProvider\(profile\.name\)/);
+  it('ignores inherited names', () => {
+    expect(() => providerProfile('constructor')).toThrow(RangeError);
   });
 });
 
 describe('assertNoManagedKeys', () => {
   it('refuses a sampling overlay that sets a managed key, naming origin and key', () => {
     const sampling = { temperature: 0, thinking_budget: 10 };
-    expect(() => assertNoManagedKeys(getProvider('qwen'), sampling, 'chat(sampling)')).toThrow(
+    expect(() => assertNoManagedKeys(providerProfile('qwen').managedKeys, sampling, 'chat(sampling)', "provider profile 'qwen'")).toThrow(
       /^chat\(sampling\) may not set 'thinking_budget'.*'qwen'/,
     );
   });
 
   it('lets unmanaged keys through', () => {
     expect(() =>
-      assertNoManagedKeys(getProvider('openai'), { temperature: 0.2, max_tokens: 10, thinking: {} }, 'chat(sampling)'),
+      assertNoManagedKeys(providerProfile('openai').managedKeys, { temperature: 0.2, max_tokens: 10, thinking: {} }, 'chat(sampling)', 'x'),
     ).not.toThrow();
   });
 });

@@ -1,19 +1,19 @@
-import type { GateTicket, Gate, LimitGate, Limiter, Permit, SourceConfig } from '@pgw/core';
+import type { GateTicket, Gate, LimitGate, Limiter, Permit, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import type { Pacer } from './pacer.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface Admitted {
   readonly kind: 'admitted';
-  readonly source: SourceConfig;
+  readonly source: Source;
   readonly ticket: GateTicket;
   readonly permit: Permit;
 }
 
 export type Refusal =
-  | { readonly kind: 'paced'; readonly source: SourceConfig }
-  | { readonly kind: 'circuit'; readonly source: SourceConfig; readonly retryAfterMs: number }
-  | { readonly kind: 'quota'; readonly source: SourceConfig; readonly gate: LimitGate; readonly retryAfterMs: number };
+  | { readonly kind: 'paced'; readonly source: Source }
+  | { readonly kind: 'circuit'; readonly source: Source; readonly retryAfterMs: number }
+  | { readonly kind: 'quota'; readonly source: Source; readonly gate: LimitGate; readonly retryAfterMs: number };
 
 export interface AdmissionDeps {
   gate: Gate;
@@ -30,7 +30,7 @@ export interface AdmissionDeps {
  */
 export async function admit(
   deps: AdmissionDeps,
-  source: SourceConfig,
+  source: Source,
   estTokens: number,
   signal: AbortSignal,
 ): Promise<Admitted | Refusal> {

@@ -7,6 +7,8 @@ import {
   type Clock,
   type Gate,
   type GateOutcome,
+  type ModelIdentity,
+  type Source,
   type Usage,
 } from '@pgw/core';
 import { cancellationError, raceAbort } from './abort.js';
@@ -45,11 +47,11 @@ export type AttemptOutcome<Res> =
  * One attempt on an admitted source. Returns the result, or the retryable failure (transient / dead)
  * for the loop to act on; everything else — cancellation, rejected request, invalid result, a bug —
  * propagates. Whatever happens, the pacer slot, the probe lease and the permit are given back exactly
- * once, and the permit is settled per SPEC §6.6 (see Settlement).
+ * once, and the permit is settled per docs/architecture.md#settlement (see Settlement).
  */
-export function runAttempt<Req, Res>(
+export function runAttempt<Req, Res, M extends ModelIdentity>(
   deps: AttemptDeps,
-  operation: AttemptOperation<Req, Res>,
+  operation: AttemptOperation<Req, Res, M>,
   call: Call<Req>,
   admitted: Admitted,
 ): Promise<AttemptOutcome<Res>> {
@@ -57,7 +59,7 @@ export function runAttempt<Req, Res>(
 }
 
 /** One attempt's state: what it learnt from the upstream, and what it has reported and written back. */
-class Attempt<Req, Res> {
+class Attempt<Req, Res, M extends ModelIdentity> {
   private readonly callId = randomUUID();
   private readonly started: number;
   private readonly settlement: Settlement;
@@ -69,7 +71,7 @@ class Attempt<Req, Res> {
 
   constructor(
     private readonly deps: AttemptDeps,
-    private readonly operation: AttemptOperation<Req, Res>,
+    private readonly operation: AttemptOperation<Req, Res, M>,
     private readonly call: Call<Req>,
     private readonly admitted: Admitted,
   ) {
@@ -80,7 +82,7 @@ class Attempt<Req, Res> {
 
   async run(): Promise<AttemptOutcome<Res>> {
     const { deps, operation, settlement, callId } = this;
-    const { source } = this.admitted;
+    const source = this.source;
     const { ctx, request } = this.call;
     const signal = ctx.signal;
     // Registered before the transport is called: failed and cancelled attempts were really sent.
@@ -137,10 +139,18 @@ class Attempt<Req, Res> {
     }
   }
 
+  /** The pipeline that paired this operation with its sources hands the loop sources of its model kind. */
+  private get source(): Source<M> {
+    return this.admitted.source as Source<M>;
+  }
+
   private send(): Promise<Res> {
     const { ctx, request } = this.call;
-    return this.operation.invoke(this.admitted.source, request, {
+    const source = this.source;
+    return this.operation.invoke(source, request, {
       signal: ctx.signal,
+      sourceName: source.name,
+      timeoutMs: source.timeoutMs,
       callId: this.callId,
       logicalCallId: ctx.logicalCallId,
       onUsage: (usage) => this.learnUsage(usage),

@@ -22,7 +22,7 @@ export interface CacheMiddlewareOptions {
 type StoredAnswer = Pick<LLMResponse, 'content' | 'reasoningContent' | 'source' | 'model' | 'usage' | 'thinkingObservation'>;
 
 /**
- * Chat cache (SPEC §7). Only complete successes are stored — anything that reached here as a response
+ * Chat cache (docs/architecture.md#cache). Only complete successes are stored — anything that reached here as a response
  * is complete (a truncated stream is a TransientError). Cache errors fail open: one warning per kind
  * (`get`, `set`, `decode`) and the call proceeds. `ctx.cacheBypass` skips read and write.
  */

@@ -1,12 +1,17 @@
-import type { ChatMessage, ChatRequest, ChatResult, ChatTransport, ThinkingContradictions } from '@pgw/core';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext, ThinkingContradictions } from '@pgw/core';
+import { inPromptJsonRequest } from './json-prompt.js';
 import type { AttemptOperation } from './operation.js';
 
 /** Chat attempts: charged by usage; a 429 rate limit does not consume the attempt budget. */
-export function chatOperation(transport: ChatTransport, thinking: ThinkingContradictions): AttemptOperation<ChatRequest, ChatResult> {
+export function chatOperation(thinking: ThinkingContradictions): AttemptOperation<ChatRequest, ChatResult, ChatModel> {
   return {
     tokenAccounting: 'tokens',
     rateLimitsConsumeBudget: false,
-    invoke: (source, request, attempt) => transport.chat(source, request, attempt),
+    invoke: (source, request, attempt) => {
+      const { model } = source;
+      const asked = request.responseFormat !== undefined && !model.capabilities.jsonSchema ? inPromptJsonRequest(request) : request;
+      return attempt.onDelta === undefined ? model.generate(asked, attempt) : streamed(model, asked, attempt as StreamAttemptContext);
+    },
     usageOf: (result) => result.usage,
     observe: (source, result, ctx) => thinking.check(source.name, result.model, ctx.reasoningEffort, result.thinkingObservation),
     describe: (request, result) => ({
@@ -17,6 +22,17 @@ export function chatOperation(transport: ChatTransport, thinking: ThinkingContra
       ttftMs: result?.ttftMs,
     }),
   };
+}
+
+/** A model without `stream` answers whole: its answer reaches the caller as one delta. */
+async function streamed(model: ChatModel, request: ChatRequest, attempt: StreamAttemptContext): Promise<ChatResult> {
+  if (model.stream !== undefined) return model.stream(request, attempt);
+  const result = await model.generate(request, attempt);
+  const { content, reasoningContent } = result;
+  if (content !== '' || (reasoningContent ?? '') !== '') {
+    attempt.onDelta({ ...(content !== '' && { content }), ...(reasoningContent && { reasoningContent }) });
+  }
+  return result;
 }
 
 /** Messages as readable lines for telemetry; media parts are named, never inlined. */

@@ -1,12 +1,4 @@
-import {
-  costUsd,
-  getProvider,
-  ThinkingContradictions,
-  type Cache,
-  type ChatTransport,
-  type GatewaySettings,
-  type LLMResponse,
-} from '@pgw/core';
+import { costUsd, ThinkingContradictions, type Cache, type ChatModel, type GatewaySettings, type LLMResponse } from '@pgw/core';
 import { cacheMiddleware } from './cache.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import { chatOperation } from './chat-operation.js';
@@ -26,9 +18,8 @@ export type CallOptions = Omit<CallContextInit, 'scope' | 'operation' | 'now'>;
 /** Options of a streamed run: the stream itself is the delta sink. */
 export type StreamCallOptions = Omit<CallOptions, 'onDelta'>;
 
-export interface ChatPipelineParts extends GovernanceParts {
-  settings: GovernanceSettings & Pick<GatewaySettings, 'cache' | 'structured'>;
-  transport: ChatTransport;
+export interface ChatPipelineParts extends GovernanceParts<ChatModel> {
+  settings: GovernanceSettings<ChatModel> & Pick<GatewaySettings, 'cache' | 'structured'>;
   /** Omit for no cache layer. */
   cache?: Cache;
 }
@@ -37,7 +28,7 @@ export interface ChatPipeline {
   run(request: GatewayChatRequest, options?: CallOptions): Promise<LLMResponse>;
   /**
    * The same governed call, its content streamed to the caller as it arrives (see README "Streaming").
-   * Asks the transport to stream whatever `request.stream` says. Throws a TypeError at once for
+   * A source whose model does not stream yields its whole answer as one delta. Throws a TypeError at once for
    * `request.structured`: a re-asked answer cannot take back tokens already shown.
    */
   stream(request: GatewayChatRequest, options?: StreamCallOptions): ChatStream;
@@ -50,17 +41,14 @@ export interface ChatPipeline {
  */
 export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
   const { settings, now, pricing } = parts;
-  const { retryDeps, emitter, warnings } = buildGovernance(parts);
-  const retry = retryLoop(retryDeps, chatOperation(parts.transport, new ThinkingContradictions(parts.warn)));
-  const models = [...new Set(settings.sources.map((source) => source.model))].sort().join(',');
+  const { retryDeps, emitter, warnings } = buildGovernance(parts, ['generate']);
+  const retry = retryLoop(retryDeps, chatOperation(new ThinkingContradictions(parts.warn)));
+  const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort().join(',');
   const layers: Array<Middleware<GatewayChatRequest, LLMResponse>> = [
     telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })),
     callDeadlineBoundary(),
     ...(parts.cache ? [cacheMiddleware({ cache: parts.cache, policy: settings.cache, model: models, emitter, warnings, now })] : []),
-    structuredMiddleware({
-      policy: settings.structured,
-      supportsJsonSchema: settings.sources.every((source) => getProvider(source.provider).supportsJsonSchema),
-    }),
+    structuredMiddleware({ policy: settings.structured }),
   ];
   const onion = compose(layers, async (call) => {
     const { result, source } = await retry(call);
@@ -85,7 +73,7 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
         throw new TypeError('stream(request.structured) is not supported: a structured re-ask cannot take back streamed tokens; use run()');
       }
       // The stream's signal is already the call's own (one listener on the caller's): no second one.
-      return streamCall(({ signal, onDelta }) => start({ ...request, stream: true }, { ...options, onDelta }, signal), options.signal);
+      return streamCall(({ signal, onDelta }) => start(request, { ...options, onDelta }, signal), options.signal);
     },
     get droppedTelemetryRows() {
       return emitter.droppedRows;

@@ -3,7 +3,7 @@ import type { Middleware } from './compose.js';
 import { callerSignal, withSignal } from './context.js';
 
 /**
- * The call deadline (SPEC §6.5), placed just inside the telemetry emitter: everything below it —
+ * The call deadline (docs/architecture.md#call-deadline), placed just inside the telemetry emitter: everything below it —
  * cache IO, admission, backoff, attempts, structured re-asks, embedding batches — shares ONE deadline,
  * while the terminal row is written outside it and sees `CallDeadlineExceeded` itself.
  * `ctx.callDeadlineMs` undefined = off: no timer at all.

@@ -1,12 +1,12 @@
-import { ResultInvalidError, type EmbedRequest, type EmbedResult, type EmbedTransport } from '@pgw/core';
+import { ResultInvalidError, type EmbeddingModel, type EmbedRequest, type EmbedResult } from '@pgw/core';
 import type { AttemptOperation } from './operation.js';
 
 /** Embedding attempts: charged by usage; every failure, 429 included, consumes the attempt budget. */
-export function embedOperation(transport: EmbedTransport, expectedDim: number | undefined): AttemptOperation<EmbedRequest, EmbedResult> {
+export function embedOperation(expectedDim: number | undefined): AttemptOperation<EmbedRequest, EmbedResult, EmbeddingModel> {
   return {
     tokenAccounting: 'tokens',
     rateLimitsConsumeBudget: true,
-    invoke: (source, request, attempt) => transport.embed(source, request, attempt),
+    invoke: (source, request, attempt) => source.model.embed(request, attempt),
     usageOf: (result) => result.usage,
     validate: (result, request, source) => {
       const issues: string[] = [];

@@ -1,4 +1,4 @@
-import { costUsd, type CallStats, type EmbedTransport, type EmbeddingSettings, type Usage, type UsageSource } from '@pgw/core';
+import { costUsd, type CallStats, type EmbeddingModel, type EmbeddingSettings, type Usage, type UsageSource } from '@pgw/core';
 import type { CallOptions } from './chat-pipeline.js';
 import { compose } from './compose.js';
 import { callStats, createCallContext } from './context.js';
@@ -21,9 +21,8 @@ export interface EmbeddingResponse {
   costUsd?: number;
 }
 
-export interface EmbedPipelineParts extends GovernanceParts {
-  settings: GovernanceSettings & Pick<EmbeddingSettings, 'batchSize' | 'normalize' | 'expectedDim'>;
-  transport: EmbedTransport;
+export interface EmbedPipelineParts extends GovernanceParts<EmbeddingModel> {
+  settings: GovernanceSettings<EmbeddingModel> & Pick<EmbeddingSettings, 'batchSize' | 'normalize' | 'expectedDim'>;
 }
 
 export interface EmbedPipeline {
@@ -42,8 +41,8 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) {
     throw new RangeError(`settings.batchSize must be an integer ≥ 1, got ${settings.batchSize}`);
   }
-  const { retryDeps, emitter } = buildGovernance(parts);
-  const retry = retryLoop(retryDeps, embedOperation(parts.transport, settings.expectedDim));
+  const { retryDeps, emitter } = buildGovernance(parts, ['embed']);
+  const retry = retryLoop(retryDeps, embedOperation(settings.expectedDim));
   const onion = compose<{ texts: string[] }, EmbeddingResponse>(
     [telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })), callDeadlineBoundary()],
     async (call) => {

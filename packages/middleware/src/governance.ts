@@ -1,4 +1,5 @@
-import type { Clock, Gate, GatewaySettings, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import { assertModel } from '@pgw/core';
+import type { Clock, Gate, GatewaySettings, Limiter, ModelIdentity, PricingTable, Sleep, Source, TelemetryRecorder } from '@pgw/core';
 import { HealthBook } from './health.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
@@ -8,15 +9,18 @@ import { TelemetryEmitter } from './telemetry-emitter.js';
 import { WarnOnce } from './warn-once.js';
 import { WriteBacks } from './write-backs.js';
 
-/** The settings every pipeline reads (a `GatewaySettings` value satisfies it). */
-export type GovernanceSettings = Pick<
+/**
+ * The settings every pipeline reads: a scope's policies and its sources, each with the model that
+ * reaches it (the client builds them from `GatewaySettings`).
+ */
+export type GovernanceSettings<M extends ModelIdentity = ModelIdentity> = Pick<
   GatewaySettings,
-  'scope' | 'sources' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap'
->;
+  'scope' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap'
+> & { sources: readonly Source<M>[] };
 
 /** What every pipeline is assembled from. All time and randomness are injected. */
-export interface GovernanceParts {
-  settings: GovernanceSettings;
+export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
+  settings: GovernanceSettings<M>;
   limiter: Limiter;
   gate: Gate;
   recorder?: TelemetryRecorder;
@@ -37,8 +41,15 @@ export interface Governance {
   warnings: WarnOnce;
 }
 
-export function buildGovernance(parts: GovernanceParts): Governance {
+/**
+ * Checks and assembles what every pipeline shares. `operations` are the model operations the
+ * pipeline calls: a source whose model lacks one is refused here, not at its first call.
+ */
+export function buildGovernance(parts: GovernanceParts, operations: readonly string[]): Governance {
   validateSettings(parts.settings);
+  parts.settings.sources.forEach((source, index) =>
+    assertModel(source.model, operations, `settings.sources[${index}].model (source '${source.name}')`),
+  );
   const { settings, limiter, gate, now } = parts;
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
@@ -78,6 +89,7 @@ function validateSettings(settings: GovernanceSettings): void {
   const names = settings.sources.map((source) => source.name);
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);
   if (duplicate !== undefined) throw new RangeError(`settings.sources: duplicate source name '${duplicate}'`);
+
   const { maxAttempts, backoffBaseMs, backoffMaxMs } = settings.retry;
   if (!Number.isInteger(maxAttempts) || maxAttempts < 1) {
     throw new RangeError(`settings.retry.maxAttempts must be an integer ≥ 1, got ${maxAttempts}`);

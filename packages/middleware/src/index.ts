@@ -32,10 +32,10 @@ export { buildGovernance, type Governance, type GovernanceParts, type Governance
 
 // Retry loop and its parts
 export { DEFAULT_QUOTA_NAP, retryLoop, type Governed, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
-export type { AttemptDescription, AttemptObserver, AttemptOperation, AttemptReport } from './operation.js';
+export type { AttemptDescription, AttemptObserver, AttemptOperation, AttemptReport, OperationAttempt } from './operation.js';
 export { chatOperation } from './chat-operation.js';
 export { embedOperation } from './embed-operation.js';
-export { ocrLayoutOperation, ocrTextOperation, type OcrLayoutPayload, type OcrRequest } from './ocr-operation.js';
+export { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
 export { backoffDelayMs } from './backoff.js';
 export { Pacer } from './pacer.js';
 export { HealthBook } from './health.js';
@@ -50,6 +50,7 @@ export { chatCacheKey, messagesDigest, type CacheKeyScope } from './cache-key.js
 export { canonicalJson } from './canonical-json.js';
 export { structuredMiddleware, type StructuredMiddlewareOptions } from './structured.js';
 export { extractJsonText, parseStructuredAnswer, type StructuredParse } from './json-extract.js';
+export { askForJson, inPromptJsonRequest } from './json-prompt.js';
 export { TelemetryEmitter, telemetryMiddleware, type TelemetryEmitterOptions } from './telemetry-emitter.js';
 export { SafeRecorder } from './safe-recorder.js';
 export { WarnOnce } from './warn-once.js';

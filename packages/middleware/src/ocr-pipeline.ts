@@ -1,4 +1,4 @@
-import type { CallStats, OcrLayoutResult, OcrOptions, OcrTextResult, OcrTransport } from '@pgw/core';
+import type { CallStats, OcrLayoutResult, OcrModel, OcrOptions, OcrTextResult } from '@pgw/core';
 import type { CallOptions } from './chat-pipeline.js';
 import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext } from './context.js';
@@ -9,9 +9,7 @@ import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { telemetryMiddleware } from './telemetry-emitter.js';
 
-export interface OcrPipelineParts extends GovernanceParts {
-  transport: OcrTransport;
-}
+export type OcrPipelineParts = GovernanceParts<OcrModel>;
 
 export interface OcrPipeline {
   recognizeText(image: Uint8Array, options?: OcrOptions, call?: CallOptions): Promise<OcrTextResult>;
@@ -22,13 +20,13 @@ export interface OcrPipeline {
 /** The OCR onions (text and layout), outer → inner: telemetry emitter → call deadline → retry loop → transport. */
 export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   const { settings, now } = parts;
-  const { retryDeps, emitter } = buildGovernance(parts);
+  const { retryDeps, emitter } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
   const outer = <Res extends { callStats: CallStats }>(): Array<Middleware<OcrRequest, Res>> => [
     telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })),
     callDeadlineBoundary(),
   ];
-  const retryText = retryLoop(retryDeps, ocrTextOperation(parts.transport));
-  const retryLayout = retryLoop(retryDeps, ocrLayoutOperation(parts.transport));
+  const retryText = retryLoop(retryDeps, ocrTextOperation());
+  const retryLayout = retryLoop(retryDeps, ocrLayoutOperation());
   const text = compose<OcrRequest, OcrTextResult>(outer(), async (call) => {
     const { result, source } = await retryText(call);
     return { text: result.text, source: source.name, callStats: callStats(call.ctx, now) };

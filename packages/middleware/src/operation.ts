@@ -1,4 +1,4 @@
-import type { AttemptContext, SourceConfig, ThinkingObservation, Usage } from '@pgw/core';
+import type { AttemptContext, ChatDelta, ModelIdentity, Source, ThinkingObservation, Usage } from '@pgw/core';
 import type { CallContext } from './context.js';
 import type { TokenAccounting } from './settlement.js';
 
@@ -11,23 +11,31 @@ export interface AttemptDescription {
   ttftMs?: number;
 }
 
-/** How the retry loop performs one operation (chat, embed, OCR) against one source. */
-export interface AttemptOperation<Req, Res> {
+/** What an operation's `invoke` gets: the model's attempt context, and the delta sink of a streamed call. */
+export interface OperationAttempt extends AttemptContext {
+  onDelta?: (delta: ChatDelta) => void;
+}
+
+/**
+ * How the retry loop performs one operation (chat, embed, OCR) against one source. `M` is the model
+ * kind the operation calls; the pipeline that pairs them hands the loop sources of that kind.
+ */
+export interface AttemptOperation<Req, Res, M extends ModelIdentity = ModelIdentity> {
   readonly tokenAccounting: TokenAccounting;
   /** False for chat: a 429 rate limit does not consume the attempt budget (its waiting counts in the stall clock). */
   readonly rateLimitsConsumeBudget: boolean;
-  invoke(source: SourceConfig, request: Req, attempt: AttemptContext): Promise<Res>;
+  invoke(source: Source<M>, request: Req, attempt: OperationAttempt): Promise<Res>;
   usageOf(result: Res): Usage | undefined;
   /** Throws ResultInvalidError for a result the operation cannot use (e.g. a wrong embedding dimension). */
-  validate?(result: Res, request: Req, source: SourceConfig): void;
+  validate?(result: Res, request: Req, source: Source<M>): void;
   /** Synchronous observation of a successful attempt (e.g. thinking contradictions). */
-  observe?(source: SourceConfig, result: Res, ctx: CallContext): void;
+  observe?(source: Source<M>, result: Res, ctx: CallContext): void;
   describe(request: Req, result: Res | undefined): AttemptDescription;
 }
 
 /** One attempt as telemetry records it. */
 export interface AttemptReport {
-  readonly source: SourceConfig;
+  readonly source: Source;
   readonly callId: string;
   readonly latencyMs: number;
   readonly status: 'ok' | 'error' | 'cancelled';

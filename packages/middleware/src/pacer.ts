@@ -1,4 +1,4 @@
-import type { SourceConfig } from '@pgw/core';
+import type { Source } from '@pgw/core';
 
 interface Lane {
   /** 0 = the source advertises no concurrency limit. */
@@ -15,7 +15,7 @@ interface Lane {
 export class Pacer {
   private readonly lanes = new Map<string, Lane>();
 
-  constructor(sources: ReadonlyArray<Pick<SourceConfig, 'name' | 'maxConcurrency'>>) {
+  constructor(sources: ReadonlyArray<Pick<Source, 'name' | 'maxConcurrency'>>) {
     for (const source of sources) {
       const ceiling = source.maxConcurrency;
       this.lanes.set(source.name, { ceiling, cap: ceiling > 0 ? ceiling : Number.POSITIVE_INFINITY, inflight: 0 });

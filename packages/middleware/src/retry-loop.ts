@@ -9,7 +9,8 @@ import {
   type QuotaFullPolicy,
   type RetryPolicy,
   type Sleep,
-  type SourceConfig,
+  type ModelIdentity,
+  type Source,
 } from '@pgw/core';
 import { raceAbort, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
@@ -42,9 +43,9 @@ export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
 }
 
 /** A successful attempt and where it ran. */
-export interface Governed<Res> {
+export interface Governed<Res, M extends ModelIdentity = ModelIdentity> {
   readonly result: Res;
-  readonly source: SourceConfig;
+  readonly source: Source<M>;
   readonly callId: string;
   readonly latencyMs: number;
 }
@@ -53,11 +54,14 @@ export interface Governed<Res> {
  * The innermost governed layer: select, admit, attempt, and on a retryable failure back off and try
  * again (another source first), within the attempt budget and the stall rule. See README "Retry loop".
  */
-export function retryLoop<Req, Res>(deps: RetryLoopDeps, operation: AttemptOperation<Req, Res>): Next<Req, Governed<Res>> {
+export function retryLoop<Req, Res, M extends ModelIdentity>(
+  deps: RetryLoopDeps,
+  operation: AttemptOperation<Req, Res, M>,
+): Next<Req, Governed<Res, M>> {
   return (call) => new RetryRun(deps, operation, call).run();
 }
 
-class RetryRun<Req, Res> {
+class RetryRun<Req, Res, M extends ModelIdentity> {
   private readonly stall: StallClock;
   private readonly signal: AbortSignal;
   private readonly reasons: Record<string, string> = {};
@@ -68,21 +72,22 @@ class RetryRun<Req, Res> {
 
   constructor(
     private readonly deps: RetryLoopDeps,
-    private readonly operation: AttemptOperation<Req, Res>,
+    private readonly operation: AttemptOperation<Req, Res, M>,
     private readonly call: Call<Req>,
   ) {
     this.stall = new StallClock(deps.progress, deps.stallWindowMs, deps.scope);
     this.signal = call.ctx.signal;
   }
 
-  async run(): Promise<Governed<Res>> {
+  async run(): Promise<Governed<Res, M>> {
     for (;;) {
       throwIfAborted(this.signal);
       const admitted = await this.admitOne();
       if (!admitted) continue;
       const outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
       if (outcome.ok) {
-        return { result: outcome.result, source: admitted.source, callId: outcome.callId, latencyMs: outcome.latencyMs };
+        // The pipeline that paired this operation with its sources handed the loop sources of its model kind.
+        return { result: outcome.result, source: admitted.source as Source<M>, callId: outcome.callId, latencyMs: outcome.latencyMs };
       }
       this.noteFailure(admitted.source, outcome.error);
       if (outcome.committedContent !== undefined) throw this.interrupted(admitted.source, outcome.error, outcome.committedContent);
@@ -103,13 +108,13 @@ class RetryRun<Req, Res> {
     return undefined;
   }
 
-  private noteFailure(source: SourceConfig, error: TransientError | SourceDeadError): void {
+  private noteFailure(source: Source, error: TransientError | SourceDeadError): void {
     this.reasons[source.name] = failureReason(error);
     this.failedByRecency = [...this.failedByRecency.filter((name) => name !== source.name), source.name];
   }
 
   /** Content already reached a streaming caller: no retry can take it back, the call ends here. */
-  private interrupted(source: SourceConfig, error: TransientError | SourceDeadError, partialContent: string): StreamInterruptedError {
+  private interrupted(source: Source, error: TransientError | SourceDeadError, partialContent: string): StreamInterruptedError {
     return new StreamInterruptedError({
       scope: this.deps.scope,
       sourceName: source.name,
@@ -177,7 +182,7 @@ class RetryRun<Req, Res> {
     this.stall.addWaiting(ms);
   }
 
-  private estTokens(source: SourceConfig): number {
+  private estTokens(source: Source): number {
     return this.operation.tokenAccounting === 'none' ? 0 : source.estTokens;
   }
 }

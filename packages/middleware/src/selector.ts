@@ -1,11 +1,11 @@
-import type { Limiter, SelectorKind, SourceConfig, SourceStats } from '@pgw/core';
+import type { Limiter, SelectorKind, Source, SourceStats } from '@pgw/core';
 import type { HealthBook } from './health.js';
 
 /** Orders the scope's sources by preference for the next attempt (all of them; admission filters). */
-export type Selector = () => Promise<SourceConfig[]>;
+export type Selector = () => Promise<Source[]>;
 
 export interface SelectorDeps {
-  sources: readonly SourceConfig[];
+  sources: readonly Source[];
   limiter: Limiter;
   health: HealthBook;
   rng: () => number;
@@ -41,14 +41,14 @@ export function createSelector(kind: SelectorKind, deps: SelectorDeps): Selector
 }
 
 /** Success EWMA × latency factor × headroom left under the source's own gates. */
-export function healthScore(source: SourceConfig, stats: SourceStats, health: HealthBook): number {
+export function healthScore(source: Source, stats: SourceStats, health: HealthBook): number {
   const latency = health.latencyMs(source.name);
   const latencyFactor = latency === undefined ? 1 : 1 / (1 + latency / LATENCY_SCALE_MS);
   return health.successRate(source.name) * latencyFactor * headroom(source, stats);
 }
 
 /** The tightest remaining fraction of the source's concurrency, RPM and TPM (1 when unlimited). */
-export function headroom(source: SourceConfig, stats: SourceStats): number {
+export function headroom(source: Source, stats: SourceStats): number {
   const fractions = [
     [stats.inflight, source.maxConcurrency],
     [stats.rpmUsed, source.rpm],
@@ -60,13 +60,13 @@ export function headroom(source: SourceConfig, stats: SourceStats): number {
 }
 
 /** Weighted random order without replacement (Efraimidis–Spirakis keys); weight ≤ 0 goes last. */
-function weightedOrder(sources: readonly SourceConfig[], rng: () => number): SourceConfig[] {
+function weightedOrder(sources: readonly Source[], rng: () => number): Source[] {
   const keys = sources.map((source) => (source.weight > 0 ? rng() ** (1 / source.weight) : -1));
   return byScore(sources, keys);
 }
 
 /** Descending score; the configured source order breaks ties. */
-function byScore(sources: readonly SourceConfig[], scores: readonly number[]): SourceConfig[] {
+function byScore(sources: readonly Source[], scores: readonly number[]): Source[] {
   return sources
     .map((source, index) => ({ source, index, score: scores[index]! }))
     .sort((a, b) => b.score - a.score || a.index - b.index)
@@ -77,9 +77,9 @@ function byScore(sources: readonly SourceConfig[], scores: readonly number[]): S
  * Within one logical call, sources that failed go behind the others (fail over first), least
  * recently failed first; a failed source comes back only when nothing else is eligible.
  */
-export function deprioritiseFailed(order: readonly SourceConfig[], failedByRecency: readonly string[]): SourceConfig[] {
+export function deprioritiseFailed(order: readonly Source[], failedByRecency: readonly string[]): Source[] {
   if (failedByRecency.length === 0) return [...order];
-  const rank = (source: SourceConfig): number => failedByRecency.indexOf(source.name);
+  const rank = (source: Source): number => failedByRecency.indexOf(source.name);
   const fresh = order.filter((source) => rank(source) < 0);
   const failed = order.filter((source) => rank(source) >= 0).sort((a, b) => rank(a) - rank(b));
   return [...fresh, ...failed];

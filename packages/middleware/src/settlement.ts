@@ -7,7 +7,7 @@ export type TokenAccounting = 'tokens' | 'none';
 export type SettlementBranch = 'cancelled' | 'transient' | 'dead' | 'rejected' | 'invalid';
 
 /**
- * The charge of each branch when usage is unknown (SPEC §6.6). Cancelled and transient keep the
+ * The charge of each branch when usage is unknown (docs/architecture.md#settlement). Cancelled and transient keep the
  * reservation: the upstream may have billed it. A dead source, a bad request or a bad result give it back.
  */
 const BRANCH_CHARGE: Record<SettlementBranch, 'est' | 'zero'> = {

@@ -3,15 +3,14 @@ import { z, type ZodType } from 'zod';
 import type { GatewayChatRequest } from './chat-request.js';
 import type { Call, Middleware, Next } from './compose.js';
 import { parseStructuredAnswer } from './json-extract.js';
+import { askForJson } from './json-prompt.js';
 
 export interface StructuredMiddlewareOptions {
   policy: StructuredPolicy;
-  /** Whether every source's provider profile supports native `response_format: json_schema`. */
-  supportsJsonSchema: boolean;
 }
 
 /**
- * Typed results (SPEC §8). Each round goes through the retry loop below (so every round counts in
+ * Typed results (docs/architecture.md#structured-output). Each round goes through the retry loop below (so every round counts in
  * `callStats.attempts` and shares the call's deadline). A parse or validation failure re-asks with the
  * answer and its issues fed back, up to `maxRetries` times, switching to `escalation` after the first
  * failure; exhausted → ResultInvalidError carrying the last issues.
@@ -37,7 +36,8 @@ export function structuredMiddleware(options: StructuredMiddlewareOptions): Midd
     let issues: string[] = [];
     let lastSource: string | undefined;
     for (let round = 0; round <= policy.maxRetries; round += 1) {
-      const native = strategy === 'json_schema' && options.supportsJsonSchema;
+      // A source whose model has no native json_schema gets the prompt form instead (chat-operation.ts).
+      const native = strategy === 'json_schema';
       const response = await next({
         ctx: call.ctx,
         request: native
@@ -57,18 +57,6 @@ export function structuredMiddleware(options: StructuredMiddlewareOptions): Midd
       issues,
     });
   }
-}
-
-/** The json_repair strategy: the prompt itself asks for JSON (on the last user turn). */
-function askForJson(messages: readonly ChatMessage[], jsonSchema: Record<string, unknown>): ChatMessage[] {
-  const instruction = `Respond with only a JSON value that conforms to this JSON Schema:\n${JSON.stringify(jsonSchema)}`;
-  const last = messages.at(-1);
-  if (!last || last.role !== 'user') return [...messages, { role: 'user', content: instruction }];
-  const content =
-    typeof last.content === 'string'
-      ? `${last.content}\n\n${instruction}`
-      : [...last.content, { type: 'text' as const, text: instruction }];
-  return [...messages.slice(0, -1), { ...last, content }];
 }
 
 function feedback(issues: readonly string[]): string {

@@ -26,7 +26,7 @@ export interface TelemetryEmitterOptions {
   warnings: WarnOnce;
 }
 
-/** Builds the `llm_calls` rows of SPEC §12: one per attempt, one per cache hit, one terminal row per failed call. */
+/** Builds the `llm_calls` rows of docs/architecture.md#telemetry: one per attempt, one per cache hit, one terminal row per failed call. */
 export class TelemetryEmitter {
   /**
    * Whether rows go anywhere. Without a recorder (or with the NoopRecorder) no row is built at all:
@@ -54,7 +54,7 @@ export class TelemetryEmitter {
     // several spreads cost tens of microseconds, and rows are built for every attempt.
     const row = this.base(ctx, 'attempt', report.callId);
     row.source = report.source.name;
-    row.model = description.model ?? report.source.model;
+    row.model = description.model ?? report.source.model.modelId;
     row.status = report.status;
     if (report.status !== 'ok') this.setError(row, report.error, report.status === 'cancelled');
     if (usage) {

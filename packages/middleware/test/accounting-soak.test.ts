@@ -1,5 +1,5 @@
 /**
- * SPEC §13.6: after any run — success, failure, abort — `inflight` returns to 0 and TPM equals the
+ * docs/architecture.md#invariants: after any run — success, failure, abort — `inflight` returns to 0 and TPM equals the
  * settled usage. 10,000 logical calls with random outcomes and aborts against the real memory limiter.
  */
 import { InMemoryLimiter } from '@pgw/backend-memory';
@@ -16,7 +16,7 @@ import {
 } from '@pgw/core';
 import { expect, it } from 'vitest';
 import { assembleChatPipeline } from '../src/index.js';
-import { ArrayRecorder, chatResult, drain, ManualClock, ScriptedGate, source, usage } from './helpers/fakes.js';
+import { ArrayRecorder, chatResult, drain, ManualClock, Script, ScriptedGate, ScriptedModel, source, usage } from './helpers/fakes.js';
 import { testSettings } from './helpers/harness.js';
 
 /** Deterministic PRNG (mulberry32), so a failure reproduces. */
@@ -88,8 +88,9 @@ it('10,000 calls with random failures and aborts leave inflight 0 and TPM equal 
   const abortSoon = (id: string): void => {
     setImmediate(() => controllers.get(id)?.abort());
   };
-  const transport = {
-    chat: async (_source: unknown, _request: unknown, ctx: AttemptContext): Promise<ChatResult> => {
+  const model = {
+    ...new ScriptedModel(new Script([])),
+    generate: async (_request: unknown, ctx: AttemptContext): Promise<ChatResult> => {
       await tick(); // in flight for a moment, so aborts land everywhere
       const r = random();
       const tokens = Math.floor(random() * 50);
@@ -106,11 +107,15 @@ it('10,000 calls with random failures and aborts leave inflight 0 and TPM equal 
     },
   };
   const pipeline = assembleChatPipeline({
-    settings: testSettings({ scope: 'SOAK', sources, selector: 'round_robin', retry: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 10 } }),
+    settings: testSettings({
+      scope: 'SOAK',
+      sources: sources.map((s) => ({ ...s, model: model as ScriptedModel })),
+      selector: 'round_robin',
+      retry: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 10 },
+    }),
     limiter,
     gate: new ScriptedGate(),
     recorder: new ArrayRecorder(),
-    transport,
     now: clock.now,
     sleep: yieldingSleep,
     rng: random,

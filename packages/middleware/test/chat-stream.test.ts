@@ -16,9 +16,9 @@ import {
 import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import type { ChatStream } from '../src/index.js';
+import { assembleChatPipeline, type ChatStream } from '../src/index.js';
 import { AccountingLimiter, chatResult, drain, HANG, ScriptedGate, type Step } from './helpers/fakes.js';
-import { chatHarness } from './helpers/harness.js';
+import { chatHarness, HI } from './helpers/harness.js';
 
 /** A streaming transport step: forwards `deltas` through `ctx.onDelta` (awaiting any promise between them), then ends as `end` says. */
 function streams(deltas: Array<ChatDelta | Promise<unknown>>, end: ChatResult | Error | typeof HANG): Step<ChatResult> {
@@ -55,6 +55,17 @@ const content = (...words: string[]): ChatDelta[] => words.map((word) => ({ cont
 const truncated = () => new TransientError({ message: 'stream ended without [DONE]', sourceName: 'a', transientKind: 'truncated' });
 
 describe('chat stream: delivery', () => {
+  it('a model that cannot stream answers whole: its answer reaches the caller as one delta', async () => {
+    const h = chatHarness([chatResult('all at once', { reasoningContent: 'thought' })]);
+    const wholeOnly = h.settings.sources.map((s) => ({ ...s, model: Object.assign(Object.create(null), s.model, { generate: s.model.generate.bind(s.model) }) }));
+    const pipeline = assembleChatPipeline({ ...h.parts, settings: { ...h.settings, sources: wholeOnly } });
+    expect(wholeOnly[0]!.model.stream).toBeUndefined();
+    const stream = pipeline.stream({ messages: HI, sampling: {} });
+    const { deltas } = await collect(stream);
+    expect(deltas).toEqual([{ content: 'all at once', reasoningContent: 'thought' }]);
+    expect(await stream.response).toMatchObject({ content: 'all at once', source: 'a' });
+  });
+
   it('yields content deltas in order while the attempt runs; response.content is their concatenation', async () => {
     const gate = deferred();
     const h = chatHarness([streams([...content('one ', 'two '), gate.promise, ...content('three')], chatResult('one two three'))]);
@@ -67,7 +78,6 @@ describe('chat stream: delivery', () => {
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
     const response = await stream.response;
     expect(response).toMatchObject({ content: 'one two three', source: 'a', cached: false, callStats: { attempts: 1, sourcesTried: ['a'] } });
-    expect((h.script.calls[0]!.request as ChatRequest).stream).toBe(true);
     expect(h.recorder.kind('attempt')).toEqual([expect.objectContaining({ status: 'ok', source: 'a' })]);
     expect(h.recorder.kind('terminal_failure')).toEqual([]);
   });

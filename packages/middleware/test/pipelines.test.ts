@@ -2,7 +2,7 @@ import { CallDeadlineExceeded, ResultInvalidError, TransientError, type EmbedReq
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { assembleChatPipeline, compose, createCallContext, type Middleware } from '../src/index.js';
-import { AccountingLimiter, chatResult, chatTransport, embedResult, HANG, Script, source, usage } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, embedResult, HANG, Script, ScriptedModel, source, usage } from './helpers/fakes.js';
 import { chatHarness, embedHarness, ocrHarness, testSettings } from './helpers/harness.js';
 
 describe('compose', () => {
@@ -104,15 +104,18 @@ describe('call deadline boundary', () => {
 
 describe('assembly', () => {
   it('rejects settings the loop cannot run with, naming the field', () => {
-    const transport = chatTransport(new Script([chatResult()]));
-    const base = { limiter: new AccountingLimiter(), gate: {} as never, now: () => 0, sleep: async () => undefined, rng: Math.random, warn: () => undefined, transport };
+    const base = { limiter: new AccountingLimiter(), gate: {} as never, now: () => 0, sleep: async () => undefined, rng: Math.random, warn: () => undefined };
     expect(() => assembleChatPipeline({ ...base, settings: testSettings({ sources: [] }) })).toThrow(/settings\.sources/);
     expect(() => assembleChatPipeline({ ...base, settings: testSettings({ sources: [source('a'), source('a')] }) })).toThrow(/duplicate source name 'a'/);
     expect(() =>
       assembleChatPipeline({ ...base, settings: testSettings({ retry: { maxAttempts: 0, backoffBaseMs: 1, backoffMaxMs: 1 } }) }),
     ).toThrow(/retry\.maxAttempts/);
-    expect(() => assembleChatPipeline({ ...base, settings: testSettings({ sources: [source('a', { provider: 'nope' })] }) })).toThrow(
-      /unknown provider profile/,
-    );
+    const noGenerate = { ...new ScriptedModel(new Script([])), specificationVersion: 'pgw-model-v1' as const, generate: undefined };
+    expect(() =>
+      assembleChatPipeline({ ...base, settings: testSettings({ sources: [source('a', { model: noGenerate as unknown as ScriptedModel })] }) }),
+    ).toThrow("settings.sources[0].model (source 'a') (scripted model-x) lacks generate");
+    expect(() =>
+      assembleChatPipeline({ ...base, settings: testSettings({ sources: [source('a', { model: 'gpt-4o' as unknown as ScriptedModel })] }) }),
+    ).toThrow(/settings\.sources\[0\]\.model \(source 'a'\) must be a model of specification 'pgw-model-v1'/);
   });
 });

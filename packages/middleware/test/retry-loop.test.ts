@@ -1,4 +1,5 @@
 import {
+  type AttemptContext,
   AllSourcesExhausted,
   CircuitOpenError,
   GatewayUnavailableError,
@@ -16,14 +17,14 @@ import {
 } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { chatOperation } from '../src/index.js';
-import { AccountingLimiter, chatResult, chatTransport, embedResult, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, embedResult, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
 
 const rateLimited = (retryAfterMs?: number) =>
   new TransientError({ message: '429', statusCode: 429, transientKind: 'rate_limited', retryAfterMs });
 const serverError = () => new TransientError({ message: '503', statusCode: 503, transientKind: 'server_error' });
 const dead = () => new SourceDeadError({ message: '401', statusCode: 401 });
-const chatOp = (script: Script<ChatResult>) => chatOperation(chatTransport(script), new ThinkingContradictions(() => undefined));
+const chatOp = (_script: Script<ChatResult>) => chatOperation(new ThinkingContradictions(() => undefined));
 const REQUEST: ChatRequest = { messages: HI, sampling: {} };
 
 describe('retry loop: failover and accounting', () => {
@@ -57,6 +58,23 @@ describe('retry loop: failover and accounting', () => {
     expect(new Set(ids).size).toBe(2);
     // 50 ms of jittered backoff (rng 0.5 × base 100) plus the 1234 ms attempt, all on the injected clock.
     expect(response.callStats.totalLatencyMs).toBe(1_284);
+  });
+
+  it("hands the model the attempt's source name and that source's per-attempt timeout", async () => {
+    const seen: Array<[string, number]> = [];
+    const h = chatHarness(
+      [serverError(), chatResult()].map((end) => (ctx: AttemptContext) => {
+        seen.push([ctx.sourceName, ctx.timeoutMs]);
+        if (end instanceof Error) throw end;
+        return end;
+      }),
+      { sources: [source('a', { timeoutMs: 7_000 }), source('b', { timeoutMs: 9_000 })] },
+    );
+    await h.run();
+    expect(seen).toEqual([
+      ['a', 7_000],
+      ['b', 9_000],
+    ]);
   });
 
   it('records the outcome with the ticket the attempt was admitted under (epoch fencing)', async () => {

@@ -1,4 +1,4 @@
-/** SPEC §6.6: what each permit is settled with, one test per row, plus slot/probe release exactly once. */
+/** docs/architecture.md#settlement: what each permit is settled with, one test per row, plus slot/probe release exactly once. */
 import {
   RequestRejectedError,
   ResultInvalidError,
@@ -17,12 +17,9 @@ import { chatOperation, embedOperation, ocrTextOperation } from '../src/index.js
 import {
   AccountingLimiter,
   chatResult,
-  chatTransport,
   drain,
   embedResult,
-  embedTransport,
   HANG,
-  ocrTransport,
   ScriptedGate,
   source,
   usage,
@@ -32,7 +29,7 @@ import { HI, loopHarness } from './helpers/harness.js';
 
 const EST = 400;
 const one = [source('a', { estTokens: EST })];
-const chatOp = (script: Script<ChatResult>) => chatOperation(chatTransport(script), new ThinkingContradictions(() => undefined));
+const chatOp = (_script: Script<ChatResult>) => chatOperation(new ThinkingContradictions(() => undefined));
 const REQUEST: ChatRequest = { messages: HI, sampling: {} };
 
 function chatLoop(steps: Parameters<typeof loopHarness<ChatRequest, ChatResult>>[1], gate = new ScriptedGate()) {
@@ -53,7 +50,7 @@ function expectReleasedOnce(h: ReturnType<typeof chatLoop>, verdicts: number): v
   expect(h.gate.records.length + h.gate.probeReleases.length).toBe(verdicts);
 }
 
-describe('settlement matrix (SPEC §6.6)', () => {
+describe('settlement matrix (docs/architecture.md#settlement)', () => {
   it('S1: abort during admission settles 0 — a late grant is handed back whole', async () => {
     const grant = deferred<Admission>();
     const entered = deferred();
@@ -213,7 +210,7 @@ describe('settlement matrix (SPEC §6.6)', () => {
 
   it('S6: OCR settles 0 anywhere, in flight included', async () => {
     const ocrSource = [source('a', { estTokens: EST })];
-    const h = loopHarness((script: Script<{ text: string }>) => ocrTextOperation(ocrTransport(script as Script<unknown>)), [HANG], {
+    const h = loopHarness((script: Script<{ text: string }>) => ocrTextOperation(), [HANG], {
       sources: ocrSource,
       operation: 'ocr_text',
     });
@@ -228,7 +225,7 @@ describe('settlement matrix (SPEC §6.6)', () => {
   });
 
   it('S7: embedding follows S3/S4 — est in flight, measured usage on success', async () => {
-    const embed = (script: Script<EmbedResult>) => embedOperation(embedTransport(script), undefined);
+    const embed = (script: Script<EmbedResult>) => embedOperation(undefined);
     const inflight = loopHarness(embed, [HANG], { sources: one, operation: 'embed' });
     const controller = new AbortController();
     const { done } = inflight.start({ texts: ['x'] }, controller.signal);
@@ -254,7 +251,7 @@ describe('settlement matrix (SPEC §6.6)', () => {
   it('unclassified error settles 0 even when it escapes from result validation', async () => {
     const h = loopHarness(
       (script: Script<EmbedResult>) => ({
-        ...embedOperation(embedTransport(script), undefined),
+        ...embedOperation(undefined),
         validate: () => {
           throw new TypeError('validator bug');
         },

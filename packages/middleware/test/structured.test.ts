@@ -1,8 +1,8 @@
-import { ResultInvalidError, type ChatRequest } from '@pgw/core';
+import { ResultInvalidError, TransientError, type ChatRequest } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { extractJsonText, parseStructuredAnswer } from '../src/index.js';
-import { chatResult, source } from './helpers/fakes.js';
+import { chatResult, Script, ScriptedModel, source } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 
 const Answer = z.object({ answer: z.number(), tags: z.array(z.string()) });
@@ -61,14 +61,20 @@ describe('structured middleware', () => {
     expect(requests(h)[0]!.messages).toHaveLength(1); // no prompt instruction needed
   });
 
-  it('json_schema falls back to json_repair when a provider profile lacks native support', async () => {
-    const h = chatHarness([chatResult('{"answer": 1, "tags": []}')], {
-      sources: [source('a'), source('b', { provider: 'qwen' })],
+  it('json_schema is decided per source: a model without native support gets the JSON request in the prompt', async () => {
+    const plain = new ScriptedModel(new Script([]), 'model-b', { jsonSchema: false, streaming: true });
+    const bad = new TransientError({ message: '503', statusCode: 503, sourceName: 'a' });
+    const h = chatHarness([bad, chatResult('{"answer": 1, "tags": []}')], {
+      sources: [source('a'), source('b', { model: plain })],
       settings: { structured: { maxRetries: 1, strategy: 'json_schema', escalation: 'json_schema' } },
     });
     await h.run({ structured: Answer });
-    expect(requests(h)[0]!.responseFormat).toBeUndefined();
-    expect(String(requests(h)[0]!.messages.at(-1)!.content)).toContain('JSON Schema');
+    const [onA, onB] = requests(h);
+    expect(h.script.sources()).toEqual(['a', 'b']);
+    expect(onA!.responseFormat?.type).toBe('json_schema'); // a: native, no instruction
+    expect(onA!.messages).toHaveLength(1);
+    expect(onB!.responseFormat).toBeUndefined(); // b: the same round, asked in the prompt
+    expect(String(onB!.messages.at(-1)!.content)).toContain('JSON Schema');
   });
 
   it('re-asks with the answer and its issues, escalating after the first failure; every round counts as an attempt', async () => {

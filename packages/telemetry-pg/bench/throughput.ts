@@ -1,5 +1,5 @@
 /**
- * Telemetry rows/s of the Postgres store with batching (SPEC §16), in a scratch schema dropped afterwards.
+ * Telemetry rows/s of the Postgres store with batching (docs/architecture.md#performance), in a scratch schema dropped afterwards.
  * Run: PGW_TEST_PG_DSN=postgres://… npx tsx --conditions=@pgw/source bench/throughput.ts [rows=50000]
  */
 import pg from 'pg';

@@ -1,4 +1,4 @@
-/** TelemetryRecorder on PostgreSQL (SPEC §12): batched multi-row inserts through the core queue. */
+/** TelemetryRecorder on PostgreSQL (docs/architecture.md#telemetry): batched multi-row inserts through the core queue. */
 import pg from 'pg';
 import {
   QueuedRecorder,

@@ -1,4 +1,4 @@
-/** The queries behind `pgw report` (SPEC §14) on Postgres; the SQLite store answers the same shape. */
+/** The queries behind `pgw report` (docs/architecture.md#beyond-the-port) on Postgres; the SQLite store answers the same shape. */
 import pg from 'pg';
 import {
   SUMMARY_NONE_KEY,
@@ -37,17 +37,29 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
     const all = async <T extends object>(sql: string, extra: unknown[] = []) =>
       (await client.query<T>(sql, [...bounds, ...extra])).rows;
     const [totals] = await all<
-      Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts' | 'cancelledAttempts'>
+      Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'cancelledAttempts'>
     >(
       `SELECT COUNT(DISTINCT logical_call_id)::int AS "calls",
               COUNT(*) FILTER (WHERE event_kind = 'attempt')::int AS "attempts",
               COUNT(*) FILTER (WHERE event_kind = 'cache_hit')::int AS "cacheHits",
-              COUNT(DISTINCT logical_call_id) FILTER (WHERE event_kind = 'attempt')::int AS "callsWithAttempts",
               COUNT(*) FILTER (WHERE event_kind = 'attempt' AND status = 'cancelled')::int AS "cancelledAttempts"
        FROM ${table} WHERE ${inRange}`,
     );
     const parts: SummaryParts = {
       ...totals!,
+      // A call's retries: its unsuccessful attempts, less the last one when the call failed.
+      operations: await all(
+        `WITH per_call AS (
+           SELECT operation,
+                  COUNT(*) FILTER (WHERE event_kind = 'attempt') AS attempts,
+                  COUNT(*) FILTER (WHERE event_kind = 'attempt' AND status <> 'ok') AS unsuccessful,
+                  bool_or(event_kind = 'terminal_failure') AS failed
+           FROM ${table} WHERE ${inRange} GROUP BY logical_call_id, operation)
+         SELECT operation AS key, COUNT(*)::int AS calls, SUM(attempts)::int AS attempts,
+                SUM(GREATEST(unsuccessful - CASE WHEN failed THEN 1 ELSE 0 END, 0))::int AS retries,
+                COUNT(*) FILTER (WHERE failed)::int AS "failedCalls"
+         FROM per_call GROUP BY operation ORDER BY operation`,
+      ),
       failuresByType: await all(
         `SELECT COALESCE(error_type, $3) AS key, COUNT(*)::int AS count
          FROM ${table} WHERE event_kind = 'terminal_failure' AND ${inRange} GROUP BY 1 ORDER BY 1`,

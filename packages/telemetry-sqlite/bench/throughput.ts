@@ -1,5 +1,5 @@
 /**
- * Telemetry rows/s of the SQLite store with batching (SPEC §16).
+ * Telemetry rows/s of the SQLite store with batching (docs/architecture.md#performance).
  * Run: npx tsx --conditions=@pgw/source bench/throughput.ts [rows=50000]
  */
 import { mkdtempSync, rmSync } from 'node:fs';

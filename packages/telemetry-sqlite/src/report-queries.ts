@@ -1,4 +1,4 @@
-/** The queries behind `pgw report` (SPEC §14) on a SQLite file; the Postgres store answers the same shape. */
+/** The queries behind `pgw report` (docs/architecture.md#beyond-the-port) on a SQLite file; the Postgres store answers the same shape. */
 import Database from 'better-sqlite3';
 import {
   SUMMARY_NONE_KEY,
@@ -31,13 +31,24 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
         `SELECT COUNT(DISTINCT logical_call_id) AS calls,
                 COALESCE(SUM(event_kind = 'attempt'), 0) AS attempts,
                 COALESCE(SUM(event_kind = 'cache_hit'), 0) AS cacheHits,
-                COUNT(DISTINCT CASE WHEN event_kind = 'attempt' THEN logical_call_id END) AS callsWithAttempts,
                 COALESCE(SUM(event_kind = 'attempt' AND status = 'cancelled'), 0) AS cancelledAttempts
          FROM llm_calls WHERE ${inRange}`,
       )
-      .get(params) as Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'callsWithAttempts' | 'cancelledAttempts'>;
+      .get(params) as Pick<SummaryParts, 'calls' | 'attempts' | 'cacheHits' | 'cancelledAttempts'>;
     const parts: SummaryParts = {
       ...totals,
+      // A call's retries: its unsuccessful attempts, less the last one when the call failed.
+      operations: all(
+        `WITH per_call AS (
+           SELECT operation,
+                  SUM(event_kind = 'attempt') AS attempts,
+                  SUM(event_kind = 'attempt' AND status <> 'ok') AS unsuccessful,
+                  MAX(event_kind = 'terminal_failure') AS failed
+           FROM llm_calls WHERE ${inRange} GROUP BY logical_call_id, operation)
+         SELECT operation AS key, COUNT(*) AS calls, SUM(attempts) AS attempts,
+                SUM(MAX(unsuccessful - failed, 0)) AS retries, SUM(failed) AS failedCalls
+         FROM per_call GROUP BY operation ORDER BY operation`,
+      ),
       failuresByType: all(
         `SELECT COALESCE(error_type, @none) AS key, COUNT(*) AS count
          FROM llm_calls WHERE event_kind = 'terminal_failure' AND ${inRange} GROUP BY 1 ORDER BY 1`,

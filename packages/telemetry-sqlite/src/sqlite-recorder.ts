@@ -1,4 +1,4 @@
-/** TelemetryRecorder on a SQLite file (SPEC §12): batched through the core queue, rotated by size. */
+/** TelemetryRecorder on a SQLite file (docs/architecture.md#telemetry): batched through the core queue, rotated by size. */
 import { existsSync } from 'node:fs';
 import {
   QueuedRecorder,

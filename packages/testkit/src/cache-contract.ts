@@ -1,5 +1,5 @@
 /**
- * The cache contract (SPEC §7) every Cache adapter passes unchanged: LRU + TTL, bounded. Time moves
+ * The cache contract (docs/architecture.md#cache) every Cache adapter passes unchanged: LRU + TTL, bounded. Time moves
  * only through the factory's `now`. Each factory call must return an isolated cache (its own key space).
  */
 import type { Cache, Clock } from '@pgw/core';

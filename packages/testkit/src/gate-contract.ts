@@ -1,8 +1,8 @@
 /**
- * The breaker gate contract (SPEC §6.2) every Gate adapter passes unchanged. Time moves only
+ * The breaker gate contract (docs/architecture.md#circuit-breaker) every Gate adapter passes unchanged. Time moves only
  * through the factory's `now`.
  *
- * Rules pinned here beyond the SPEC's words:
+ * Rules pinned here beyond the words of docs/architecture.md#circuit-breaker:
  * - half-open is an open breaker whose `openUntil` has passed (at `now == openUntil` it is half-open);
  *   `snapshot().openUntil` is 0 when closed, else the end of the last open period;
  * - health evidence: the consecutive channel does not trip while the failure-rate window holds

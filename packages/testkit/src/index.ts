@@ -8,5 +8,6 @@ export * from './settle-release-contract.js';
 export * from './gate-contract.js';
 export * from './cache-contract.js';
 export * from './recorder-contract.js';
+export * from './model-contract/index.js';
 export * from './private-redis.js';
 export * from './private-postgres.js';

@@ -1,5 +1,5 @@
 /**
- * The limiter contract (SPEC §6.1) every Limiter adapter passes unchanged. Time moves only through
+ * The limiter contract (docs/architecture.md#admission-the-six-gates) every Limiter adapter passes unchanged. Time moves only through
  * the factory's `now`: an adapter under test must read that clock for every decision (the Redis
  * adapter passes it into its scripts instead of Redis TIME).
  */

@@ -1,6 +1,6 @@
 /**
  * The limiter's model-based property run: thousands of random operations against an adapter and a
- * plain model of SPEC §6.1 side by side. Every admission decision must match the model's; at
+ * plain model of docs/architecture.md#admission-the-six-gates side by side. Every admission decision must match the model's; at
  * checkpoints and at the end the books (inflight, RPM, TPM) must equal the model's and never go negative.
  */
 import fc from 'fast-check';
@@ -122,7 +122,7 @@ class LimiterModelRun {
       if (index % CHECK_EVERY === CHECK_EVERY - 1) await this.checkBooks(where);
     }
     await this.checkBooks('after the last op');
-    // SPEC §13.6: once every lease is released or reclaimed and the window passed, the books are empty.
+    // docs/architecture.md#invariants: once every lease is released or reclaimed and the window passed, the books are empty.
     for (const entry of this.held) await entry.permit.release();
     this.clock.advance(Math.max(this.scenario.leaseTtlMs, WINDOW_MS));
     for (const source of SOURCES) {

@@ -1,4 +1,4 @@
-/** The throughput benchmark both telemetry stores run (SPEC §16), so their figures compare. */
+/** The throughput benchmark both telemetry stores run (docs/architecture.md#performance), so their figures compare. */
 import type { TelemetryRecorder } from '@pgw/core';
 import { sampleTelemetryRow } from './telemetry-rows.js';
 

@@ -1,5 +1,5 @@
 /**
- * The recorder contract (SPEC §12) every telemetry store passes unchanged, and the report-query
+ * The recorder contract (docs/architecture.md#telemetry) every telemetry store passes unchanged, and the report-query
  * contract (`summarize`) both stores answer identically for the same rows.
  */
 import { TELEMETRY_COLUMNS } from '@pgw/core';
@@ -233,6 +233,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         attemptErrorsByType: { TransientError: 3, SourceDeadError: 1, '(none)': 1 },
         attemptErrorsBySource: { alpha: { TransientError: 3 }, beta: { SourceDeadError: 1, '(none)': 1 } },
         cancelledAttempts: 1,
+        operations: { chat: { calls: 105, attempts: 108, retries: 4, failedCalls: 2 } },
         latency: {
           alpha: { samples: 1, p50: 300, p95: 300, p99: 300 },
           beta: { samples: 1, p50: 200, p95: 200, p99: 200 },
@@ -274,6 +275,35 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       expect(everything.attemptErrorsByType.SourceDeadError).toBe(2);
     });
 
+    it('counts as retries only re-attempts of a call, never an embedding call\'s further batches, and shows operations apart', async () => {
+      const t = T0 + 10 * HOUR;
+      const rows = [
+        // An embedding call of three batches whose second batch needed a second attempt.
+        attempt('H', t, { operation: 'embed', source: 'alpha' }),
+        attempt('H', t + 1, { operation: 'embed', source: 'alpha', status: 'error', errorType: 'TransientError' }),
+        attempt('H', t + 2, { operation: 'embed', source: 'alpha' }),
+        attempt('H', t + 3, { operation: 'embed', source: 'alpha' }),
+        // An embedding call whose last batch failed for good: two attempts of that batch, one retry.
+        attempt('I', t + 4, { operation: 'embed', source: 'alpha' }),
+        attempt('I', t + 5, { operation: 'embed', source: 'alpha', status: 'error', errorType: 'TransientError' }),
+        attempt('I', t + 6, { operation: 'embed', source: 'alpha', status: 'error', errorType: 'TransientError' }),
+        minimalRow({ logicalCallId: 'I', ts: t + 7, operation: 'embed', eventKind: 'terminal_failure', status: 'error', errorType: 'AllSourcesExhausted' }),
+        // A chat call that failed over once.
+        attempt('J', t + 8, { source: 'beta', status: 'error', errorType: 'SourceDeadError' }),
+        attempt('J', t + 9, { source: 'alpha' }),
+        // A call refused before any attempt.
+        minimalRow({ logicalCallId: 'K', ts: t + 10, eventKind: 'terminal_failure', status: 'error', errorType: 'CircuitOpenError' }),
+      ];
+      for (const row of rows) harness.recorder.record(row);
+      await harness.recorder.flush();
+      const summary = await harness.summarize({ since: t });
+      expect(summary).toMatchObject({ calls: 4, attempts: 9, retries: 3 });
+      expect(summary.operations).toEqual({
+        chat: { calls: 2, attempts: 2, retries: 1, failedCalls: 1 },
+        embed: { calls: 2, attempts: 7, retries: 2, failedCalls: 1 },
+      });
+    });
+
     it('answers an empty range with zeros', async () => {
       const summary = await harness.summarize({ since: T0 + 10 * HOUR });
       expect(summary).toEqual({
@@ -285,6 +315,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         attemptErrorsByType: {},
         attemptErrorsBySource: {},
         cancelledAttempts: 0,
+        operations: {},
         latency: {},
         costBySource: {},
         costByTenant: {},

@@ -1,14 +1,14 @@
 import { describe, expect, it } from 'vitest';
 import { TransientError } from '@pgw/core';
 import { probeHandles, startMockUpstream } from '@pgw/mock-upstream';
-import { MonkeyOcrTransport } from '../src/index.js';
-import { PNG, attemptContext, ocrSource, rejectionOf } from './support.js';
+import { monkeyOcr } from '../src/index.js';
+import { PNG, attemptContext, harness, ocrSource, rejectionOf } from './support.js';
 
 describe('timeouts, aborts and cleanup', () => {
   it('a hanging route is a TransientError(timeout), the socket is closed, nothing is left open', async () => {
     const probe = probeHandles();
     const mock = await startMockUpstream({ script: { sources: { stuck: { otherwise: { kind: 'hang' } } } } });
-    const transport = new MonkeyOcrTransport();
+    const transport = harness();
     try {
       const error = (await rejectionOf(
         transport.recognizeText(ocrSource(mock, 'stuck', { timeoutMs: 150 }), PNG, {}, attemptContext()),
@@ -26,7 +26,7 @@ describe('timeouts, aborts and cleanup', () => {
 
   it('a body that stalls half-way is a timeout too (the timer covers the whole body)', async () => {
     const mock = await startMockUpstream({ script: { sources: { slow: { otherwise: { kind: 'stall' } } } } });
-    const transport = new MonkeyOcrTransport();
+    const transport = harness();
     try {
       const error = (await rejectionOf(
         transport.parseLayout(ocrSource(mock, 'slow', { timeoutMs: 150 }), PNG, {}, attemptContext()),
@@ -42,7 +42,7 @@ describe('timeouts, aborts and cleanup', () => {
   it("the caller's abort mid-request rejects with that abort (not a TransientError) and closes the socket", async () => {
     const probe = probeHandles();
     const mock = await startMockUpstream({ script: { sources: { stuck: { otherwise: { kind: 'hang' } } } } });
-    const transport = new MonkeyOcrTransport();
+    const transport = harness();
     try {
       const controller = new AbortController();
       const pending = rejectionOf(transport.parseLayout(ocrSource(mock, 'stuck'), PNG, {}, attemptContext(controller.signal)));
@@ -63,7 +63,7 @@ describe('timeouts, aborts and cleanup', () => {
 
   it('an already-aborted signal sends nothing', async () => {
     const mock = await startMockUpstream({ script: { sources: { ocr: {} } } });
-    const transport = new MonkeyOcrTransport();
+    const transport = harness();
     try {
       const controller = new AbortController();
       controller.abort(new Error('too late'));
@@ -79,7 +79,7 @@ describe('timeouts, aborts and cleanup', () => {
 
   it('bounds connections per origin and reuses them', async () => {
     const mock = await startMockUpstream({ script: { sources: { ocr: { latencyMs: 50 } } } });
-    const transport = new MonkeyOcrTransport({ connectionsPerOrigin: 2 });
+    const transport = harness({}, { connections: 2 });
     try {
       let peak = 0;
       const sampler = setInterval(() => (peak = Math.max(peak, mock.counters('ocr').inflight)), 5);
@@ -103,7 +103,7 @@ describe('timeouts, aborts and cleanup', () => {
     const mock = await startMockUpstream({ script: { sources: { ocr: {} } } });
     try {
       const probe = probeHandles();
-      const transport = new MonkeyOcrTransport({ keepAliveTimeoutMs: 60_000 });
+      const transport = harness({}, { keepAliveTimeoutMs: 60_000 });
       await transport.recognizeText(ocrSource(mock, 'ocr'), PNG, {}, attemptContext());
       await transport.parseLayout(ocrSource(mock, 'ocr'), PNG, {}, attemptContext());
       await transport.close();
@@ -114,20 +114,21 @@ describe('timeouts, aborts and cleanup', () => {
     }
   });
 
-  it('close() is final: later calls throw', async () => {
+  it('a model that made its own Agent closes it; close() is idempotent and final', async () => {
     const mock = await startMockUpstream({ script: { sources: { ocr: {} } } });
-    const transport = new MonkeyOcrTransport();
     try {
-      await transport.recognizeText(ocrSource(mock, 'ocr'), PNG, {}, attemptContext());
-      await transport.close();
-      const error = await rejectionOf(transport.recognizeText(ocrSource(mock, 'ocr'), PNG, {}, attemptContext()));
+      const probe = probeHandles();
+      const model = monkeyOcr(ocrSource(mock, 'ocr').options);
+      const attempt = { ...attemptContext(), sourceName: 'ocr' };
+      expect(await model.recognizeText(PNG, {}, attempt)).toEqual({ text: expect.any(String) });
+      expect(await model.checkHealth({ timeoutMs: 5000 })).toBe(true);
+      await model.close();
+      await model.close();
+      expect(await probe.leftovers()).toEqual([]);
+      const error = await rejectionOf(model.recognizeText(PNG, {}, attempt));
       expect(error.message).toContain('closed');
     } finally {
       await mock.close();
     }
-  });
-
-  it('rejects invalid constructor options naming them', () => {
-    expect(() => new MonkeyOcrTransport({ connectionsPerOrigin: 0 })).toThrow(/connectionsPerOrigin/);
   });
 });

@@ -1,11 +1,11 @@
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { RequestRejectedError, ResultInvalidError, SourceDeadError, TransientError, type TransientKind } from '@pgw/core';
 import { startMockUpstream, type MockUpstream, type Step } from '@pgw/mock-upstream';
-import { MonkeyOcrTransport } from '../src/index.js';
-import { API_KEY, PNG, attemptContext, ocrSource, rejectionOf } from './support.js';
+import { monkeyOcr } from '../src/index.js';
+import { API_KEY, PNG, attemptContext, harness, ocrSource, rejectionOf } from './support.js';
 
 let mock: MockUpstream;
-let transport: MonkeyOcrTransport;
+let transport: ReturnType<typeof harness>;
 const warnings: string[] = [];
 
 beforeAll(async () => {
@@ -25,7 +25,7 @@ beforeAll(async () => {
       },
     },
   });
-  transport = new MonkeyOcrTransport({ warn: (message) => warnings.push(message) });
+  transport = harness({ warn: (message) => warnings.push(message) });
 });
 afterAll(async () => {
   await transport.close();
@@ -77,8 +77,8 @@ describe('parseLayout', () => {
     const result = await transport.parseLayout(ocrSource(mock, 'ocr'), PNG, {}, attemptContext());
     expect(result.markdown).toBe('# Title\n\nbody');
     expect(result.elements).toEqual([{ type: 'title', text: 'Title', bbox: [0, 0, 10, 10], page: 0 }]);
-    expect(Object.keys(result.files)).toEqual(['images/fig-1.txt']);
-    expect(new TextDecoder().decode(result.files['images/fig-1.txt'])).toBe('figure');
+    expect(Object.keys(result.files ?? {})).toEqual(['images/fig-1.txt']);
+    expect(new TextDecoder().decode(result.files?.['images/fig-1.txt'])).toBe('figure');
     expect(mock.requests('ocr')[0]?.headers['accept']).toBe('application/zip');
   });
 
@@ -208,15 +208,35 @@ describe('error translation', () => {
 });
 
 describe('configuration errors', () => {
-  it('rejects a non-positive timeoutMs and a bad baseUrl without echoing the URL', async () => {
+  it('rejects a non-positive timeoutMs', async () => {
     const badTimeout = await rejectionOf(transport.recognizeText(ocrSource(mock, 'ocr', { timeoutMs: 0 }), PNG, {}, attemptContext()));
     expect(badTimeout).toBeInstanceOf(RangeError);
     expect(badTimeout.message).toContain('timeoutMs');
-    const badUrl = await rejectionOf(
-      transport.recognizeText(ocrSource(mock, 'ocr', { baseUrl: 'not a url :secret@' }), PNG, {}, attemptContext()),
-    );
-    expect(badUrl).toBeInstanceOf(RangeError);
-    expect(badUrl.message).toContain('baseUrl');
-    expect(badUrl.message).not.toContain('secret');
+  });
+
+  it.each([
+    [{ baseUrl: 'not a url :secret@' }, 'monkeyOcr(options.baseUrl)'],
+    [{ model: '' }, 'monkeyOcr(options.model)'],
+    [{ maxResponseBytes: -1 }, 'monkeyOcr(options.maxResponseBytes)'],
+    [{ dispatcher: 'agent' }, 'monkeyOcr(options.dispatcher)'],
+    [{ headers: { 'content-type': 'x' } }, 'monkeyOcr(options.headers)'],
+    [{ apiKey: 'secret\r\n' }, 'monkeyOcr(options.apiKey)'],
+    [{ warn: 1 }, 'monkeyOcr(options.warn)'],
+  ])('rejects %o naming %s without echoing a value', (options, key) => {
+    const error = (() => {
+      try {
+        monkeyOcr({ baseUrl: 'http://127.0.0.1:9', ...(options as object) });
+      } catch (e) {
+        return e as Error;
+      }
+      throw new Error('expected a failure');
+    })();
+    expect(error.message).toContain(key);
+    expect(error.message).not.toContain('secret');
+  });
+
+  it('is a model of the port: provider, model name', () => {
+    expect(monkeyOcr({ baseUrl: 'http://127.0.0.1:9' })).toMatchObject({ specificationVersion: 'pgw-model-v1', provider: 'monkeyocr', modelId: 'monkeyocr' });
+    expect(monkeyOcr({ baseUrl: 'http://127.0.0.1:9', model: 'monkeyocr-pro' }).modelId).toBe('monkeyocr-pro');
   });
 });

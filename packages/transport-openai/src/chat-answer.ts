@@ -1,6 +1,6 @@
 /** A chat answer, however it arrived (one JSON body or a stream), and its translation to ChatResult. */
-import { observeThinking, type ChatMessage, type ChatResult, type SourceConfig, type Usage } from '@pgw/core';
-import { parseJsonObject } from './answer-json.js';
+import { observeThinking, type ChatMessage, type ChatResult, type Usage } from '@pgw/core';
+import { parseAnswerBody } from './answer-json.js';
 import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
 import { isRecord } from './json.js';
 import { estimatedChatUsage, measuredChatUsage } from './usage.js';
@@ -14,14 +14,14 @@ export interface ChatAnswer {
   ttftMs?: number;
 }
 
-export function toChatResult(answer: ChatAnswer, source: SourceConfig, messages: readonly ChatMessage[]): ChatResult {
+export function toChatResult(answer: ChatAnswer, modelId: string, messages: readonly ChatMessage[]): ChatResult {
   const { content, reasoningContent, finishReason, ttftMs } = answer;
   const usage = answer.usage ?? estimatedChatUsage(messages, content + reasoningContent);
   return {
     content,
     ...(reasoningContent !== '' && { reasoningContent }),
     // The configured model names the price and telemetry row; upstreams often answer with a dated alias.
-    model: source.model,
+    model: modelId,
     usage,
     thinkingObservation: observeThinking({
       ...(reasoningContent !== '' && { reasoningText: reasoningContent }),
@@ -32,9 +32,9 @@ export function toChatResult(answer: ChatAnswer, source: SourceConfig, messages:
   };
 }
 
-/** A non-streamed `chat.completion` body. */
+/** A non-streamed `chat.completion` body (or an in-band error in its place). */
 export function parseChatCompletion(body: string, origin: AnswerOrigin): ChatAnswer {
-  const json = parseJsonObject(body, origin);
+  const json = parseAnswerBody(body, origin, 'choices');
   const choices = json['choices'];
   const choice: unknown = Array.isArray(choices) ? choices[0] : undefined;
   if (!isRecord(choice)) throw invalidAnswer(origin, 'no choices', body);

@@ -1,8 +1,9 @@
 /** Assembles a streamed answer from the `data` payloads of `chat.completion.chunk` events. */
 import type { ChatDelta, Usage } from '@pgw/core';
-import { parseJsonObject } from './answer-json.js';
+import type { SseEvent } from '@pgw/http';
+import { inBandError, parseJsonObject } from './answer-json.js';
 import { reasoningText, type ChatAnswer } from './chat-answer.js';
-import { failedMidStream, invalidAnswer, type AnswerOrigin } from './error-translation.js';
+import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
 import { isRecord } from './json.js';
 import { measuredChatUsage } from './usage.js';
 
@@ -30,15 +31,17 @@ export class ChatStreamAssembler {
     return this.sawDone;
   }
 
-  accept(data: string): ChunkNews {
+  /** Reads one event; an `event: error` or a payload with an `error` throws the in-band error it stands for. */
+  accept({ event, data }: SseEvent): ChunkNews {
     if (this.sawDone) return {};
+    if (event === 'error') throw inBandError(data, this.origin);
     if (data.trim() === '[DONE]') {
       this.sawDone = true;
       return {};
     }
     this.firstData ??= data;
     const chunk = parseJsonObject(data, this.origin);
-    if (chunk['error'] !== undefined && chunk['error'] !== null) throw failedMidStream(this.origin, data);
+    if (chunk['error'] !== undefined && chunk['error'] !== null) throw inBandError(data, this.origin);
     const news: ChunkNews = {};
     const usage = measuredChatUsage(chunk['usage']);
     if (usage !== undefined) news.usage = this.usage = usage;

@@ -1,6 +1,6 @@
 /** An `/embeddings` body: vectors in input order, checked for count and shape. */
 import type { Usage } from '@pgw/core';
-import { parseJsonObject } from './answer-json.js';
+import { parseAnswerBody } from './answer-json.js';
 import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
 import { isRecord } from './json.js';
 import { measuredEmbedUsage } from './usage.js';
@@ -12,7 +12,7 @@ export interface EmbedAnswer {
 }
 
 export function parseEmbeddings(body: string, origin: AnswerOrigin, inputCount: number): EmbedAnswer {
-  const json = parseJsonObject(body, origin);
+  const json = parseAnswerBody(body, origin, 'data');
   const data = json['data'];
   if (!Array.isArray(data)) throw invalidAnswer(origin, 'data is not an array', body);
   if (data.length !== inputCount) throw invalidAnswer(origin, `${data.length} embeddings for ${inputCount} inputs`, body);

@@ -1,9 +1,2 @@
-export {
-  OpenAICompatTransport,
-  DEFAULT_CONNECTIONS,
-  DEFAULT_FIRST_TOKEN_MS,
-  DEFAULT_INTER_TOKEN_MS,
-  type OpenAICompatTransportOptions,
-  type StreamWatchdogOptions,
-} from './transport.js';
-export { SseParser, type SseEvent } from './sse-parser.js';
+export { openaiCompatible, OPENAI_COMPATIBLE_PROVIDER, type OpenAICompatibleModel } from './openai-compatible.js';
+export { DEFAULT_FIRST_TOKEN_MS, DEFAULT_INTER_TOKEN_MS, type OpenAICompatibleOptions, type StreamWatchdogOptions } from './options.js';

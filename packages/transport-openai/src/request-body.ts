@@ -1,30 +1,39 @@
 /** Wire bodies of the two routes. */
-import { getProvider, type ChatRequest, type EmbedRequest, type SourceConfig } from '@pgw/core';
+import type { ChatRequest, EmbedRequest, ProviderProfile } from '@pgw/core';
+
+export interface ChatWire {
+  model: string;
+  extraBody: Readonly<Record<string, unknown>>;
+  profile: ProviderProfile;
+  /** Ask for SSE (with a usage chunk). */
+  stream: boolean;
+}
 
 /**
- * `POST /chat/completions`. The source's `extraBody` and the caller's `sampling` overlay the body;
- * `model`, `messages` and the stream flags are the transport's (a stray `stream` would change how
- * the answer must be read); the provider profile puts the reasoning effort on last.
+ * `POST /chat/completions`. The model's `extraBody` and the caller's `sampling` overlay the body;
+ * `model`, `messages` and the stream flags are the model's (a stray `stream` would change how the
+ * answer must be read); `response_format` goes only to a profile with native json_schema; the
+ * provider profile puts the reasoning effort on last.
  */
-export function chatBody(source: SourceConfig, request: ChatRequest): Record<string, unknown> {
+export function chatBody(wire: ChatWire, request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
-    ...source.extraBody,
+    ...wire.extraBody,
     ...request.sampling,
-    model: source.model,
+    model: wire.model,
     messages: request.messages,
-    stream: request.stream === true,
+    stream: wire.stream,
   };
-  if (request.stream === true) body['stream_options'] = { include_usage: true };
+  if (wire.stream) body['stream_options'] = { include_usage: true };
   else delete body['stream_options'];
-  if (request.responseFormat !== undefined) {
+  if (request.responseFormat !== undefined && wire.profile.supportsJsonSchema) {
     const { name, schema } = request.responseFormat;
     body['response_format'] = { type: 'json_schema', json_schema: { name, schema } };
   }
-  getProvider(source.provider).applyEffort(body, request.reasoningEffort);
+  wire.profile.applyEffort(body, request.reasoningEffort);
   return body;
 }
 
 /** `POST /embeddings`. */
-export function embedBody(source: SourceConfig, request: EmbedRequest): Record<string, unknown> {
-  return { ...source.extraBody, model: source.model, input: request.texts };
+export function embedBody(model: string, extraBody: Readonly<Record<string, unknown>>, request: EmbedRequest): Record<string, unknown> {
+  return { ...extraBody, model, input: request.texts };
 }

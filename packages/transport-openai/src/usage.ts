@@ -1,4 +1,4 @@
-/** Usage as the upstream measured it, or as estimated from text when it says nothing (SPEC §11). */
+/** Usage as the upstream measured it, or as estimated from text when it says nothing (docs/architecture.md#transports). */
 import { estimateTokens, type ChatMessage, type Usage } from '@pgw/core';
 import { isRecord, tokenCount } from './json.js';
 

@@ -2,8 +2,7 @@ import { getEventListeners } from 'node:events';
 import { NEVER_ABORTED, TransientError } from '@pgw/core';
 import { probeHandles, startMockUpstream } from '@pgw/mock-upstream';
 import { describe, expect, it } from 'vitest';
-import { OpenAICompatTransport } from '../src/index.js';
-import { attemptContext, scriptedSource, thrown } from './helpers.js';
+import { attemptContext, harness, scriptedSource, thrown } from './helpers.js';
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 
@@ -18,7 +17,7 @@ describe('cancellation', () => {
   it('aborts mid-request and mid-stream with the caller’s reason, frees every exchange, and leaves no handle open', async () => {
     const probe = probeHandles();
     const mock = await startMockUpstream({ script: { sources: {} } });
-    const transport = new OpenAICompatTransport();
+    const transport = harness();
 
     // Mid-request: the upstream never answers.
     const hanging = scriptedSource(mock, { otherwise: { kind: 'hang' } });
@@ -62,7 +61,7 @@ describe('cancellation', () => {
 
   it('an already-aborted signal fails at once without sending anything', async () => {
     const mock = await startMockUpstream({ script: { sources: {} } });
-    const transport = new OpenAICompatTransport();
+    const transport = harness();
     try {
       const source = scriptedSource(mock, {});
       const reason = new Error('too late');
@@ -76,7 +75,7 @@ describe('cancellation', () => {
   });
   it('listens to the caller’s signal once per attempt while it runs, and never to one that cannot abort', async () => {
     const mock = await startMockUpstream({ script: { sources: {} } });
-    const transport = new OpenAICompatTransport();
+    const transport = harness();
     const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
     try {
       // The upstream never answers: the caller's attempts end by abort, the others by their timeout.

@@ -1,11 +1,13 @@
-import { ResultInvalidError, TransientError } from '@pgw/core';
+import { RequestRejectedError, ResultInvalidError, SourceDeadError, TransientError } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { parseChatCompletion, toChatResult } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';
 import { parseEmbeddings } from '../src/embed-answer.js';
-import { sourceConfig, thrown } from './helpers.js';
+import { thrown } from './helpers.js';
 
-const origin = { source: sourceConfig({ apiKey: 'sk-k' }), route: 'chat/completions', status: 200 };
+const failure = { sourceName: 'good', secrets: ['sk-k'], route: 'chat/completions', warn: () => {} };
+const origin = { failure, status: 200, headers: {} };
+const data = (text: string) => ({ event: 'message', data: text });
 const messages = [{ role: 'user' as const, content: 'hello there, model' }];
 
 describe('parseChatCompletion', () => {
@@ -47,7 +49,7 @@ describe('parseChatCompletion', () => {
 
 describe('toChatResult', () => {
   it('estimates usage from the texts when none was measured and observes thinking from reasoning text', () => {
-    const result = toChatResult({ content: 'a'.repeat(40), reasoningContent: 'b'.repeat(40) }, origin.source, messages);
+    const result = toChatResult({ content: 'a'.repeat(40), reasoningContent: 'b'.repeat(40) }, 'mock-model', messages);
     expect(result.usage).toEqual({ promptTokens: 5, completionTokens: 20, usageSource: 'estimated' });
     expect(result.thinkingObservation).toBe('observed');
     expect(result.reasoningContent).toBe('b'.repeat(40));
@@ -56,8 +58,8 @@ describe('toChatResult', () => {
 
   it('observes absent thinking from zero measured reasoning tokens, unknown without any signal', () => {
     const usage = { promptTokens: 1, completionTokens: 1, reasoningTokens: 0, usageSource: 'measured' as const };
-    expect(toChatResult({ content: 'x', reasoningContent: '', usage }, origin.source, messages).thinkingObservation).toBe('absent');
-    const plain = toChatResult({ content: 'x', reasoningContent: '' }, origin.source, messages);
+    expect(toChatResult({ content: 'x', reasoningContent: '', usage }, 'mock-model', messages).thinkingObservation).toBe('absent');
+    const plain = toChatResult({ content: 'x', reasoningContent: '' }, 'mock-model', messages);
     expect(plain.thinkingObservation).toBe('unknown');
     expect(plain).not.toHaveProperty('reasoningContent');
   });
@@ -68,20 +70,20 @@ describe('ChatStreamAssembler', () => {
 
   it('separates content from reasoning and reports usage and the finish reason', () => {
     const assembler = new ChatStreamAssembler(origin);
-    expect(assembler.accept(chunk({ role: 'assistant', content: '' }, { usage: null }))).toEqual({});
-    expect(assembler.accept(chunk({ reasoning_content: 'hmm' }))).toEqual({ delta: { reasoningContent: 'hmm' } });
-    expect(assembler.accept(chunk({ content: 'Hel' }))).toEqual({ delta: { content: 'Hel' } });
-    expect(assembler.accept(JSON.stringify({ choices: [{ delta: { content: 'lo' }, finish_reason: 'stop' }] }))).toEqual({
+    expect(assembler.accept(data(chunk({ role: 'assistant', content: '' }, { usage: null })))).toEqual({});
+    expect(assembler.accept(data(chunk({ reasoning_content: 'hmm' })))).toEqual({ delta: { reasoningContent: 'hmm' } });
+    expect(assembler.accept(data(chunk({ content: 'Hel' })))).toEqual({ delta: { content: 'Hel' } });
+    expect(assembler.accept(data(JSON.stringify({ choices: [{ delta: { content: 'lo' }, finish_reason: 'stop' }] })))).toEqual({
       delta: { content: 'lo' },
     });
     const usage = { prompt_tokens: 2, completion_tokens: 3 };
-    expect(assembler.accept(JSON.stringify({ choices: [], usage }))).toEqual({
+    expect(assembler.accept(data(JSON.stringify({ choices: [], usage })))).toEqual({
       usage: { promptTokens: 2, completionTokens: 3, usageSource: 'measured' },
     });
     expect(assembler.done).toBe(false);
-    assembler.accept('[DONE]');
+    assembler.accept(data('[DONE]'));
     expect(assembler.done).toBe(true);
-    expect(assembler.accept(chunk({ content: 'after done' }))).toEqual({});
+    expect(assembler.accept(data(chunk({ content: 'after done' })))).toEqual({});
     expect(assembler.answer(12)).toEqual({
       content: 'Hello',
       reasoningContent: 'hmm',
@@ -93,24 +95,41 @@ describe('ChatStreamAssembler', () => {
 
   it('rejects a finished stream that never carried a choice', async () => {
     const assembler = new ChatStreamAssembler(origin);
-    assembler.accept('{"id":"x","object":"chat.completion.chunk"}');
-    assembler.accept('[DONE]');
+    assembler.accept(data('{"id":"x","object":"chat.completion.chunk"}'));
+    assembler.accept(data('[DONE]'));
     const error = await thrown(() => assembler.answer(undefined));
     expect(error).toBeInstanceOf(ResultInvalidError);
     expect(error).toMatchObject({ issues: ['no choices in the stream'] });
   });
 
-  it('rejects a chunk that is not JSON and turns an error event into a transient failure', async () => {
-    expect(() => new ChatStreamAssembler(origin).accept('{"choices":[{"delta":')).toThrow(ResultInvalidError);
-    const error = await thrown(() => new ChatStreamAssembler(origin).accept('{"error":{"message":"overloaded, key sk-k"}}'));
+  it('rejects a chunk that is not JSON and turns an untyped error payload into a transient failure', async () => {
+    expect(() => new ChatStreamAssembler(origin).accept(data('{"choices":[{"delta":'))).toThrow(ResultInvalidError);
+    const error = await thrown(() => new ChatStreamAssembler(origin).accept(data('{"error":{"message":"overloaded, key sk-k"}}')));
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ transientKind: 'server_error' });
     expect((error as TransientError).bodyText).not.toContain('sk-k');
   });
+
+  it('classifies an in-band error by its type, in a data payload or an event: error', async () => {
+    const rejected = await thrown(() => new ChatStreamAssembler(origin).accept(data('{"error":{"message":"bad","type":"invalid_request_error"}}')));
+    expect(rejected).toBeInstanceOf(RequestRejectedError);
+    const assembler = new ChatStreamAssembler(origin);
+    assembler.accept(data(chunk({ content: 'partial' })));
+    const dead = await thrown(() => assembler.accept({ event: 'error', data: '{"type":"error","error":{"type":"authentication_error"}}' }));
+    expect(dead).toBeInstanceOf(SourceDeadError);
+  });
+});
+
+describe('an in-band error in a 200 JSON body', () => {
+  it('is classified like the HTTP error it stands for, for chat and embeddings', async () => {
+    const body = '{"error":{"message":"slow down","type":"rate_limit_error"}}';
+    expect(await thrown(() => parseChatCompletion(body, origin))).toMatchObject({ transientKind: 'rate_limited' });
+    expect(await thrown(() => parseEmbeddings('{"error":{"code":400}}', origin, 1))).toBeInstanceOf(RequestRejectedError);
+  });
 });
 
 describe('parseEmbeddings', () => {
-  const embedOrigin = { ...origin, route: 'embeddings' };
+  const embedOrigin = { ...origin, failure: { ...failure, route: 'embeddings' } };
   const body = (data: unknown, usage?: unknown) => JSON.stringify({ data, ...(usage !== undefined && { usage }) });
 
   it('orders vectors by index and reads usage', () => {

@@ -1,8 +1,7 @@
 import { createHook } from 'node:async_hooks';
-import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAICompatTransport } from '../src/index.js';
-import { attemptContext, scriptedSource } from './helpers.js';
+import { describe, expect, it } from 'vitest';
+import { openaiCompatible } from '../src/index.js';
+import { attemptContext, harness, mockAndHarness, scriptedSource } from './helpers.js';
 
 /** Counts TCP sockets created (either side) until stopped. */
 function countSocketsOpened(): { readonly count: number; stop(): void } {
@@ -21,28 +20,16 @@ function countSocketsOpened(): { readonly count: number; stop(): void } {
 }
 
 const messages = [{ role: 'user' as const, content: 'say hello please' }];
-let mock: MockUpstream;
-let transport: OpenAICompatTransport;
-
-beforeAll(async () => {
-  mock = await startMockUpstream({ script: { sources: {} } });
-  transport = new OpenAICompatTransport();
-});
-
-afterAll(async () => {
-  await transport.close();
-  await mock.close();
-});
+const env = mockAndHarness();
 
 describe('chat, one JSON answer', () => {
   it('sends the composed body with the bearer key and reads content, reasoning and measured usage', async () => {
-    const source = scriptedSource(
-      mock,
+    const source = scriptedSource(env.mock,
       { content: 'the answer', reasoning: 'let me think', usage: { prompt_tokens: 11, completion_tokens: 22, reasoning_tokens: 5 } },
       { apiKey: 'sk-live-key', extraBody: { top_p: 0.9 } },
     );
     const ctx = attemptContext();
-    const result = await transport.chat(source, { messages, sampling: { temperature: 0.1 }, reasoningEffort: 'high' }, ctx);
+    const result = await env.transport.chat(source, { messages, sampling: { temperature: 0.1 }, reasoningEffort: 'high' }, ctx);
 
     expect(result).toEqual({
       content: 'the answer',
@@ -53,7 +40,7 @@ describe('chat, one JSON answer', () => {
       finishReason: 'stop',
     });
     expect(ctx.usages).toEqual([result.usage]);
-    const [recorded] = mock.requests(source.name);
+    const [recorded] = env.mock.requests(source.name);
     expect(recorded?.headers['authorization']).toBe('Bearer sk-live-key');
     expect(recorded?.body).toEqual({
       top_p: 0.9,
@@ -66,18 +53,18 @@ describe('chat, one JSON answer', () => {
   });
 
   it('estimates usage when the upstream reports none, and sends no Authorization without a key', async () => {
-    const source = scriptedSource(mock, { content: 'x'.repeat(40), usage: false });
+    const source = scriptedSource(env.mock, { content: 'x'.repeat(40), usage: false });
     const ctx = attemptContext();
-    const result = await transport.chat(source, { messages, sampling: {} }, ctx);
+    const result = await env.transport.chat(source, { messages, sampling: {} }, ctx);
     expect(result.usage).toEqual({ promptTokens: 4, completionTokens: 10, usageSource: 'estimated' });
     expect(result.thinkingObservation).toBe('unknown');
     expect(ctx.usages).toEqual([]);
-    expect(mock.requests(source.name)[0]?.headers).not.toHaveProperty('authorization');
+    expect(env.mock.requests(source.name)[0]?.headers).not.toHaveProperty('authorization');
   });
 
   it('reuses keep-alive connections for sequential calls, JSON and streamed', async () => {
-    const source = scriptedSource(mock, {});
-    const fresh = new OpenAICompatTransport();
+    const source = scriptedSource(env.mock, {});
+    const fresh = harness();
     const sockets = countSocketsOpened();
     try {
       for (let i = 0; i < 6; i++) {
@@ -90,15 +77,15 @@ describe('chat, one JSON answer', () => {
     // Each connection is two sockets (client and server side). Without reuse: 6 connections. undici may
     // open a second one while the first is still marked busy for a tick.
     expect(sockets.count / 2).toBeLessThanOrEqual(3);
-    expect(mock.counters(source.name)).toMatchObject({ chat: 6, inflight: 0 });
+    expect(env.mock.counters(source.name)).toMatchObject({ chat: 6, inflight: 0 });
   });
 });
 
 describe('chat, streamed', () => {
   it('forwards content and reasoning deltas, reports streamed usage before returning, and measures ttft', async () => {
-    const source = scriptedSource(mock, { content: 'one two three', reasoning: 'hmm so', ttftMs: 30 });
+    const source = scriptedSource(env.mock, { content: 'one two three', reasoning: 'hmm so', ttftMs: 30 });
     const ctx = attemptContext();
-    const result = await transport.chat(source, { messages, sampling: {}, stream: true }, ctx);
+    const result = await env.transport.chat(source, { messages, sampling: {}, stream: true }, ctx);
 
     expect(result.content).toBe('one two three');
     expect(result.reasoningContent).toBe('hmm so');
@@ -113,63 +100,82 @@ describe('chat, streamed', () => {
     ]);
     expect(result.ttftMs).toBeGreaterThanOrEqual(25);
     expect(result.finishReason).toBe('stop');
-    expect(mock.requests(source.name)[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
-    expect(mock.counters(source.name).inflight).toBe(0);
+    expect(env.mock.requests(source.name)[0]?.body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
+    expect(env.mock.counters(source.name).inflight).toBe(0);
   });
 
   it('reads a JSON answer when the upstream ignores the stream flag', async () => {
     const completion = { choices: [{ message: { content: 'not streamed' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2 } };
-    const source = scriptedSource(mock, { steps: [{ kind: 'status', status: 200, body: completion }] });
+    const source = scriptedSource(env.mock, { steps: [{ kind: 'status', status: 200, body: completion }] });
     const ctx = attemptContext();
-    const result = await transport.chat(source, { messages, sampling: {}, stream: true }, ctx);
+    const result = await env.transport.chat(source, { messages, sampling: {}, stream: true }, ctx);
     expect(result).toMatchObject({ content: 'not streamed', usage: { promptTokens: 1, completionTokens: 2, usageSource: 'measured' } });
     expect(result.ttftMs).toBeUndefined();
     expect(ctx.usages).toHaveLength(1);
   });
 
   it('estimates usage of a stream without a usage chunk', async () => {
-    const source = scriptedSource(mock, { content: 'a'.repeat(20), usage: false });
-    const result = await transport.chat(source, { messages, sampling: {}, stream: true }, attemptContext());
+    const source = scriptedSource(env.mock, { content: 'a'.repeat(20), usage: false });
+    const result = await env.transport.chat(source, { messages, sampling: {}, stream: true }, attemptContext());
     expect(result.usage).toEqual({ promptTokens: 4, completionTokens: 5, usageSource: 'estimated' });
   });
 });
 
 describe('lifecycle and options', () => {
-  it('refuses calls after close()', async () => {
-    const closed = new OpenAICompatTransport();
-    await closed.close();
-    await expect(closed.chat(scriptedSource(mock, {}), { messages, sampling: {} }, attemptContext())).rejects.toThrow(/closed/);
+  it('refuses calls after close(), and close() is idempotent', async () => {
+    const model = openaiCompatible(scriptedSource(env.mock, {}).options);
+    await model.close();
+    await model.close();
+    await expect(model.generate({ messages, sampling: {} }, attemptContext())).rejects.toThrow(/closed/);
   });
 
   it.each([
-    [{ connections: 0 }, 'options.connections'],
-    [{ connections: 1.5 }, 'options.connections'],
-    [{ watchdog: { firstTokenMs: -1 } }, 'options.watchdog.firstTokenMs'],
-    [{ watchdog: { interTokenMs: Number.NaN } }, 'options.watchdog.interTokenMs'],
-    [{ watchdog: { totalMs: Number.POSITIVE_INFINITY } }, 'options.watchdog.totalMs'],
+    [{ model: '' }, 'openaiCompatible(options.model)'],
+    [{ stream: 'yes' }, 'openaiCompatible(options.stream)'],
+    [{ maxResponseBytes: 0 }, 'openaiCompatible(options.maxResponseBytes)'],
+    [{ maxResponseBytes: 1.5 }, 'openaiCompatible(options.maxResponseBytes)'],
+    [{ profile: 'nope' }, 'openaiCompatible(options.profile)'],
+    [{ profile: { name: 'x' } }, 'openaiCompatible(options.profile)'],
+    [{ dispatcher: {} }, 'openaiCompatible(options.dispatcher)'],
+    [{ extraBody: [] }, 'openaiCompatible(options.extraBody)'],
+    [{ watchdog: { firstTokenMs: -1 } }, 'openaiCompatible(options.watchdog.firstTokenMs)'],
+    [{ watchdog: { interTokenMs: Number.NaN } }, 'openaiCompatible(options.watchdog.interTokenMs)'],
+    [{ watchdog: { totalMs: Number.POSITIVE_INFINITY } }, 'openaiCompatible(options.watchdog.totalMs)'],
+    [{ baseUrl: 'not a url' }, 'openaiCompatible(options.baseUrl)'],
+    [{ headers: { host: 'x' } }, 'openaiCompatible(options.headers)'],
+    [{ query: { v: 1 } }, 'openaiCompatible(options.query)'],
+    [{ apiKey: 'sk-\n' }, 'openaiCompatible(options.apiKey)'],
   ])('rejects %o naming %s', (options, key) => {
-    expect(() => new OpenAICompatTransport(options)).toThrow(RangeError);
-    expect(() => new OpenAICompatTransport(options)).toThrow(key);
+    expect(() => openaiCompatible({ baseUrl: 'http://127.0.0.1:9/v1', model: 'm', ...(options as object) })).toThrow(key);
   });
 
-  it('names the source whose baseUrl is not a URL', async () => {
-    const bad = scriptedSource(mock, {}, { baseUrl: 'not a url' });
-    await expect(transport.chat(bad, { messages, sampling: {} }, attemptContext())).rejects.toThrow(`source '${bad.name}': baseUrl`);
+  it('takes managed keys and native json_schema from its profile, built-in or custom', () => {
+    const base = { baseUrl: 'http://127.0.0.1:9/v1', model: 'm' };
+    expect(openaiCompatible(base)).toMatchObject({
+      specificationVersion: 'pgw-model-v1',
+      provider: 'openai-compatible',
+      modelId: 'm',
+      managedKeys: ['reasoning_effort'],
+      capabilities: { jsonSchema: true, streaming: true },
+    });
+    expect(openaiCompatible({ ...base, profile: 'qwen', stream: false }).capabilities).toEqual({ jsonSchema: false, streaming: false });
+    const custom = { name: 'mine', managedKeys: ['think'], applyEffort: () => {}, supportsJsonSchema: true };
+    expect(openaiCompatible({ ...base, profile: custom }).managedKeys).toEqual(['think']);
   });
 });
 
 describe('embed', () => {
   it('returns one vector per text in input order with measured usage', async () => {
-    const source = scriptedSource(mock, { embeddingDim: 4 }, { extraBody: { dimensions: 4 } });
+    const source = scriptedSource(env.mock, { embeddingDim: 4 }, { extraBody: { dimensions: 4 } });
     const ctx = attemptContext();
-    const result = await transport.embed(source, { texts: ['alpha', 'beta gamma', 'delta'] }, ctx);
+    const result = await env.transport.embed(source, { texts: ['alpha', 'beta gamma', 'delta'] }, ctx);
     expect(result.vectors).toHaveLength(3);
     expect(result.vectors.every((v) => v.length === 4)).toBe(true);
-    const again = await transport.embed(source, { texts: ['delta', 'alpha'] }, attemptContext());
+    const again = await env.transport.embed(source, { texts: ['delta', 'alpha'] }, attemptContext());
     expect(again.vectors).toEqual([result.vectors[2], result.vectors[0]]);
     expect(result.usage).toEqual({ promptTokens: 4, completionTokens: 0, usageSource: 'measured' });
     expect(ctx.usages).toEqual([result.usage]);
     expect(result.model).toBe('mock-model');
-    expect(mock.requests(source.name)[0]?.body).toEqual({ dimensions: 4, model: 'mock-model', input: ['alpha', 'beta gamma', 'delta'] });
+    expect(env.mock.requests(source.name)[0]?.body).toEqual({ dimensions: 4, model: 'mock-model', input: ['alpha', 'beta gamma', 'delta'] });
   });
 });

@@ -5,22 +5,20 @@ import {
   ResultInvalidError,
   SourceDeadError,
   TransientError,
-  type SourceConfig,
 } from '@pgw/core';
 import { startMockUpstream, type MockUpstream, type SourceScript, type Step } from '@pgw/mock-upstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAICompatTransport } from '../src/index.js';
-import { attemptContext, scriptedSource, sourceConfig, thrown } from './helpers.js';
+import { attemptContext, harness, scriptedSource, sourceOptions, thrown, type ScriptedSource, type SourceOverrides } from './helpers.js';
 
 const API_KEY = 'sk-test-Zq81bYwP0secret';
 const messages = [{ role: 'user' as const, content: 'hi' }];
 let mock: MockUpstream;
-let transport: OpenAICompatTransport;
+let transport: ReturnType<typeof harness>;
 const warnings: string[] = [];
 
 beforeAll(async () => {
   mock = await startMockUpstream({ script: { sources: {} } });
-  transport = new OpenAICompatTransport({ warn: (message) => warnings.push(message) });
+  transport = harness({ warn: (message) => warnings.push(message) });
 });
 
 afterAll(async () => {
@@ -28,22 +26,22 @@ afterAll(async () => {
   await mock.close();
 });
 
-function source(script: SourceScript, overrides: Partial<SourceConfig> = {}): SourceConfig {
+function source(script: SourceScript, overrides: SourceOverrides = {}): ScriptedSource {
   return scriptedSource(mock, script, { apiKey: API_KEY, ...overrides });
 }
 
-async function chatFailure(step: Step, options: { stream?: boolean; overrides?: Partial<SourceConfig> } = {}) {
+async function chatFailure(step: Step, options: { stream?: boolean; overrides?: SourceOverrides } = {}) {
   const error = await thrown(() =>
     transport.chat(source({ steps: [step] }, options.overrides), { messages, sampling: {}, stream: options.stream }, attemptContext()),
   );
   return error as PolyGatewayError & { statusCode?: number; bodyText?: string; transientKind?: string; retryAfterMs?: number };
 }
 
-async function embedFailure(step: Step, overrides: Partial<SourceConfig> = {}) {
+async function embedFailure(step: Step, overrides: SourceOverrides = {}) {
   return thrown(() => transport.embed(source({ steps: [step] }, overrides), { texts: ['a', 'b'] }, attemptContext()));
 }
 
-describe('SPEC §11 translation, over a real socket', () => {
+describe('docs/architecture.md#transports translation, over a real socket', () => {
   it('429 insufficient_quota → SourceDeadError', async () => {
     const error = await chatFailure({ kind: 'insufficient_quota' });
     expect(error).toBeInstanceOf(SourceDeadError);
@@ -79,7 +77,7 @@ describe('SPEC §11 translation, over a real socket', () => {
 
   it('429 with an HTTP-date Retry-After → the delay until it, by the injected clock', async () => {
     const now = Date.parse('2030-01-01T00:00:00Z');
-    const clocked = new OpenAICompatTransport({ now: () => now });
+    const clocked = harness({ now: () => now });
     try {
       const src = source({ steps: [{ kind: 'status', status: 429, retryAfter: 'Tue, 01 Jan 2030 00:00:05 GMT' }] });
       const error = await thrown(() => clocked.chat(src, { messages, sampling: {} }, attemptContext()));
@@ -97,7 +95,7 @@ describe('SPEC §11 translation, over a real socket', () => {
 
   it('404 of an unknown model route → SourceDeadError', async () => {
     const error = await thrown(() =>
-      transport.chat(sourceConfig({ name: 'gone', baseUrl: mock.baseUrl('no-such-source') }), { messages, sampling: {} }, attemptContext()),
+      transport.chat(sourceOptions({ name: 'gone', baseUrl: mock.baseUrl('no-such-source') }), { messages, sampling: {} }, attemptContext()),
     );
     expect(error).toBeInstanceOf(SourceDeadError);
     expect((error as SourceDeadError).bodyText).toContain('model_not_found');
@@ -125,7 +123,7 @@ describe('SPEC §11 translation, over a real socket', () => {
   it('connection refused → TransientError network', async () => {
     const port = await closedPort();
     const error = await thrown(() =>
-      transport.chat(sourceConfig({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: API_KEY }), { messages, sampling: {} }, attemptContext()),
+      transport.chat(sourceOptions({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: API_KEY }), { messages, sampling: {} }, attemptContext()),
     );
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ transientKind: 'network' });
@@ -196,7 +194,7 @@ describe('SPEC §11 translation, over a real socket', () => {
       errors.push(await embedFailure(step, { timeoutMs: 100 }));
     }
     const port = await closedPort();
-    const refused = sourceConfig({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: API_KEY });
+    const refused = sourceOptions({ baseUrl: `http://127.0.0.1:${port}/v1`, apiKey: API_KEY });
     errors.push(await thrown(() => transport.chat(refused, { messages, sampling: {} }, attemptContext())));
 
     const src = source({});

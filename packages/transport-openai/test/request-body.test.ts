@@ -1,37 +1,39 @@
+import { providerProfile } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { chatBody, embedBody } from '../src/request-body.js';
-import { sourceConfig } from './helpers.js';
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
+const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false };
 
 describe('chatBody', () => {
-  it('overlays extraBody then sampling, keeping model, messages and stream flags the transport’s', () => {
-    const source = sourceConfig({ extraBody: { top_p: 0.5, temperature: 1, model: 'other', stream_options: { x: 1 } } });
-    const body = chatBody(source, { messages, sampling: { temperature: 0.2, stream: true } });
+  it('overlays extraBody then sampling, keeping model, messages and stream flags the model’s', () => {
+    const extraBody = { top_p: 0.5, temperature: 1, model: 'other', stream_options: { x: 1 } };
+    const body = chatBody({ ...wire, extraBody }, { messages, sampling: { temperature: 0.2, stream: true } });
     expect(body).toEqual({ top_p: 0.5, temperature: 0.2, model: 'mock-model', messages, stream: false });
   });
 
   it('asks a stream for its usage chunk', () => {
-    const body = chatBody(sourceConfig(), { messages, sampling: {}, stream: true });
+    const body = chatBody({ ...wire, stream: true }, { messages, sampling: {} });
     expect(body).toMatchObject({ stream: true, stream_options: { include_usage: true } });
   });
 
-  it('puts a native response format on the wire', () => {
+  it('puts a native response format on the wire only for a profile with json_schema', () => {
     const schema = { type: 'object', properties: { a: { type: 'string' } } };
-    const body = chatBody(sourceConfig(), { messages, sampling: {}, responseFormat: { type: 'json_schema', name: 'answer', schema } });
-    expect(body['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema } });
+    const request = { messages, sampling: {}, responseFormat: { type: 'json_schema' as const, name: 'answer', schema } };
+    expect(chatBody(wire, request)['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema } });
+    expect(chatBody({ ...wire, profile: providerProfile('qwen') }, request)).not.toHaveProperty('response_format');
   });
 
   it('lets the provider profile put the effort on the wire', () => {
-    expect(chatBody(sourceConfig(), { messages, sampling: {}, reasoningEffort: 'low' })['reasoning_effort']).toBe('low');
-    const qwen = chatBody(sourceConfig({ provider: 'qwen' }), { messages, sampling: {}, reasoningEffort: 'none' });
+    expect(chatBody(wire, { messages, sampling: {}, reasoningEffort: 'low' })['reasoning_effort']).toBe('low');
+    const qwen = chatBody({ ...wire, profile: providerProfile('qwen') }, { messages, sampling: {}, reasoningEffort: 'none' });
     expect(qwen['enable_thinking']).toBe(false);
   });
 });
 
 describe('embedBody', () => {
   it('sends model and input over extraBody', () => {
-    const body = embedBody(sourceConfig({ extraBody: { dimensions: 256, input: 'stray' } }), { texts: ['a', 'b'] });
+    const body = embedBody('mock-model', { dimensions: 256, input: 'stray' }, { texts: ['a', 'b'] });
     expect(body).toEqual({ dimensions: 256, model: 'mock-model', input: ['a', 'b'] });
   });
 });

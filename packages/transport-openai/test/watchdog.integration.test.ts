@@ -1,8 +1,7 @@
 import { TransientError, type ChatResult } from '@pgw/core';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { OpenAICompatTransport } from '../src/index.js';
-import { attemptContext, scriptedSource, thrown } from './helpers.js';
+import { attemptContext, harness, scriptedSource, thrown } from './helpers.js';
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
 const words = (n: number, word: string) => Array.from({ length: n }, (_, i) => `${word}${i}`).join(' ');
@@ -22,7 +21,7 @@ async function streamed(
   watchdog: { firstTokenMs?: number; interTokenMs?: number; totalMs?: number },
   timeoutMs = 10_000,
 ): Promise<{ result?: ChatResult; error?: unknown; ctx: ReturnType<typeof attemptContext> }> {
-  const transport = new OpenAICompatTransport({ watchdog });
+  const transport = harness({ watchdog });
   const source = scriptedSource(mock, script, { timeoutMs });
   const ctx = attemptContext();
   try {

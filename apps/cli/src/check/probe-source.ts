@@ -1,5 +1,6 @@
 /**
- * Health probe of one source: is its server reachable (any HTTP answer to `GET {baseUrl}/models`),
+ * Health probe of one source: is its server reachable (an HTTP answer to `GET {baseUrl}/models` other
+ * than 404 — a 404 means the base URL leads to no OpenAI-compatible API, e.g. a wrong path prefix),
  * and does its model answer a 1-token chat (or a one-text embedding) through the governed client?
  * The probe runs on a copy of the scope's settings narrowed to this source, one attempt, memory
  * backends, no cache and no telemetry: a health check is not workload and must not need Redis.
@@ -53,12 +54,9 @@ async function reachability(source: SourceConfig, timeoutMs: number, signal: Abo
   const timer = setTimeout(stop, timeoutMs);
   signal.addEventListener('abort', stop, { once: true });
   try {
-    const response = await fetch(`${source.baseUrl.replace(/\/+$/, '')}/models`, {
-      signal: controller.signal,
-      headers: source.apiKey === undefined ? {} : { authorization: `Bearer ${source.apiKey}` },
-    });
+    const response = await fetch(modelsUrl(source), { signal: controller.signal, headers: requestHeaders(source) });
     await response.body?.cancel();
-    return { reachable: true, reachDetail: `HTTP ${response.status}` };
+    return { reachable: response.status !== 404, reachDetail: `HTTP ${response.status}` };
   } catch (error) {
     signal.throwIfAborted();
     // fetch rejects with TypeError('fetch failed'); the network error is its cause.
@@ -69,6 +67,20 @@ async function reachability(source: SourceConfig, timeoutMs: number, signal: Abo
     clearTimeout(timer);
     signal.removeEventListener('abort', stop);
   }
+}
+
+/** `{baseUrl}/models` with the source's query parameters (a relay may route by them). */
+function modelsUrl(source: SourceConfig): URL {
+  const url = new URL(`${(source.baseUrl ?? '').replace(/\/+$/, '')}/models`);
+  for (const [name, value] of Object.entries(source.query ?? {})) url.searchParams.set(name, value);
+  return url;
+}
+
+/** The source's own headers and its key in its key header, as its model sends them. */
+function requestHeaders(source: SourceConfig): Record<string, string> {
+  const keyHeader = source.apiKeyHeader ?? 'authorization';
+  const key = source.apiKey === undefined ? {} : { [keyHeader]: keyHeader === 'authorization' ? `Bearer ${source.apiKey}` : source.apiKey };
+  return { ...source.headers, ...key };
 }
 
 async function modelAnswer(

@@ -4,36 +4,39 @@ import { GatewayClient } from '@pgw/client';
 import type { Effort, LLMResponse } from '@pgw/client';
 import { defuseControls } from '../defuse-controls.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
-import { formatMs, formatUsd } from '../report/format.js';
+import { withEnvSource, type MockableFlags } from '../local-mock.js';
+import { displayUsd, formatMs, formatUsd } from '../report/format.js';
 import { warnOnStderr } from '../warn.js';
 
-export interface ChatFlags {
-  scope: string;
+export interface ChatFlags extends MockableFlags {
   effort?: Effort;
   json?: boolean;
-  envFile?: string;
 }
 
 /** `prompt` is the message text, or `-` to read it from stdin. */
 export async function runChat(prompt: string, flags: ChatFlags, signal: AbortSignal): Promise<ExitCode> {
   const content = prompt === '-' ? await text(process.stdin) : prompt;
-  const client = await GatewayClient.fromEnv(flags.scope, {
-    ...(flags.envFile !== undefined && { envFile: flags.envFile }),
-    warn: warnOnStderr,
-  });
-  try {
-    const effort = flags.effort && { reasoningEffort: flags.effort };
-    const response = await client.chat([{ role: 'user', content }], { signal, ...effort });
-    if (flags.json) {
-      process.stdout.write(`${JSON.stringify(response, null, 2)}\n`);
-    } else {
-      process.stdout.write(response.content.endsWith('\n') ? response.content : `${response.content}\n`);
-      process.stderr.write(`${callStatsLine(response)}\n`);
+  return withEnvSource(flags, 'gpt-4o-mini', async (envSource) => {
+    const client = await GatewayClient.fromEnv(flags.scope, { ...envSource, warn: warnOnStderr });
+    try {
+      const effort = flags.effort && { reasoningEffort: flags.effort };
+      const response = await client.chat([{ role: 'user', content }], { signal, ...effort });
+      if (flags.json) {
+        process.stdout.write(`${JSON.stringify(forDisplay(response), null, 2)}\n`);
+      } else {
+        process.stdout.write(response.content.endsWith('\n') ? response.content : `${response.content}\n`);
+        process.stderr.write(`${callStatsLine(response)}\n`);
+      }
+      return EXIT.ok;
+    } finally {
+      await client.close();
     }
-    return EXIT.ok;
-  } finally {
-    await client.close();
-  }
+  });
+}
+
+/** The response as printed: the cost without its floating-point noise (the library keeps it exact). */
+function forDisplay(response: LLMResponse): LLMResponse {
+  return response.costUsd === undefined ? response : { ...response, costUsd: displayUsd(response.costUsd) };
 }
 
 /** `source alpha (model m) · attempts 1 · 123 ms · tokens 10 in / 5 out (measured) · cost $0.0001` */

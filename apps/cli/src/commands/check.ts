@@ -6,26 +6,32 @@ import { isHealthy, probeSource, type ProbeKind } from '../check/probe-source.js
 import { defuseControls } from '../defuse-controls.js';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
+import { MOCK_HINT, withEnvSource, type MockableFlags } from '../local-mock.js';
 import { formatMs } from '../report/format.js';
 import { shorten } from '../shorten.js';
 import { renderTable } from '../text-table.js';
 
-export interface CheckFlags {
-  scope: string;
+export interface CheckFlags extends MockableFlags {
   /** Default: `embed` for the scope named EMBED (EmbeddingClient's default), else `chat`. */
   kind?: ProbeKind;
   /** Per-source probe budget in ms. */
   timeout: number;
-  envFile?: string;
 }
 
 export async function runCheck(flags: CheckFlags, signal: AbortSignal): Promise<ExitCode> {
   const kind = flags.kind ?? (flags.scope.toUpperCase() === 'EMBED' ? 'embed' : 'chat');
+  const model = kind === 'embed' ? 'text-embedding-3-small' : 'gpt-4o-mini';
+  return withEnvSource(flags, model, (envSource) =>
+    checkScope(flags, kind, envSource.env === undefined ? effectiveEnv(envSource.envFile) : new Map(Object.entries(envSource.env)), signal),
+  );
+}
+
+async function checkScope(flags: CheckFlags, kind: ProbeKind, env: ReadonlyMap<string, string>, signal: AbortSignal): Promise<ExitCode> {
   const warnings = new Set<string>();
   const warn = (message: string) => warnings.add(message);
   const load = (env: EnvRecord): GatewaySettings =>
     kind === 'embed' ? loadEmbeddingSettings(flags.scope, { env, warn }) : loadGatewaySettings(flags.scope, { env, warn });
-  const { settings, problems } = checkConfig(load, effectiveEnv(flags.envFile));
+  const { settings, problems } = checkConfig(load, env);
 
   const out = (line: string) => process.stdout.write(`${line}\n`);
   out(`pgw check — scope ${flags.scope.toUpperCase()} (${kind})`);
@@ -33,6 +39,7 @@ export async function runCheck(flags: CheckFlags, signal: AbortSignal): Promise<
   if (!settings) {
     out(`configuration: ${problems.length} problem(s)`);
     for (const problem of problems) out(`  ✗ ${defuseControls(problem.message)}`);
+    if (!flags.mock) out(MOCK_HINT);
     return EXIT.config;
   }
   out(`configuration: ok, ${settings.sources.length} source(s)`);

@@ -7,18 +7,17 @@ import { once } from 'node:events';
 import { open, readFile } from 'node:fs/promises';
 import { EmbeddingClient } from '@pgw/client';
 import { EXIT, type ExitCode } from '../exit-codes.js';
+import { withEnvSource, type MockableFlags } from '../local-mock.js';
 import { formatMs, formatUsd } from '../report/format.js';
 import { Progress } from '../progress.js';
 import { UsageError } from '../usage-error.js';
 import { warnOnStderr } from '../warn.js';
 
-export interface EmbedFlags {
+export interface EmbedFlags extends MockableFlags {
   file: string;
   out?: string;
-  scope: string;
   /** Texts per `embed()` call; default the scope's BATCH_SIZE. */
   batch?: number;
-  envFile?: string;
 }
 
 interface Input {
@@ -30,19 +29,18 @@ export async function runEmbed(flags: EmbedFlags, signal: AbortSignal): Promise<
   const inputs = await readInputs(flags.file);
   const output = await openOutput(flags.out);
   try {
-    const client = await EmbeddingClient.fromEnv(flags.scope, {
-      ...(flags.envFile !== undefined && { envFile: flags.envFile }),
-      warn: warnOnStderr,
+    return await withEnvSource(flags, 'text-embedding-3-small', async (envSource) => {
+      const client = await EmbeddingClient.fromEnv(flags.scope, { ...envSource, warn: warnOnStderr });
+      try {
+        const totals = await embedAll(client, inputs, flags.batch ?? client.settings.batchSize, output, signal);
+        const cost = totals.costUsd === undefined ? 'unknown' : formatUsd(totals.costUsd);
+        const sources = [...totals.sources].join(', ') || '-';
+        process.stderr.write(`sources ${sources} · latency ${formatMs(totals.latencyMs)} · tokens ${totals.tokens} · cost ${cost}\n`);
+        return EXIT.ok;
+      } finally {
+        await client.close();
+      }
     });
-    try {
-      const totals = await embedAll(client, inputs, flags.batch ?? client.settings.batchSize, output, signal);
-      const cost = totals.costUsd === undefined ? 'unknown' : formatUsd(totals.costUsd);
-      const sources = [...totals.sources].join(', ') || '-';
-      process.stderr.write(`sources ${sources} · latency ${formatMs(totals.latencyMs)} · tokens ${totals.tokens} · cost ${cost}\n`);
-      return EXIT.ok;
-    } finally {
-      await client.close();
-    }
   } finally {
     await output.close();
   }

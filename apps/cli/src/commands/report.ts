@@ -53,7 +53,9 @@ export async function runReport(flags: ReportFlags): Promise<ExitCode> {
 
 /**
  * With no `--bucket`, the width follows the time span: known up front from `--since`, else learnt
- * from a first query with hourly buckets and refined by a second one when hourly does not suit.
+ * from a first query with hourly buckets. A longer span is read again with its coarser width; a
+ * shorter one is refined until the width fits (each pass measures the span more finely: an hour,
+ * then a minute, then a second), so a run of seconds is not drawn as one bar.
  */
 async function summaryWithReadableBuckets(source: SummarySource, flags: ReportFlags, now: number) {
   const range = {
@@ -66,11 +68,15 @@ async function summaryWithReadableBuckets(source: SummarySource, flags: ReportFl
   });
   if (flags.bucket !== undefined) return read(flags.bucket);
   if (flags.since !== undefined) return read(bucketWidthFor((flags.until ?? now) - flags.since));
-  const first = await read(FIRST_PASS_BUCKET_MS);
-  const buckets = first.summary.callsOverTime;
-  if (buckets.length === 0) return first;
-  const width = bucketWidthFor(buckets.at(-1)!.bucket + FIRST_PASS_BUCKET_MS - buckets[0]!.bucket);
-  return width === FIRST_PASS_BUCKET_MS ? first : read(width);
+  let current = await read(FIRST_PASS_BUCKET_MS);
+  for (;;) {
+    const buckets = current.summary.callsOverTime;
+    if (buckets.length === 0) return current;
+    const width = bucketWidthFor(buckets.at(-1)!.bucket + current.bucketMs - buckets[0]!.bucket);
+    if (width === current.bucketMs) return current;
+    if (width > current.bucketMs) return read(width);
+    current = await read(width);
+  }
 }
 
 function reportJson(report: Report) {

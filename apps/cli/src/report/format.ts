@@ -16,15 +16,24 @@ export function formatUsd(usd: number): string {
   return `$${usd.toFixed(8).replace(/0+$/, '')}`;
 }
 
+/**
+ * A cost for machine-readable output: 12 significant digits, which drops floating-point noise
+ * (`1 × 0.15 + 3 × 0.6` per million tokens is 0.0000019499999999999995) and keeps every real digit.
+ */
+export function displayUsd(usd: number): number {
+  return Number(usd.toPrecision(12));
+}
+
 /** UTC, minute precision: `2026-11-30 08:15Z`. */
 export function formatInstant(ms: number): string {
   return `${new Date(ms).toISOString().slice(0, 16).replace('T', ' ')}Z`;
 }
 
-/** A bucket's axis label: the time of day, with the date only when the range spans days. */
-export function formatBucketLabel(ms: number, spansDays: boolean): string {
+/** A bucket's axis label: the time of day (with seconds for sub-minute buckets), with the date only when the range spans days. */
+export function formatBucketLabel(ms: number, spansDays: boolean, bucketMs: number): string {
   const iso = new Date(ms).toISOString();
-  return spansDays ? `${iso.slice(5, 10)} ${iso.slice(11, 16)}` : iso.slice(11, 16);
+  const time = iso.slice(11, bucketMs < 60_000 ? 19 : 16);
+  return spansDays ? `${iso.slice(5, 10)} ${time}` : time;
 }
 
 export function formatDuration(ms: number): string {

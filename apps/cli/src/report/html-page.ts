@@ -10,13 +10,15 @@ import {
   cancelledAttemptsNote,
   failedAttempts,
   failedCalls,
+  OPERATION_COLUMNS,
+  operationRows,
   totalCost,
   type Report,
 } from './report-model.js';
 import { callsOverTimeChart, costChart, failuresChart, latencyChart } from './svg-charts.js';
 
 const STYLE = `
-body { font: 14px/1.4 system-ui, sans-serif; margin: 24px auto; max-width: 800px; color: #222; background: #fff; }
+body { font: 14px/1.4 system-ui, sans-serif; margin: 24px auto; padding: 0 32px; max-width: 1400px; color: #222; background: #fff; }
 h1 { font-size: 22px; margin-bottom: 4px; } h2 { font-size: 16px; margin: 28px 0 8px; }
 .meta { color: #666; margin: 0; }
 .totals { display: flex; gap: 12px; margin: 20px 0; }
@@ -57,6 +59,8 @@ export function renderHtmlPage(report: Report): string {
     el('h1', {}, 'pgw telemetry report'),
     el('p', { class: 'meta' }, text(`${report.sourceLabel} · ${range} · generated ${formatInstant(report.generatedAt)}`)),
     el('section', { class: 'totals' }, ...totals.map(([label, value]) => el('div', {}, el('b', {}, text(value)), text(label)))),
+    el('h2', {}, 'Calls by operation'),
+    table(OPERATION_COLUMNS, operationRows(summary)),
     el('h2', {}, `Calls over time (${text(formatDuration(report.bucketMs))} buckets)`),
     callsOverTimeChart(summary.callsOverTime, report.bucketMs, report.since, report.until),
     el('h2', {}, 'Latency per source'),

@@ -39,6 +39,15 @@ export function attemptErrorRows(summary: TelemetrySummary): Array<{ type: strin
   });
 }
 
+/** The columns and rows of the per-operation table: chat and embedding calls apart. */
+export const OPERATION_COLUMNS = ['operation', 'calls', 'attempts', 'retries', 'failed calls'] as const;
+
+export function operationRows(summary: TelemetrySummary): string[][] {
+  return Object.entries(summary.operations)
+    .sort(([a], [b]) => a.localeCompare(b))
+    .map(([operation, o]) => [operation, ...[o.calls, o.attempts, o.retries, o.failedCalls].map(formatCount)]);
+}
+
 export function totalCost(record: Readonly<Record<string, number>>): number {
   return Object.values(record).reduce((sum, n) => sum + n, 0);
 }

@@ -8,6 +8,8 @@ import {
   cancelledAttemptsNote,
   failedAttempts,
   failedCalls,
+  OPERATION_COLUMNS,
+  operationRows,
   totalCost,
   type Report,
 } from './report-model.js';
@@ -29,6 +31,11 @@ export function renderSummaryTable(report: Report): string {
     renderTable(
       totals.map(([header]) => ({ header, align: 'right' as const })),
       [totals.map(([, n]) => formatCount(n))],
+    ),
+    section(
+      'Calls by operation (an embedding call makes one attempt per batch; retries are re-attempts only)',
+      OPERATION_COLUMNS.map((header, i) => (i === 0 ? { header } : { header, align: 'right' as const })),
+      operationRows(summary),
     ),
     section(
       'Failures by error type (failed calls)',

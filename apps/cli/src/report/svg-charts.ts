@@ -9,7 +9,8 @@ import { element as el, text } from './markup.js';
 
 export type ChartKind = 'calls-over-time' | 'latency' | 'failures' | 'cost';
 
-const WIDTH = 760;
+// Wide enough to fill a 1280 px window; narrower windows scale the charts down (max-width: 100%).
+const WIDTH = 1200;
 const MARGIN = { left: 64, right: 16, top: 28, bottom: 44 };
 const COLOR = {
   ok: '#4e79a7',
@@ -103,7 +104,7 @@ export function callsOverTimeChart(buckets: readonly CallsBucket[], bucketMs: nu
 
   const bars = buckets.flatMap((b) => {
     const x = slotX((b.bucket - start) / bucketMs) + (slotWidth - barWidth) / 2;
-    const label = formatBucketLabel(b.bucket, spansDays);
+    const label = formatBucketLabel(b.bucket, spansDays, bucketMs);
     const ok = b.calls - b.failures;
     const okBar = bar(x, axis.y(ok), barWidth, axis.y(0) - axis.y(ok), COLOR.ok, `${label}: ${formatCount(ok)} succeeded`);
     const failedHeight = axis.y(ok) - axis.y(b.calls);
@@ -113,7 +114,7 @@ export function callsOverTimeChart(buckets: readonly CallsBucket[], bucketMs: nu
   const every = Math.ceil(slots / 8);
   const labels: string[] = [];
   for (let slot = 0; slot < slots; slot += every) {
-    const label = formatBucketLabel(start + slot * bucketMs, spansDays);
+    const label = formatBucketLabel(start + slot * bucketMs, spansDays, bucketMs);
     labels.push(axisLabel(slotX(slot) + slotWidth / 2, height, text(label)));
   }
   return chart(

@@ -1,5 +1,5 @@
 /**
- * Builds the components a settings value asks for (SPEC §5 assembly keys). Memory backends are
+ * Builds the components a settings value asks for (docs/architecture.md#configuration assembly keys). Memory backends are
  * imported statically; the Redis and telemetry adapters only on demand (they are optional packages).
  */
 import { mkdir, readFile } from 'node:fs/promises';
@@ -9,13 +9,16 @@ import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
 import type { Cache, Gate, GatewaySettings, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
+import type { Dispatcher } from './providers.js';
 import { loadOptional } from './optional-package.js';
-import type { OwnedResources } from './owned-resources.js';
+import { closeWith, type OwnedResources } from './owned-resources.js';
 
 /** Components and seams a client accepts instead of building its own. Injected parts are never closed by the client. */
 export interface AssemblyOverrides extends ClientSeams {
   limiter?: Limiter;
   gate?: Gate;
+  /** The HTTP dispatcher of every model the client builds (ProxyAgent, MockAgent, interceptors). Never closed by the client. */
+  dispatcher?: Dispatcher;
 }
 
 export interface Components {
@@ -135,11 +138,4 @@ async function loadPricing(settings: GatewaySettings): Promise<PricingTable> {
     if (!(error instanceof RangeError)) throw error;
     throw new SettingsError({ key, problem: error.message, cause: error });
   }
-}
-
-/** Registers a component the client created for closing, if it has anything to close. */
-export function closeWith<T extends object>(owned: OwnedResources, component: T): T {
-  const close = (component as { close?: () => Promise<void> }).close;
-  if (typeof close === 'function') owned.add(() => close.call(component));
-  return component;
 }

@@ -1,6 +1,6 @@
 /**
  * Optional adapters (Redis, SQLite/Postgres telemetry, MonkeyOCR) are loaded only when the
- * configuration asks for them, so an application installs only what it uses (SPEC §2).
+ * configuration asks for them, so an application installs only what it uses (docs/architecture.md#packages-and-layers).
  */
 
 /** An optional package the configuration needs is not installed (or one of its own dependencies is not). */

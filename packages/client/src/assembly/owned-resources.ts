@@ -31,3 +31,10 @@ export class OwnedResources {
     if (errors.length > 1) throw new AggregateError(errors, 'closing the client failed');
   }
 }
+
+/** Registers a component the client created for closing, if it has anything to close. */
+export function closeWith<T extends object>(owned: OwnedResources, component: T): T {
+  const close = (component as { close?: () => Promise<void> }).close;
+  if (typeof close === 'function') owned.add(() => close.call(component));
+  return component;
+}

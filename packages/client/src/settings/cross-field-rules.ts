@@ -1,8 +1,10 @@
 /**
- * The settings rules that relate fields to each other (or to the provider registry and the
- * deadline helper of core). They run once every field has parsed, on both settings paths.
+ * The settings rules that relate fields to each other (or to the built-in provider profiles and
+ * the deadline helper of core). They run once every field has parsed, on both settings paths.
  */
-import { ensureCallDeadline, getProvider } from '@pgw/core';
+import { ensureCallDeadline, providerProfile, type ModelIdentity } from '@pgw/core';
+import { checkApiKey, checkApiKeyHeader, checkHeaders, checkQuery, DEFAULT_API_KEY_HEADER } from '@pgw/http';
+import { ENDPOINT_FIELDS } from './endpoint-fields.js';
 
 /** A half-open probe and a permit lease must outlive the slowest attempt by this much. */
 export const LEASE_GRACE_MS = 30_000;
@@ -12,8 +14,21 @@ export interface Issue {
   message: string;
 }
 
+interface CheckedSource {
+  name: string;
+  model: string | ModelIdentity;
+  instance?: ModelIdentity | undefined;
+  baseUrl?: string | undefined;
+  provider?: string | undefined;
+  apiKey?: string | undefined;
+  apiKeyHeader?: string | undefined;
+  headers?: Record<string, string> | undefined;
+  query?: Record<string, string> | undefined;
+  timeoutMs: number;
+}
+
 interface Checked {
-  sources: readonly { name: string; provider: string; timeoutMs: number }[];
+  sources: readonly CheckedSource[];
   callDeadlineMs?: unknown;
   retry: { backoffBaseMs: number; backoffMaxMs: number };
   breaker: { cooldownMs: number; maxCooldownMs: number; probeTtlMs?: number | undefined };
@@ -32,10 +47,50 @@ function sourceIssues({ sources }: Checked): Issue[] {
     const name = source.name.toLowerCase();
     if (seen.has(name)) issues.push({ path: ['sources', index, 'name'], message: `source '${name}' is listed twice` });
     seen.add(name);
-    const problem = rangeProblem(() => getProvider(source.provider));
-    if (problem !== undefined) issues.push({ path: ['sources', index, 'provider'], message: problem });
+    issues.push(...modelIssues(source, index));
   });
   return issues;
+}
+
+/**
+ * A source either names a model and describes its endpoint (BASE_URL…), or is given a model
+ * instance and describes nothing: endpoint fields next to an instance would be silently ignored.
+ */
+function modelIssues(source: CheckedSource, index: number): Issue[] {
+  const at = (field: string, message: string): Issue => ({ path: ['sources', index, field], message });
+  const instance = typeof source.model === 'string' ? source.instance : source.model;
+  if (typeof source.model !== 'string' && source.instance !== undefined) {
+    return [at('instance', 'give the model instance as `model` only')];
+  }
+  if (instance !== undefined) {
+    if (typeof source.model === 'string' && source.model !== instance.modelId) {
+      return [at('model', `must be the instance's modelId '${instance.modelId}'`)];
+    }
+    const stray = ENDPOINT_FIELDS.find((field) => (source as unknown as Record<string, unknown>)[field] !== undefined);
+    return stray === undefined ? [] : [at(stray, 'describes an endpoint, but the source was given a model instance (its factory takes it)')];
+  }
+  if (source.baseUrl === undefined) return [at('baseUrl', 'required: the source names a model without giving a model instance')];
+  return endpointIssues(source).map(([field, problem]) => at(field, problem));
+}
+
+/**
+ * The same checks the provider factories run, so a bad value is a SettingsError naming its key
+ * before anything is built. Their messages never quote a key or header value.
+ */
+function endpointIssues(source: CheckedSource): Array<[string, string]> {
+  const apiKeyHeader = source.apiKeyHeader ?? DEFAULT_API_KEY_HEADER;
+  const checks: Array<[string, unknown, () => unknown]> = [
+    ['provider', source.provider, () => providerProfile(source.provider!, '')],
+    ['apiKeyHeader', source.apiKeyHeader, () => checkApiKeyHeader(apiKeyHeader, '')],
+    ['apiKey', source.apiKey, () => checkApiKey(source.apiKey, '')],
+    ['headers', source.headers, () => checkHeaders(source.headers, '', apiKeyHeader)],
+    ['query', source.query, () => checkQuery(source.query, '')],
+  ];
+  return checks.flatMap(([field, value, check]): Array<[string, string]> => {
+    if (value === undefined) return [];
+    const problem = argumentProblem(check);
+    return problem === undefined ? [] : [[field, problem.replace(/^[\s:]+/, '')]];
+  });
 }
 
 function policyIssues({ callDeadlineMs, retry, breaker }: Checked): Issue[] {
@@ -87,6 +142,17 @@ function rangeProblem(check: () => unknown): string | undefined {
     return undefined;
   } catch (error) {
     if (!(error instanceof RangeError)) throw error;
+    return error.message;
+  }
+}
+
+/** Like `rangeProblem`, for validators that also throw TypeError for a value of the wrong form. */
+function argumentProblem(check: () => unknown): string | undefined {
+  try {
+    check();
+    return undefined;
+  } catch (error) {
+    if (!(error instanceof RangeError) && !(error instanceof TypeError)) throw error;
     return error.message;
   }
 }

@@ -1,5 +1,5 @@
 /**
- * The env keys of SPEC §5 and the settings field each one fills. This table is the single list the
+ * The env keys of docs/architecture.md#configuration and the settings field each one fills. This table is the single list the
  * loader reads, the error mapper names, and the unknown-key check compares against.
  */
 
@@ -8,8 +8,8 @@ export type SettingsKind = 'chat' | 'embed' | 'ocr';
 /** A scope name is a key prefix: letters and digits, words joined by single underscores (never `__`). */
 export const SCOPE_NAME = /^[A-Za-z][A-Za-z0-9]*(_[A-Za-z0-9]+)*$/;
 
-/** How a raw env string becomes a settings value. `seconds` becomes milliseconds. */
-export type ValueParse = 'int' | 'number' | 'seconds' | 'bool' | 'choice' | 'text' | 'json';
+/** How a raw env string becomes a settings value. `seconds` becomes milliseconds, `megabytes` bytes. */
+export type ValueParse = 'int' | 'number' | 'seconds' | 'megabytes' | 'bool' | 'choice' | 'text' | 'json';
 
 export interface ScopeKey {
   /** The part after `{SCOPE}__`. */
@@ -87,6 +87,11 @@ export const SOURCE_KEYS: readonly SourceKey[] = [
   { field: 'TIMEOUT_S', prop: 'timeoutMs', parse: 'seconds' },
   { field: 'WEIGHT', prop: 'weight', parse: 'number' },
   { field: 'EXTRA_BODY', prop: 'extraBody', parse: 'json' },
+  { field: 'HEADERS', prop: 'headers', parse: 'json' },
+  { field: 'QUERY', prop: 'query', parse: 'json' },
+  { field: 'STREAM', prop: 'stream', parse: 'bool' },
+  { field: 'API_KEY_HEADER', prop: 'apiKeyHeader', parse: 'text' },
+  { field: 'MAX_RESPONSE_MB', prop: 'maxResponseBytes', parse: 'megabytes' },
 ];
 
 /** Process-wide keys (no scope prefix) that choose the backends. */

@@ -1,5 +1,5 @@
 /**
- * Settings from env keys (SPEC §5): the process env (or `env`) merged over an optional `.env` file,
+ * Settings from env keys (docs/architecture.md#configuration): the process env (or `env`) merged over an optional `.env` file,
  * turned into a settings input with every value's key remembered, then validated like direct input.
  */
 import { existsSync } from 'node:fs';
@@ -162,6 +162,7 @@ class EnvReader {
   }
 }
 
+const MEBIBYTE = 1024 * 1024;
 const NUMBER = /^[+-]?(\d+(\.\d*)?|\.\d+)(e[+-]?\d+)?$/i;
 const BOOLEANS: Record<string, boolean> = { true: true, '1': true, yes: true, on: true, false: false, '0': false, no: false, off: false };
 
@@ -172,11 +173,13 @@ function parseValue(raw: string, parse: ValueParse, key: string): unknown {
   switch (parse) {
     case 'int':
     case 'number':
-    case 'seconds': {
+    case 'seconds':
+    case 'megabytes': {
       if (!NUMBER.test(raw)) throw fail('is not a number');
       const value = Number(raw);
       if (!Number.isFinite(value)) throw fail('must be finite');
-      return parse === 'seconds' ? Math.round(value * 1000) : value;
+      if (parse === 'seconds') return Math.round(value * 1000);
+      return parse === 'megabytes' ? Math.round(value * MEBIBYTE) : value;
     }
     case 'bool': {
       const value = BOOLEANS[raw.toLowerCase()];

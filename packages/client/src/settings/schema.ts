@@ -1,12 +1,11 @@
 /**
- * The one validation both settings paths run (SPEC §5): zod shapes with defaults, cross-field rules,
+ * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import type { BackendSelection, EmbeddingSettings, GatewaySettings, SourceConfig } from '@pgw/core';
+import { isModel, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
-import { headerValueProblem } from './header-value.js';
 
 export const DEFAULTS = {
   provider: 'openai',
@@ -31,6 +30,9 @@ export const DEFAULTS = {
   maxRequestMb: 16,
   sqlitePath: '.pgw/telemetry.sqlite',
   batchSize: 64,
+  apiKeyHeader: 'authorization',
+  stream: true,
+  maxResponseBytes: 64 * 1024 * 1024,
 } as const;
 
 const count = z.number().int({ error: 'must be an integer ≥ 0' }).min(0, { error: 'must be an integer ≥ 0' });
@@ -53,15 +55,6 @@ const urlWithScheme = (schemes: readonly string[]) =>
     { error: `must be a URL with scheme ${schemes.map((s) => s.replace(':', '://')).join(' or ')}` },
   );
 
-/** Sent in a header (the API key as `Bearer …`): undici would refuse it on every request. */
-const headerValue = z
-  .string()
-  .min(1, { error: 'must not be empty' })
-  .superRefine((value, ctx) => {
-    const problem = headerValueProblem(value);
-    if (problem !== undefined) ctx.addIssue({ code: 'custom', message: problem });
-  });
-
 const jsonObject = z.custom<Record<string, unknown>>(
   (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -74,25 +67,39 @@ const jsonObject = z.custom<Record<string, unknown>>(
   { error: 'must be a JSON object' },
 );
 
+const STRING_RECORD = 'must be a JSON object of string values';
+const stringRecord = z.record(z.string(), z.string({ error: STRING_RECORD }), { error: STRING_RECORD });
+
+const modelInstance = z.custom<AnyModel>((value) => isModel(value), { error: 'must be a model name or a model made by a provider factory' });
+
 const sourceShape = {
   name: nonEmpty.regex(/^[A-Za-z0-9]+([_-][A-Za-z0-9]+)*$/, {
     error: 'must be letters and digits, words joined by a single _ or -',
   }),
-  baseUrl: urlWithScheme(['http:', 'https:']),
-  apiKey: headerValue.optional(),
-  model: nonEmpty,
-  provider: nonEmpty.default(DEFAULTS.provider),
+  /** A model name (the endpoint fields describe how to reach it), or a model instance. */
+  model: z.union([nonEmpty, modelInstance], { error: 'must be a model name or a model made by a provider factory' }),
+  /** Normalised form of an instance source: `model` is then its id. */
+  instance: modelInstance.optional(),
+  baseUrl: urlWithScheme(['http:', 'https:']).optional(),
+  // Header legality (names, values, reserved names) is a cross-field rule: it depends on apiKeyHeader.
+  apiKey: z.string().min(1, { error: 'must not be empty' }).optional(),
+  apiKeyHeader: nonEmpty.optional(),
+  headers: stringRecord.optional(),
+  query: stringRecord.optional(),
+  stream: z.boolean({ error: 'must be true or false' }).optional(),
+  maxResponseBytes: atLeastOne.optional(),
+  provider: nonEmpty.optional(),
   rpm: count.default(0),
   tpm: count.default(0),
   maxConcurrency: count.default(0),
   estTokens: count.default(DEFAULTS.estTokens),
   timeoutMs: positive.default(DEFAULTS.timeoutMs),
   weight: positive.default(DEFAULTS.weight),
-  extraBody: jsonObject.default({}),
+  extraBody: jsonObject.optional(),
 };
 const chatSource = z.strictObject(sourceShape);
 /** MonkeyOCR takes no model name; telemetry still wants one. */
-const ocrSource = z.strictObject({ ...sourceShape, model: nonEmpty.default(DEFAULTS.ocrModel) });
+const ocrSource = z.strictObject({ ...sourceShape, model: sourceShape.model.default(DEFAULTS.ocrModel) });
 
 const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S) => ({
   scope: nonEmpty.regex(SCOPE_NAME, { error: 'must be letters and digits, words joined by single underscores' }),
@@ -171,19 +178,30 @@ const embedShape = {
 type Parsed = z.output<z.ZodObject<ReturnType<typeof settingsShape<typeof chatSource>>>>;
 
 function normaliseSource(source: Parsed['sources'][number]): SourceConfig {
-  return {
-    name: source.name.toLowerCase(),
-    baseUrl: source.baseUrl.replace(/\/+$/, ''),
-    ...(source.apiKey === undefined ? {} : { apiKey: source.apiKey }),
-    model: source.model,
-    provider: source.provider.toLowerCase(),
+  const limits = {
     rpm: source.rpm,
     tpm: source.tpm,
     maxConcurrency: source.maxConcurrency,
     estTokens: source.estTokens,
     timeoutMs: source.timeoutMs,
     weight: source.weight,
-    extraBody: JSON.parse(JSON.stringify(source.extraBody)) as Record<string, unknown>,
+  };
+  const instance = typeof source.model === 'string' ? source.instance : source.model;
+  if (instance !== undefined) return { name: source.name.toLowerCase(), model: instance.modelId, instance, ...limits };
+  // The cross-field rules require baseUrl for a source given by name.
+  return {
+    name: source.name.toLowerCase(),
+    model: source.model as string,
+    baseUrl: source.baseUrl!.replace(/\/+$/, ''),
+    ...(source.apiKey === undefined ? {} : { apiKey: source.apiKey }),
+    apiKeyHeader: (source.apiKeyHeader ?? DEFAULTS.apiKeyHeader).toLowerCase(),
+    headers: { ...source.headers },
+    query: { ...source.query },
+    stream: source.stream ?? DEFAULTS.stream,
+    maxResponseBytes: source.maxResponseBytes ?? DEFAULTS.maxResponseBytes,
+    provider: (source.provider ?? DEFAULTS.provider).toLowerCase(),
+    ...limits,
+    extraBody: JSON.parse(JSON.stringify(source.extraBody ?? {})) as Record<string, unknown>,
   };
 }
 

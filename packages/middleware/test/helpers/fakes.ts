@@ -1,25 +1,26 @@
 /** Scripted fakes for unit tests of the governed call path: clock, sleep, limiter, gate, transports, recorder. */
 import {
   abortError,
+  MODEL_SPECIFICATION_VERSION,
+  type ChatDelta,
   type Admission,
   type AttemptContext,
   type BreakerSnapshot,
-  type ChatRequest,
+  type ChatModel,
+  type ChatModelCapabilities,
   type ChatResult,
-  type ChatTransport,
-  type EmbedRequest,
+  type EmbeddingModel,
   type EmbedResult,
-  type EmbedTransport,
   type Gate,
   type GateOutcome,
   type GateRefusal,
   type GateTicket,
   type LimitGate,
   type Limiter,
-  type OcrTransport,
+  type OcrModel,
   type Permit,
   type Sleep,
-  type SourceConfig,
+  type Source,
   type SourceStats,
   type TelemetryRecorder,
   type TelemetryRow,
@@ -65,21 +66,24 @@ export class RecordingSleep {
   }
 }
 
-export function source(name: string, overrides: Partial<SourceConfig> = {}): SourceConfig {
+/** A source whose model is a placeholder until a harness binds its script (`withModel`). */
+export function source(name: string, overrides: Partial<Source<ScriptedModel>> = {}): Source<ScriptedModel> {
   return {
     name,
-    baseUrl: `http://${name}.invalid/v1`,
-    model: `model-${name}`,
-    provider: 'openai',
+    model: new ScriptedModel(new Script([]), `model-${name}`),
     rpm: 0,
     tpm: 0,
     maxConcurrency: 0,
     estTokens: 100,
     timeoutMs: 120_000,
     weight: 1,
-    extraBody: {},
     ...overrides,
   };
+}
+
+/** The sources, each with a model that runs `script` (keeping its model id and capabilities). */
+export function withModel(sources: readonly Source<ScriptedModel>[], script: Script<unknown>): Source<ScriptedModel>[] {
+  return sources.map((s) => ({ ...s, model: new ScriptedModel(script, s.model.modelId, s.model.capabilities) }));
 }
 
 // ── Limiter ──────────────────────────────────────────────────────────────────────────────────
@@ -193,7 +197,7 @@ export class ScriptedGate implements Gate {
 
 /** A scripted step: a value, an error to throw, HANG (wait for abort), or a function of the attempt. */
 export const HANG = Symbol('hang');
-export type Step<Res> = Res | Error | typeof HANG | ((ctx: AttemptContext, source: SourceConfig) => Promise<Res> | Res);
+export type Step<Res> = Res | Error | typeof HANG | ((ctx: AttemptContext & { onDelta?: (delta: ChatDelta) => void }) => Promise<Res> | Res);
 
 export interface TransportCall {
   source: string;
@@ -212,8 +216,8 @@ export class Script<Res> {
     return this.entered.promise;
   }
 
-  async run(sourceCfg: SourceConfig, request: unknown, ctx: AttemptContext): Promise<Res> {
-    this.calls.push({ source: sourceCfg.name, callId: ctx.callId, request });
+  async run(request: unknown, ctx: AttemptContext): Promise<Res> {
+    this.calls.push({ source: ctx.sourceName, callId: ctx.callId, request });
     const step = this.steps.length > 0 ? this.steps.shift()! : this.fallback;
     const entered = this.entered;
     this.entered = deferred();
@@ -226,7 +230,7 @@ export class Script<Res> {
       });
     }
     if (step instanceof Error) throw step;
-    if (typeof step === 'function') return (step as (c: AttemptContext, s: SourceConfig) => Promise<Res> | Res)(ctx, sourceCfg);
+    if (typeof step === 'function') return (step as (c: AttemptContext) => Promise<Res> | Res)(ctx);
     return step;
   }
 
@@ -243,10 +247,6 @@ export function chatResult(content = 'ok', overrides: Partial<ChatResult> = {}):
   return { content, model: 'model-x', usage: usage(10, 5), thinkingObservation: 'unknown', ...overrides };
 }
 
-export function chatTransport(script: Script<ChatResult>): ChatTransport {
-  return { chat: (s, request: ChatRequest, ctx) => script.run(s, request, ctx) };
-}
-
 export function embedResult(count: number, dim = 3, overrides: Partial<EmbedResult> = {}): EmbedResult {
   return {
     vectors: Array.from({ length: count }, (_, i) => Array.from({ length: dim }, (__, j) => i + j + 1)),
@@ -256,17 +256,44 @@ export function embedResult(count: number, dim = 3, overrides: Partial<EmbedResu
   };
 }
 
-export function embedTransport(script: Script<EmbedResult>): EmbedTransport {
-  return { embed: (s, request: EmbedRequest, ctx) => script.run(s, request, ctx) };
-}
+/**
+ * A model of every kind whose operations run one script: chat (`generate` and `stream` alike: a
+ * step forwards deltas through `ctx.onDelta` itself), embeddings and OCR (the script sees the options).
+ */
+export class ScriptedModel implements ChatModel, EmbeddingModel, OcrModel {
+  readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
+  readonly provider = 'scripted';
+  readonly managedKeys: readonly string[] = [];
 
-export function ocrTransport(script: Script<unknown>): OcrTransport {
-  return {
-    recognizeText: (s, _image, options, ctx) => script.run(s, options, ctx) as Promise<{ text: string }>,
-    parseLayout: (s, _image, options, ctx) =>
-      script.run(s, options, ctx) as Promise<{ markdown: string; elements: [] }>,
-    checkHealth: async () => true,
-  };
+  constructor(
+    readonly script: Script<unknown>,
+    readonly modelId = 'model-x',
+    readonly capabilities: ChatModelCapabilities = { jsonSchema: true, streaming: true },
+  ) {}
+
+  generate(request: unknown, ctx: AttemptContext): Promise<ChatResult> {
+    return this.script.run(request, ctx) as Promise<ChatResult>;
+  }
+
+  stream(request: unknown, ctx: AttemptContext): Promise<ChatResult> {
+    return this.script.run(request, ctx) as Promise<ChatResult>;
+  }
+
+  embed(request: unknown, ctx: AttemptContext): Promise<EmbedResult> {
+    return this.script.run(request, ctx) as Promise<EmbedResult>;
+  }
+
+  recognizeText(_image: Uint8Array, options: unknown, ctx: AttemptContext): Promise<{ text: string }> {
+    return this.script.run(options, ctx) as Promise<{ text: string }>;
+  }
+
+  parseLayout(_image: Uint8Array, options: unknown, ctx: AttemptContext): Promise<{ markdown: string; elements: [] }> {
+    return this.script.run(options, ctx) as Promise<{ markdown: string; elements: [] }>;
+  }
+
+  async checkHealth(): Promise<boolean> {
+    return true;
+  }
 }
 
 // ── Telemetry ────────────────────────────────────────────────────────────────────────────────

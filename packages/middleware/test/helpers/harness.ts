@@ -5,9 +5,10 @@ import type {
   EmbedResult,
   Gate,
   Limiter,
+  ModelIdentity,
   Operation,
   PricingTable,
-  SourceConfig,
+  Source,
   TelemetryRecorder,
 } from '@pgw/core';
 import {
@@ -34,14 +35,13 @@ import {
 import {
   AccountingLimiter,
   ArrayRecorder,
-  chatTransport,
-  embedTransport,
   ManualClock,
-  ocrTransport,
   RecordingSleep,
   Script,
   ScriptedGate,
+  ScriptedModel,
   source,
+  withModel,
   type Step,
 } from './fakes.js';
 
@@ -65,7 +65,7 @@ export function testSettings(overrides: Partial<TestSettings> = {}): TestSetting
 
 export interface HarnessOptions {
   settings?: Partial<TestSettings>;
-  sources?: SourceConfig[];
+  sources?: Source<ScriptedModel>[];
   limiter?: Limiter;
   gate?: Gate;
   cache?: Cache;
@@ -76,7 +76,7 @@ export interface HarnessOptions {
   clock?: ManualClock;
 }
 
-function common(options: HarnessOptions) {
+function common(options: HarnessOptions, script: Script<unknown>) {
   const clock = options.clock ?? new ManualClock();
   const sleep = new RecordingSleep(clock);
   const limiter = options.limiter ?? new AccountingLimiter();
@@ -84,7 +84,8 @@ function common(options: HarnessOptions) {
   const recorder = new ArrayRecorder();
   const usedRecorder = options.recorder ?? recorder;
   const warnings: string[] = [];
-  const settings = testSettings({ ...options.settings, ...(options.sources ? { sources: options.sources } : {}) });
+  const configured = testSettings({ ...options.settings, ...(options.sources ? { sources: options.sources } : {}) });
+  const settings = { ...configured, sources: withModel(configured.sources as Source<ScriptedModel>[], script) };
   const parts = {
     settings,
     limiter,
@@ -102,9 +103,9 @@ function common(options: HarnessOptions) {
 export const HI: ChatMessage[] = [{ role: 'user', content: 'hi' }];
 
 export function chatHarness(steps: Array<Step<ChatResult>>, options: HarnessOptions = {}, fallback?: Step<ChatResult>) {
-  const base = common(options);
   const script = new Script<ChatResult>(steps, fallback);
-  const pipeline = assembleChatPipeline({ ...base.parts, transport: chatTransport(script), cache: options.cache });
+  const base = common(options, script);
+  const pipeline = assembleChatPipeline({ ...base.parts, cache: options.cache });
   const run = (request: Partial<GatewayChatRequest> = {}, callOptions: CallOptions = {}) =>
     pipeline.run({ messages: HI, sampling: {}, ...request }, callOptions);
   const stream = (request: Partial<GatewayChatRequest> = {}, callOptions: StreamCallOptions = {}) =>
@@ -116,31 +117,30 @@ export function embedHarness(
   steps: Array<Step<EmbedResult>>,
   options: HarnessOptions & { batchSize?: number; normalize?: boolean; expectedDim?: number } = {},
 ) {
-  const base = common(options);
   const script = new Script<EmbedResult>(steps);
+  const base = common(options, script);
   const pipeline = assembleEmbedPipeline({
     ...base.parts,
     settings: { ...base.settings, batchSize: options.batchSize ?? 16, normalize: options.normalize ?? false, expectedDim: options.expectedDim },
-    transport: embedTransport(script),
   });
   return { ...base, script, pipeline };
 }
 
 export function ocrHarness(steps: Array<Step<unknown>>, options: HarnessOptions = {}) {
-  const base = common(options);
   const script = new Script<unknown>(steps);
-  const pipeline = assembleOcrPipeline({ ...base.parts, transport: ocrTransport(script) });
+  const base = common(options, script);
+  const pipeline = assembleOcrPipeline(base.parts);
   return { ...base, script, pipeline };
 }
 
 /** The retry loop alone, with every part reachable (pacer, rows) for accounting assertions. */
-export function loopHarness<Req, Res>(
-  makeOperation: (script: Script<Res>) => AttemptOperation<Req, Res>,
+export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
+  makeOperation: (script: Script<Res>) => AttemptOperation<Req, Res, M>,
   steps: Array<Step<Res>>,
   options: HarnessOptions & { operation?: Operation } = {},
 ) {
-  const base = common(options);
   const script = new Script<Res>(steps);
+  const base = common(options, script);
   const warnOnce = new WarnOnce((message) => base.warnings.push(message));
   const pacer = new Pacer(base.settings.sources);
   const health = new HealthBook();

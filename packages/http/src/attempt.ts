@@ -1,0 +1,109 @@
+/**
+ * One HTTP attempt, the same for every provider: the request under an AttemptScope (caller's
+ * abort, total timeout, optional stream liveness), non-2xx answers and network failures translated
+ * to the error taxonomy, 2xx bodies read under a size cap, and the body destroyed if not read to its end.
+ */
+import type { IncomingHttpHeaders } from 'node:http';
+import type { Dispatcher, FormData } from 'undici';
+import { PolyGatewayError, abortError, type AttemptContext, type Clock } from '@pgw/core';
+import { AttemptScope } from './attempt-scope.js';
+import { ERROR_BODY_LIMIT_BYTES, cappedChunks, readCappedBytes, readCappedText } from './body.js';
+import type { Endpoint } from './endpoint.js';
+import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
+import type { StreamWatchdogLimits } from './stream-watchdog.js';
+
+export interface HttpAttempt {
+  dispatcher: Dispatcher;
+  endpoint: Endpoint;
+  /** Path below the base URL, e.g. `chat/completions`. */
+  route: string;
+  method: 'GET' | 'POST';
+  /** This request's own headers (content-type, accept, user-agent); the endpoint's are added. */
+  headers?: Record<string, string>;
+  body?: string | FormData;
+  attempt: Pick<AttemptContext, 'signal' | 'sourceName' | 'timeoutMs'>;
+  /** A stream's first-token / inter-token limits: armed when the request is sent. */
+  liveness?: StreamWatchdogLimits;
+  /** Cap of a 2xx body. */
+  maxResponseBytes: number;
+  /** Receives non-fatal oddities (a non-finite Retry-After). */
+  warn: (message: string) => void;
+  /** Wall clock for an HTTP-date Retry-After and `dispatchedAt`. Default `Date.now`. */
+  now?: Clock;
+}
+
+/** A 2xx answer as the reader of one attempt gets it. */
+export interface HttpAnswer {
+  readonly status: number;
+  readonly headers: IncomingHttpHeaders;
+  /** When the request was handed to the dispatcher (by `now`). */
+  readonly dispatchedAt: number;
+  /** For errors found inside the answer (in-band errors): source, route, secrets, warn, clock. */
+  readonly failure: HttpFailureContext;
+  /** The body's chunks; more than `maxResponseBytes` fails with a ResultInvalidError naming the limit. */
+  chunks(): AsyncIterable<Uint8Array>;
+  bytes(): Promise<Buffer>;
+  text(): Promise<string>;
+  /** A token arrived: restarts the inter-token clock. */
+  tokenSeen(): void;
+  /** The answer is complete: liveness no longer matters (the total timeout still bounds the rest). */
+  stopLiveness(): void;
+}
+
+/** Sends one request and hands a 2xx answer to `read`; everything else is thrown in its category. */
+export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAnswer) => Promise<T>): Promise<T> {
+  const { endpoint, route, attempt } = request;
+  const now = request.now ?? Date.now;
+  const failure: HttpFailureContext = { sourceName: attempt.sourceName, secrets: endpoint.secrets, route, warn: request.warn, now };
+  if (!(typeof attempt.timeoutMs === 'number' && attempt.timeoutMs > 0)) {
+    throw new RangeError(`source ${attempt.sourceName}: attempt.timeoutMs must be a positive number of milliseconds, got ${String(attempt.timeoutMs)}`);
+  }
+  const target = endpoint.target(route);
+  const scope = new AttemptScope({
+    callerSignal: attempt.signal,
+    sourceName: attempt.sourceName,
+    route,
+    totalMs: attempt.timeoutMs,
+    ...(request.liveness && { liveness: request.liveness }),
+  });
+  const dispatchedAt = now();
+  let response: Dispatcher.ResponseData | undefined;
+  try {
+    response = await request.dispatcher.request({
+      origin: target.origin,
+      path: target.path,
+      method: request.method,
+      headers: { ...request.headers, ...endpoint.headers },
+      body: request.body,
+      signal: scope.cancel.signal,
+    });
+    const { statusCode: status, headers, body } = response;
+    if (status < 200 || status >= 300) {
+      const { text, cut } = await readCappedText(body, ERROR_BODY_LIMIT_BYTES);
+      throw translateHttpFailure({ status, headers, body: text, cut }, failure);
+    }
+    const chunks = () => cappedChunks(body, headers, request.maxResponseBytes, { sourceName: attempt.sourceName, route, status });
+    const result = await read({
+      status,
+      headers,
+      dispatchedAt,
+      failure,
+      chunks,
+      bytes: () => readCappedBytes(chunks()),
+      text: async () => (await readCappedBytes(chunks())).toString('utf8'),
+      tokenSeen: () => scope.tokenSeen(),
+      stopLiveness: () => scope.stopLiveness(),
+    });
+    // Cancellation wins even over an answer that raced it.
+    if (attempt.signal.aborted) throw abortError(attempt.signal);
+    return result;
+  } catch (error) {
+    const outcome = scope.outcome(error);
+    if (outcome !== error || error instanceof PolyGatewayError) throw outcome;
+    throw translateNetworkFailure(error, failure) ?? error;
+  } finally {
+    scope.dispose();
+    // A body not read to its end would pin its socket: destroying it closes the connection.
+    if (response !== undefined && !response.body.readableEnded) response.body.destroy();
+  }
+}

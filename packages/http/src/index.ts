@@ -1,0 +1,29 @@
+export { createAgent, ModelDispatcher, DEFAULT_CONNECTIONS, type AgentOptions } from './agent.js';
+export {
+  Endpoint,
+  DEFAULT_API_KEY_HEADER,
+  checkApiKey,
+  checkApiKeyHeader,
+  checkBaseUrl,
+  checkHeaders,
+  checkQuery,
+  isHeaderName,
+  isHeaderValue,
+  type EndpointOptions,
+  type RequestTarget,
+} from './endpoint.js';
+export { sendAttempt, type HttpAnswer, type HttpAttempt } from './attempt.js';
+export { DEFAULT_MAX_RESPONSE_BYTES, ERROR_BODY_LIMIT_BYTES, bodyTooLarge, isEventStream, type BodyOrigin } from './body.js';
+export {
+  translateHttpFailure,
+  translateNetworkFailure,
+  type HttpFailure,
+  type HttpFailureContext,
+  type NetworkFailureContext,
+} from './failure.js';
+export { translateInBandError, inBandErrorObject, type InBandContext } from './in-band.js';
+export { redactSecrets } from '@pgw/core';
+export { SseParser, type SseEvent } from './sse-parser.js';
+export { StreamWatchdog, type StallPhase, type StreamWatchdogLimits } from './stream-watchdog.js';
+export { isRecord } from './json.js';
+export { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString } from './options.js';

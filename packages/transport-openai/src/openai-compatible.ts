@@ -1,0 +1,167 @@
+/**
+ * `openaiCompatible(options)`: a model that speaks the OpenAI chat-completions and embeddings wire
+ * format, over the one attempt layer of `@pgw/http` (attempt scope, capped bodies, liveness
+ * watchdog, failure classification incl. in-band errors).
+ */
+import {
+  MODEL_SPECIFICATION_VERSION,
+  type AttemptContext,
+  type ChatDelta,
+  type ChatModel,
+  type ChatModelCapabilities,
+  type ChatRequest,
+  type ChatResult,
+  type EmbedRequest,
+  type EmbedResult,
+  type EmbeddingModel,
+  type StreamAttemptContext,
+} from '@pgw/core';
+import { Endpoint, ModelDispatcher, SseParser, isEventStream, sendAttempt, type HttpAnswer, type HttpAttempt } from '@pgw/http';
+import { parseChatCompletion, toChatResult, type ChatAnswer } from './chat-answer.js';
+import { ChatStreamAssembler } from './chat-stream.js';
+import { parseEmbeddings } from './embed-answer.js';
+import { truncatedStream } from './error-translation.js';
+import { FACTORY, resolveOptions, type OpenAICompatibleOptions, type ResolvedOptions } from './options.js';
+import { chatBody, embedBody } from './request-body.js';
+import { estimatedEmbedUsage } from './usage.js';
+
+export const OPENAI_COMPATIBLE_PROVIDER = 'openai-compatible';
+const CHAT_ROUTE = 'chat/completions';
+const EMBED_ROUTE = 'embeddings';
+
+/** A chat and embedding model of one OpenAI-compatible endpoint. */
+export interface OpenAICompatibleModel extends ChatModel, EmbeddingModel {
+  stream(request: ChatRequest, attempt: StreamAttemptContext): Promise<ChatResult>;
+  /** Closes the dispatcher the model created itself (an injected one is left alone). Idempotent. */
+  close(): Promise<void>;
+}
+
+/** Creates the model; every option is validated here (errors name `openaiCompatible(options.KEY)`). */
+export function openaiCompatible(options: OpenAICompatibleOptions): OpenAICompatibleModel {
+  return new OpenAICompatible(options);
+}
+
+class OpenAICompatible implements OpenAICompatibleModel {
+  readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
+  readonly provider = OPENAI_COMPATIBLE_PROVIDER;
+  readonly modelId: string;
+  readonly capabilities: ChatModelCapabilities;
+  readonly managedKeys: readonly string[];
+  private readonly options: ResolvedOptions;
+  private readonly endpoint: Endpoint;
+  private readonly dispatcher: ModelDispatcher;
+
+  constructor(options: OpenAICompatibleOptions) {
+    this.options = resolveOptions(options);
+    this.endpoint = new Endpoint(options, FACTORY);
+    this.modelId = this.options.model;
+    this.capabilities = Object.freeze({ jsonSchema: this.options.profile.supportsJsonSchema, streaming: this.options.stream });
+    this.managedKeys = this.options.profile.managedKeys;
+    this.dispatcher = new ModelDispatcher(this.options.dispatcher, `${FACTORY} model ${this.modelId}`);
+  }
+
+  generate(request: ChatRequest, attempt: AttemptContext): Promise<ChatResult> {
+    return this.chat(request, attempt, undefined);
+  }
+
+  async stream(request: ChatRequest, attempt: StreamAttemptContext): Promise<ChatResult> {
+    if (!this.options.stream) {
+      const result = await this.chat(request, attempt, undefined);
+      const delta = wholeAnswerDelta(result);
+      if (delta !== undefined && !attempt.signal.aborted) attempt.onDelta(delta);
+      return result;
+    }
+    // Deltas reach the caller only while the attempt is live: none after abort or after it settles.
+    let live = true;
+    try {
+      return await this.chat(request, attempt, (delta) => {
+        if (live && !attempt.signal.aborted) attempt.onDelta(delta);
+      });
+    } finally {
+      live = false;
+    }
+  }
+
+  async embed(request: EmbedRequest, attempt: AttemptContext): Promise<EmbedResult> {
+    const payload = embedBody(this.options.model, this.options.extraBody, request);
+    return sendAttempt(this.httpAttempt(EMBED_ROUTE, payload, attempt, false), async (answer) => {
+      const parsed = parseEmbeddings(await answer.text(), answer, request.texts.length);
+      if (parsed.usage !== undefined) attempt.onUsage?.(parsed.usage);
+      return { vectors: parsed.vectors, model: this.modelId, usage: parsed.usage ?? estimatedEmbedUsage(request.texts) };
+    });
+  }
+
+  close(): Promise<void> {
+    return this.dispatcher.close();
+  }
+
+  private async chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
+    const { stream } = this.options;
+    const payload = chatBody({ ...this.options, stream }, request);
+    return sendAttempt(this.httpAttempt(CHAT_ROUTE, payload, attempt, stream), async (answer) => {
+      const parsed = isEventStream(answer.headers) ? await this.readStream(answer, attempt, onDelta) : await readChatJson(answer, attempt);
+      return toChatResult(parsed, this.modelId, request.messages);
+    });
+  }
+
+  private httpAttempt(route: string, payload: Record<string, unknown>, attempt: AttemptContext, stream: boolean): HttpAttempt {
+    const { options } = this;
+    return {
+      dispatcher: this.dispatcher.get(),
+      endpoint: this.endpoint,
+      route,
+      method: 'POST',
+      headers: {
+        'content-type': 'application/json',
+        accept: stream ? 'text/event-stream' : 'application/json',
+        'user-agent': options.userAgent,
+      },
+      body: JSON.stringify(payload),
+      attempt: stream ? { ...attempt, timeoutMs: Math.min(attempt.timeoutMs, options.streamTotalMs) } : attempt,
+      ...(stream && { liveness: { firstTokenMs: options.firstTokenMs, interTokenMs: options.interTokenMs } }),
+      maxResponseBytes: options.maxResponseBytes,
+      warn: options.warn,
+      now: options.now,
+    };
+  }
+
+  private async readStream(answer: HttpAnswer, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatAnswer> {
+    const assembler = new ChatStreamAssembler(answer);
+    let ttftMs: number | undefined;
+    const parser = new SseParser((event) => {
+      const news = assembler.accept(event);
+      if (news.usage !== undefined) attempt.onUsage?.(news.usage);
+      if (news.delta !== undefined) {
+        ttftMs ??= this.options.now() - answer.dispatchedAt;
+        answer.tokenSeen();
+        onDelta?.(news.delta);
+      }
+      if (assembler.done) answer.stopLiveness();
+    });
+    const decoder = new TextDecoder();
+    try {
+      // Read to the end (not break at [DONE]) so the connection goes back to the pool.
+      for await (const chunk of answer.chunks()) parser.feed(decoder.decode(chunk, { stream: true }));
+    } catch (error) {
+      // After [DONE] the answer is complete; a broken tail costs nothing.
+      if (!assembler.done) throw error;
+    }
+    if (!assembler.done) {
+      parser.feed(decoder.decode());
+      parser.end();
+    }
+    if (!assembler.done) throw truncatedStream(answer);
+    return assembler.answer(ttftMs);
+  }
+}
+
+async function readChatJson(answer: HttpAnswer, attempt: AttemptContext): Promise<ChatAnswer> {
+  const parsed = parseChatCompletion(await answer.text(), answer);
+  if (parsed.usage !== undefined) attempt.onUsage?.(parsed.usage);
+  return parsed;
+}
+
+function wholeAnswerDelta(result: ChatResult): ChatDelta | undefined {
+  if (result.content === '' && (result.reasoningContent ?? '') === '') return undefined;
+  return { ...(result.content !== '' && { content: result.content }), ...(result.reasoningContent && { reasoningContent: result.reasoningContent }) };
+}

@@ -1,0 +1,107 @@
+/** Options of `openaiCompatible`, validated once at creation: errors name the option, never echo a secret. */
+import { providerProfile, type Clock, type ProviderProfile } from '@pgw/core';
+import { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString, type EndpointOptions } from '@pgw/http';
+import type { Dispatcher } from 'undici';
+import { isRecord } from './json.js';
+
+export interface StreamWatchdogOptions {
+  /** Longest wait from sending the request to the first content or reasoning token. Default 60 000. */
+  firstTokenMs?: number;
+  /** Longest gap between two tokens. Default 30 000. */
+  interTokenMs?: number;
+  /** Caps a stream's total time below the attempt's `timeoutMs` (which always applies). Default: no cap. */
+  totalMs?: number;
+}
+
+export interface OpenAICompatibleOptions extends EndpointOptions {
+  /** The model name sent upstream; prices, cache keys and telemetry rows use it. */
+  model: string;
+  /** Whether chat asks for SSE. Default true. With false: one JSON body, no liveness watchdog, `stream()` yields one delta. */
+  stream?: boolean;
+  /** Cap of a 2xx body; a larger one fails the attempt with a ResultInvalidError naming the limit. Default 64 MiB. */
+  maxResponseBytes?: number;
+  /** Thinking profile: a built-in name (`openai`, `qwen`, `anthropic_compat`, `deepseek`) or your own. Default `openai`. */
+  profile?: string | ProviderProfile;
+  /** Body keys added to every request (under the caller's sampling). */
+  extraBody?: Record<string, unknown>;
+  /** The undici dispatcher to send through (a client's shared Agent, a ProxyAgent, a MockAgent…); never closed by the model. Default: an own Agent. */
+  dispatcher?: Dispatcher;
+  watchdog?: StreamWatchdogOptions;
+  /** Where non-fatal oddities go (e.g. a non-finite Retry-After). Default `console.warn`. */
+  warn?: (message: string) => void;
+  /** Wall clock for HTTP-date Retry-After and `ttftMs`. Default `Date.now`. */
+  now?: Clock;
+  userAgent?: string;
+}
+
+export const DEFAULT_FIRST_TOKEN_MS = 60_000;
+export const DEFAULT_INTER_TOKEN_MS = 30_000;
+const DEFAULT_USER_AGENT = 'pgw-transport-openai/0.1';
+export const FACTORY = 'openaiCompatible';
+
+export interface ResolvedOptions {
+  model: string;
+  stream: boolean;
+  maxResponseBytes: number;
+  profile: ProviderProfile;
+  extraBody: Readonly<Record<string, unknown>>;
+  dispatcher: Dispatcher | undefined;
+  firstTokenMs: number;
+  interTokenMs: number;
+  streamTotalMs: number;
+  warn: (message: string) => void;
+  now: Clock;
+  userAgent: string;
+}
+
+const name = (key: string) => `${FACTORY}(options.${key})`;
+
+export function resolveOptions(options: OpenAICompatibleOptions): ResolvedOptions {
+  if (!isRecord(options)) throw new TypeError(`${FACTORY}(options) must be an object`);
+  const watchdog = options.watchdog ?? {};
+  return {
+    model: checkNonEmptyString(options.model, name('model')),
+    stream: boolean(options.stream, true, 'stream'),
+    maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes, name('maxResponseBytes')),
+    profile: profileOf(options.profile),
+    extraBody: Object.freeze({ ...record(options.extraBody, 'extraBody') }),
+    dispatcher: checkDispatcher(options.dispatcher, name('dispatcher')),
+    firstTokenMs: positive(watchdog.firstTokenMs, DEFAULT_FIRST_TOKEN_MS, 'watchdog.firstTokenMs'),
+    interTokenMs: positive(watchdog.interTokenMs, DEFAULT_INTER_TOKEN_MS, 'watchdog.interTokenMs'),
+    streamTotalMs: positive(watchdog.totalMs, Number.POSITIVE_INFINITY, 'watchdog.totalMs'),
+    warn: checkFunction(options.warn, name('warn')) ?? ((message) => console.warn(message)),
+    now: checkFunction(options.now, name('now')) ?? Date.now,
+    userAgent: options.userAgent === undefined ? DEFAULT_USER_AGENT : checkNonEmptyString(options.userAgent, name('userAgent')),
+  };
+}
+
+function profileOf(profile: unknown): ProviderProfile {
+  if (profile === undefined) return providerProfile('openai');
+  if (typeof profile === 'string') return providerProfile(profile, name('profile'));
+  const valid =
+    isRecord(profile) &&
+    typeof profile['name'] === 'string' &&
+    Array.isArray(profile['managedKeys']) &&
+    typeof profile['applyEffort'] === 'function' &&
+    typeof profile['supportsJsonSchema'] === 'boolean';
+  if (!valid) throw new TypeError(`${name('profile')} must be a built-in profile name or a ProviderProfile { name, managedKeys, applyEffort, supportsJsonSchema }`);
+  return profile as unknown as ProviderProfile;
+}
+
+function boolean(value: unknown, fallback: boolean, key: string): boolean {
+  if (value === undefined) return fallback;
+  if (typeof value !== 'boolean') throw new TypeError(`${name(key)} must be true or false`);
+  return value;
+}
+
+function record(value: unknown, key: string): Record<string, unknown> {
+  if (value === undefined) return {};
+  if (!isRecord(value)) throw new TypeError(`${name(key)} must be an object`);
+  return value;
+}
+
+function positive(value: number | undefined, fallback: number, key: string): number {
+  if (value === undefined) return fallback;
+  if (!(Number.isFinite(value) && value > 0)) throw new RangeError(`${name(key)} must be a positive finite number, got ${String(value)}`);
+  return value;
+}

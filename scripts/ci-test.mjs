@@ -1,0 +1,33 @@
+#!/usr/bin/env node
+// `.ci/run`'s test step: every package's tests through turbo (two at a time, continuing past a
+// failure so every package gets a verdict), then one summary line per package, as the CI matrix
+// shows one job per package. Exits non-zero when any package failed or got no verdict.
+import { spawnSync } from 'node:child_process';
+import fs from 'node:fs';
+import path from 'node:path';
+import { root, testedPackages } from './lib/workspace.mjs';
+
+const runsDir = path.join(root, '.turbo/runs');
+const before = new Set(fs.existsSync(runsDir) ? fs.readdirSync(runsDir) : []);
+const turbo = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=2', '--continue', '--summarize'], {
+  cwd: root,
+  stdio: 'inherit',
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+});
+
+const summaryFile = fs.existsSync(runsDir) ? fs.readdirSync(runsDir).find((file) => !before.has(file)) : undefined;
+const tasks = summaryFile === undefined ? [] : JSON.parse(fs.readFileSync(path.join(runsDir, summaryFile), 'utf8')).tasks;
+if (summaryFile !== undefined) fs.rmSync(path.join(runsDir, summaryFile));
+
+let failed = turbo.status !== 0;
+console.log('\nper-package tests:');
+for (const { name } of testedPackages()) {
+  const task = tasks.find((t) => t.package === name && t.task === 'test');
+  const exitCode = task?.execution?.exitCode;
+  const verdict = exitCode === 0 ? 'pass' : exitCode === undefined ? 'none' : 'FAIL';
+  if (verdict !== 'pass') failed = true;
+  const seconds = task?.execution ? ((task.execution.endTime - task.execution.startTime) / 1000).toFixed(1) : '-';
+  const cached = task?.cache?.status === 'HIT' ? ' (cached)' : '';
+  console.log(`  ${verdict.padEnd(4)}  ${name.padEnd(26)} ${seconds.padStart(6)} s${cached}`);
+}
+process.exit(failed ? 1 : 0);
