@@ -30,6 +30,7 @@ beforeAll(async () => {
         cfg: {},
         down: { otherwise: { kind: 'status', status: 503 } },
         hang: { otherwise: { kind: 'hang' } },
+        echo: { otherwise: { kind: 'status', status: 400, body: ECHOED_KEY_BODY } },
       },
     },
   });
@@ -50,6 +51,10 @@ const source = (scope: string, name: string, baseUrl: string, model = 'gpt-4o-mi
   [`${scope}__SOURCE__${name}__BASE_URL`]: baseUrl,
   [`${scope}__SOURCE__${name}__MODEL`]: model,
 });
+const API_KEY = 'Zq8/kR2+secret"Xw-7c1e';
+/** The key JSON-escaped, then the key repeated past the 64 KiB error-read cap, so the read ends inside one. */
+const ECHOED_KEY_BODY = `{"error":"bad key ${JSON.stringify(API_KEY).slice(1, -1).replaceAll('/', '\\/')}"} ${API_KEY.repeat(10_000)}`;
+
 /** Fast retries, so a failing call ends quickly. */
 const QUICK_RETRY = { LLM__MAX_ATTEMPTS: '2', LLM__RETRY__BACKOFF_BASE_S: '0.01', LLM__RETRY__BACKOFF_MAX_S: '0.02' };
 
@@ -93,6 +98,14 @@ describe.concurrent('pgw (spawned)', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^pgw: AllSourcesExhausted: .*attempt budget of 2 spent/m);
     expect(run.stderr).toMatch(/last error: TransientError: .*503/);
+  });
+
+  test('an upstream echoing the API key: stderr holds neither the key nor a prefix of it', async () => {
+    const env = { ...source('LLM', 'ECHO', mock.baseUrl('echo')), LLM__SOURCE__ECHO__API_KEY: API_KEY, LLM__MAX_ATTEMPTS: '1' };
+    const run = await runCli(['chat', 'hi'], { env });
+    expect(run.code).toBe(EXIT.callFailed);
+    expect(run.stderr).toContain('[redacted]');
+    for (const start of ['Zq8/', 'Zq8\\/', 'Zq8%2F']) expect(run.stderr).not.toContain(start);
   });
 
   test('SIGINT aborts the in-flight call and exits 130', async () => {

@@ -50,9 +50,10 @@ function sendStatusStep(ex: Exchange, step: Extract<Step, { kind: 'status' }>): 
   if (step.retryAfter !== undefined) headers['retry-after'] = step.retryAfter;
   if (step.retryAfterMs !== undefined) headers['retry-after-ms'] = step.retryAfterMs;
   const body = step.body ?? errorBody(`mock status ${step.status}`, 'mock_error', step.status);
+  // A step's own Content-Type wins (e.g. an HTML error page served with 200).
   const payload: Payload =
     typeof body === 'string'
-      ? { contentType: looksLikeJson(body) ? 'application/json' : 'text/plain', bytes: Buffer.from(body) }
+      ? { contentType: headers['content-type'] ?? (looksLikeJson(body) ? 'application/json' : 'text/plain'), bytes: Buffer.from(body) }
       : { contentType: 'application/json', bytes: Buffer.from(JSON.stringify(body)) };
   sendPayload(ex.res, step.status, payload, headers);
 }

@@ -180,6 +180,15 @@ describe('scripted failures', () => {
     expect(await res.text()).toBe('slow down');
   });
 
+  it("a status step's own Content-Type wins, e.g. an HTML page served with 200", async () => {
+    const page = '<!doctype html><html><body>Bad gateway</body></html>';
+    mock.setSource('scripted', { steps: [{ kind: 'status', status: 200, headers: { 'content-type': 'text/html' }, body: page }] });
+    const res = await postJson(chatUrl('scripted'), chatBody());
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('text/html');
+    expect(await res.text()).toBe(page);
+  });
+
   it('rate_limit carries its Retry-After', async () => {
     mock.setSource('scripted', { steps: [{ kind: 'rate_limit', retryAfter: '3' }] });
     const res = await postJson(chatUrl('scripted'), chatBody());

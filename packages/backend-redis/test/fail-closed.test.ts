@@ -2,9 +2,8 @@ import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
 import { GovernanceBackendError, type GateTicket } from '@pgw/core';
-import { TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
+import { TEST_BREAKER_POLICY, UNLIMITED, spareFreePort, startPrivateRedis } from '@pgw/testkit';
 import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
-import { startPrivateRedis, spareFreePort } from './private-redis.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();

@@ -1,8 +1,7 @@
 import { afterAll, expect, it } from 'vitest';
 import type { Admission, Permit } from '@pgw/core';
-import { UNLIMITED } from '@pgw/testkit';
+import { UNLIMITED, startPrivateRedis } from '@pgw/testkit';
 import { RedisLimiter } from '../src/index.js';
-import { startPrivateRedis } from './private-redis.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();

@@ -3,7 +3,7 @@
  * argument produces no call stats, no telemetry row and no upstream request.
  */
 import { abortError, ensureCallDeadline } from '@pgw/core';
-import type { ChatMessage } from '@pgw/core';
+import type { ChatMessage, GatewaySettings } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
@@ -12,6 +12,7 @@ export const MAX_ID_LENGTH = 256;
 /** `meta` is stored as JSON beside every row of the call. */
 export const MAX_META_JSON_LENGTH = 8192;
 const MAX_JSON_DEPTH = 16;
+const BYTES_PER_MB = 1024 * 1024;
 
 export function assertMessages(messages: unknown, origin: string): asserts messages is ChatMessage[] {
   if (!Array.isArray(messages)) throw new TypeError(`${origin} must be an array of {role, content}, got ${describe(messages)}`);
@@ -34,6 +35,21 @@ export function assertMessages(messages: unknown, origin: string): asserts messa
     }
     if (message.name !== undefined && typeof message.name !== 'string') throw new TypeError(`${at}.name must be a string`);
   });
+}
+
+/**
+ * Refuses a request larger than `{scope}__MAX_REQUEST_MB` before anything starts: a huge payload
+ * would hold a quota slot, an upstream connection and memory for nothing.
+ */
+export function assertRequestSize(bytes: number, origin: string, settings: Pick<GatewaySettings, 'scope' | 'maxRequestMb'>): void {
+  if (bytes <= settings.maxRequestMb * BYTES_PER_MB) return;
+  const mb = (bytes / BYTES_PER_MB).toFixed(1);
+  throw new RangeError(`${origin} is ${mb} MiB; the bound is ${settings.maxRequestMb} MiB (${settings.scope}__MAX_REQUEST_MB)`);
+}
+
+/** UTF-8 bytes of `value` as JSON. */
+export function jsonBytes(value: unknown): number {
+  return Buffer.byteLength(JSON.stringify(value), 'utf8');
 }
 
 /** Explicit over implicit: a bare string is refused rather than embedded as one text. */

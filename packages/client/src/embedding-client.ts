@@ -1,12 +1,12 @@
 /** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
-import type { EmbeddingModel, EmbeddingSettings } from '@pgw/core';
+import { wellFormed, type EmbeddingModel, type EmbeddingSettings } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { governedSources, withModels } from './assembly/models.js';
 import { openaiCompatibleFor } from './assembly/providers.js';
-import { assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
+import { assertRequestSize, assertTexts, commonCallOptions, jsonBytes, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -67,6 +67,8 @@ export class EmbeddingClient extends OwningClient {
     this.assertOpen('embed');
     assertTexts(texts, 'embed(texts)');
     const call = commonCallOptions(options, 'embed', [], this.#callDeadlineMs);
-    return this.#pipeline.run([...texts], call);
+    const sent = texts.map(wellFormed);
+    assertRequestSize(jsonBytes(sent), 'embed(texts)', this.settings);
+    return this.#pipeline.run(sent, call);
   }
 }

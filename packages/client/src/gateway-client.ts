@@ -1,5 +1,5 @@
 /** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
-import { assertNoManagedKeys, coerceEffort } from '@pgw/core';
+import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core';
 import type { Cache, ChatMessage, ChatModel, Effort, GatewaySettings, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
 import type { CallOptions, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
@@ -8,7 +8,15 @@ import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { governedSources, withModels } from './assembly/models.js';
 import { openaiCompatibleFor } from './assembly/providers.js';
-import { assertJson, assertMessages, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
+import {
+  assertJson,
+  assertMessages,
+  assertRequestSize,
+  commonCallOptions,
+  isPlainObject,
+  jsonBytes,
+  resolveCallDeadline,
+} from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -134,10 +142,12 @@ export class GatewayClient extends OwningClient {
     for (const { name, model } of this.#sources) {
       assertNoManagedKeys(model.managedKeys, sampling, `${method}(sampling)`, `the model of source '${name}' (${model.provider} ${model.modelId})`);
     }
+    // A lone surrogate has no UTF-8 form: made U+FFFD here, so the upstream, the cache key and telemetry see the same text.
+    const sent = { messages: wellFormedDeep(messages), sampling: wellFormedDeep(sampling) };
+    assertRequestSize(jsonBytes(sent), `${method}(messages)`, this.settings);
 
     const request: GatewayChatRequest = {
-      messages,
-      sampling: { ...sampling },
+      ...sent,
       ...(effort && { reasoningEffort: effort }),
       ...(structured && { structured }),
     };

@@ -6,7 +6,15 @@ import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { governedSources, withModels } from './assembly/models.js';
 import { monkeyOcrFor } from './assembly/providers.js';
-import { assertImage, assertSignal, commonCallOptions, isPlainObject, resolveCallDeadline } from './call-input.js';
+import {
+  assertImage,
+  assertRequestSize,
+  assertSignal,
+  commonCallOptions,
+  isPlainObject,
+  jsonBytes,
+  resolveCallDeadline,
+} from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -97,6 +105,7 @@ export class OcrClient extends OwningClient {
     for (const [name, value] of [['fileName', fileName], ['mimeType', mimeType]] as const) {
       if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${method}(${name}) must be a non-empty string`);
     }
+    assertRequestSize(image.byteLength + jsonBytes(fields ?? {}), `${method}(image)`, this.settings);
     const ocr: OcrOptions = { ...(fields && { fields: { ...fields } }), ...(fileName && { fileName }), ...(mimeType && { mimeType }) };
     return { ocr, call };
   }

@@ -242,7 +242,7 @@ describe('OcrClient', () => {
 
   it('passes OCR options through and reports health per source', async () => {
     const { client, transport } = ocrClient();
-    await expect(client.recognizeText(new Uint8Array([1]), { fileName: 'p.png', fields: { lang: 'en' } })).resolves.toEqual({ text: 't', source: 'o' });
+    await expect(client.recognizeText(new Uint8Array([1]), { fileName: 'p.png', fields: { lang: 'en' } })).resolves.toMatchObject({ text: 't', source: 'o', callStats: { attempts: 1, sourcesTried: ['o'] } });
     expect(vi.mocked(transport.recognizeText).mock.calls[0]![1]).toEqual({ fileName: 'p.png', fields: { lang: 'en' } });
     await expect(client.checkHealth()).resolves.toEqual({ o: true });
   });

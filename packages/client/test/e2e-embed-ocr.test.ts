@@ -97,9 +97,13 @@ describe.each(BACKENDS)('embedding and OCR through fromEnv on $name backends', (
   it('recognizes text, parses layout and checks health', async () => {
     const ocr = fixture.source('ocr', { ocrText: 'Lorem ipsum' });
     await withOcr([[ocr, {}]], {}, async (client) => {
-      await expect(client.recognizeText(new Uint8Array([1, 2, 3]))).resolves.toEqual({ text: 'Lorem ipsum', source: ocr });
+      const text = await client.recognizeText(new Uint8Array([1, 2, 3]));
+      expect(text).toMatchObject({ text: 'Lorem ipsum', source: ocr, callStats: { attempts: 1, sourcesTried: [ocr] } });
+      expect(text.callStats.totalLatencyMs).toBeGreaterThanOrEqual(0);
       const layout = await client.parseLayout(new Uint8Array([4]), { fileName: 'page.png' });
       expect(layout.source).toBe(ocr);
+      expect(layout.callStats).toMatchObject({ attempts: 1, sourcesTried: [ocr] });
+      expect(layout.callStats.logicalCallId).not.toBe(text.callStats.logicalCallId);
       expect(typeof layout.markdown).toBe('string');
       expect(Array.isArray(layout.elements)).toBe(true);
       await expect(client.checkHealth()).resolves.toEqual({ [ocr]: true });
@@ -110,7 +114,10 @@ describe.each(BACKENDS)('embedding and OCR through fromEnv on $name backends', (
     const down = fixture.source('down', { otherwise: { kind: 'status', status: 503 }, healthy: false });
     const up = fixture.source('up');
     await withOcr([[down, {}], [up, {}]], { SELECTOR: 'ordered', SOURCES: `${down},${up}` }, async (client) => {
-      await expect(client.recognizeText(new Uint8Array([1]))).resolves.toMatchObject({ source: up });
+      await expect(client.recognizeText(new Uint8Array([1]))).resolves.toMatchObject({
+        source: up,
+        callStats: { attempts: 2, sourcesTried: [down, up] },
+      });
       await expect(client.checkHealth()).resolves.toEqual({ [down]: false, [up]: true });
     });
   });

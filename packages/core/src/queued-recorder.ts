@@ -5,7 +5,7 @@
  */
 import type { TelemetryRecorder, TelemetryRecorderStats } from './ports.js';
 import type { TelemetryRow } from './telemetry.js';
-import { BatchingQueue, type RecorderQueueOptions } from './telemetry-queue.js';
+import { BatchingQueue, type PartialWrite, type RecorderQueueOptions } from './telemetry-queue.js';
 
 export interface QueuedRecorderOptions extends RecorderQueueOptions {
   /** Names the store in warnings, e.g. `@pgw/telemetry-sqlite (/var/pgw/telemetry.sqlite)`. */
@@ -24,8 +24,8 @@ export abstract class QueuedRecorder<T> implements TelemetryRecorder {
   /** The row as the store binds it; a throw drops (and counts) that row alone. */
   protected abstract encode(row: TelemetryRow): T;
 
-  /** Persists one batch; a throw or rejection drops (and counts) the batch. */
-  protected abstract write(batch: T[]): Promise<void> | void;
+  /** Persists one batch; a throw or rejection drops (and counts) the batch, a PartialWrite the rows it refused. */
+  protected abstract write(batch: T[]): Promise<PartialWrite | void> | PartialWrite | void;
 
   /** Frees the store once the queue has closed (nothing is written after it). */
   protected abstract release(): Promise<void> | void;

@@ -4,6 +4,7 @@
  */
 import type { TelemetryRecorder, TelemetryRecorderStats } from './ports.js';
 import { TELEMETRY_COLUMNS, type TelemetryRow } from './telemetry.js';
+import { wellFormed, wellFormedJson } from './well-formed.js';
 
 /** Telemetry switched off: every row is ignored, nothing is counted. */
 export class NoopRecorder implements TelemetryRecorder {
@@ -80,7 +81,7 @@ function encodeField(field: RowField, value: unknown): TelemetryColumnValue {
     if (typeof value !== 'object' || Array.isArray(value)) {
       throw new TypeError('telemetry row field meta must be a plain object');
     }
-    return JSON.stringify(value);
+    return wellFormedJson(value);
   }
   if (INTEGER_FIELDS.has(field) || REAL_FIELDS.has(field)) {
     if (typeof value !== 'number') throw new TypeError(`telemetry row field ${field} must be a number, got ${typeof value}`);
@@ -89,7 +90,7 @@ function encodeField(field: RowField, value: unknown): TelemetryColumnValue {
   }
   if (typeof value !== 'string') throw new TypeError(`telemetry row field ${field} must be a string, got ${typeof value}`);
   if (value === '' && REQUIRED_TEXT.has(field)) throw new TypeError(`telemetry row field ${field} must not be empty`);
-  return value;
+  return wellFormed(value);
 }
 
 // ── Report summary (what each store's `summarize` returns) ──────────────────────────────────

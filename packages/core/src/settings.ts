@@ -75,8 +75,15 @@ export interface GlobalLimits {
   maxConcurrency: number;
 }
 
+/**
+ * Who may be served an entry: `tenant` (default) only calls of the same `tenantId` (calls without
+ * one share their own partition); `namespace` every call of the namespace.
+ */
+export type CacheIsolation = 'tenant' | 'namespace';
+
 export interface CachePolicy {
   namespace: string;
+  isolation: CacheIsolation;
   ttlMs: number;
   salt: string;
 }
@@ -118,6 +125,8 @@ export interface GatewaySettings {
   cache: CachePolicy;
   structured: StructuredPolicy;
   telemetryTextCap: number;
+  /** Bound on one call's request (messages and sampling as JSON, texts, image) in MiB, checked before the call starts. */
+  maxRequestMb: number;
   pricingPath?: string;
   backends: BackendSelection;
 }

@@ -25,9 +25,18 @@ export interface RecorderQueueOptions {
   now?: Clock;
 }
 
+/** A write that persisted all but `rejected` rows of its batch, which the store refused for `reason`. */
+export interface PartialWrite {
+  rejected: number;
+  reason: string;
+}
+
 export interface BatchingQueueOptions<T> extends RecorderQueueOptions {
-  /** Persists one batch; a rejection or a timeout drops the batch, later batches are tried again. */
-  write: (batch: T[]) => Promise<void>;
+  /**
+   * Persists one batch; a rejection or a timeout drops the batch, later batches are tried again.
+   * A store that kept part of the batch says how many rows it refused.
+   */
+  write: (batch: T[]) => Promise<PartialWrite | void>;
   /** Names the store in warnings, e.g. `telemetry-sqlite (/var/pgw/telemetry.sqlite)`. */
   label: string;
 }
@@ -74,7 +83,7 @@ interface FlushWaiter {
 
 export class BatchingQueue<T> {
   private readonly tuning: Tuning;
-  private readonly sink: (batch: T[]) => Promise<void>;
+  private readonly sink: (batch: T[]) => Promise<PartialWrite | void>;
   private readonly label: string;
   private readonly warnSink: (message: string) => void;
   private readonly now: Clock;
@@ -206,8 +215,10 @@ export class BatchingQueue<T> {
       const batch = this.items.splice(0, this.tuning.batchSize);
       this.taken += batch.length;
       try {
-        await this.writeBounded(batch);
-        this.settle(batch.length);
+        const partial = await this.writeBounded(batch);
+        const rejected = Math.min(partial?.rejected ?? 0, batch.length);
+        this.settle(batch.length - rejected);
+        if (partial && rejected > 0) this.settle(rejected, `the store refused ${rejected} row(s): ${partial.reason}`);
       } catch (error) {
         this.settle(batch.length, `a write failed: ${describe(error)}`);
       }
@@ -215,7 +226,7 @@ export class BatchingQueue<T> {
   }
 
   /** Races the sink against `writeTimeoutMs` (and close); an abandoned write may still land later. */
-  private async writeBounded(batch: T[]): Promise<void> {
+  private async writeBounded(batch: T[]): Promise<PartialWrite | void> {
     const write = (async () => this.sink(batch))();
     // The abandoned write's late outcome is deliberately ignored.
     write.catch(() => {});
@@ -226,7 +237,7 @@ export class BatchingQueue<T> {
       timer = setTimeout(abandon, this.tuning.writeTimeoutMs);
     });
     try {
-      await Promise.race([write, timedOut]);
+      return await Promise.race([write, timedOut]);
     } finally {
       clearTimeout(timer);
       this.abandonInFlight = undefined;

@@ -105,6 +105,7 @@ export interface OcrOptions {
 export interface OcrTextResult {
   text: string;
   source: string;
+  callStats: CallStats;
 }
 
 export interface LayoutElement {
@@ -129,6 +130,7 @@ export interface OcrLayoutResult {
   source: string;
   /** Other files of the result archive (images…), by path. */
   files?: Record<string, Uint8Array>;
+  callStats: CallStats;
 }
 
 export type Operation = 'chat' | 'embed' | 'ocr_text' | 'ocr_layout';

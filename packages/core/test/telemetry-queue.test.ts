@@ -51,6 +51,15 @@ describe('BatchingQueue', () => {
     await q.close();
   });
 
+  it('counts the rows a partial write refused as dropped and the rest as written', async () => {
+    const { q, warnings } = queue({ write: async () => ({ rejected: 1, reason: 'integer out of range' }) });
+    pushRange(q, 0, 3);
+    await q.flush();
+    expect(q.stats()).toEqual({ written: 2, dropped: 1, queued: 0 });
+    expect(warnings[0]).toContain('the store refused 1 row(s): integer out of range');
+    await q.close();
+  });
+
   it('keeps one interval timer however many rows wait', async () => {
     const { q } = queue({ write: async () => {}, batchSize: 1000 });
     pushRange(q, 0, 50);

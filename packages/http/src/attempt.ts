@@ -79,8 +79,8 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
     });
     const { statusCode: status, headers, body } = response;
     if (status < 200 || status >= 300) {
-      const text = await readCappedText(body, ERROR_BODY_LIMIT_BYTES);
-      throw translateHttpFailure({ status, headers, body: text }, failure);
+      const { text, cut } = await readCappedText(body, ERROR_BODY_LIMIT_BYTES);
+      throw translateHttpFailure({ status, headers, body: text, cut }, failure);
     }
     const chunks = () => cappedChunks(body, headers, request.maxResponseBytes, { sourceName: attempt.sourceName, route, status });
     const result = await read({

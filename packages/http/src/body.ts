@@ -7,18 +7,28 @@ export const ERROR_BODY_LIMIT_BYTES = 64 * 1024;
 /** Default cap of a 2xx body. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
+/** A body read up to a cap; `cut` when reading stopped before its end. */
+export interface CappedText {
+  text: string;
+  cut: boolean;
+}
+
 /** Reads at most about `limitBytes` of a body as text, then stops (the caller destroys the rest: an error page may be huge). */
-export async function readCappedText(body: AsyncIterable<Uint8Array>, limitBytes: number): Promise<string> {
+export async function readCappedText(body: AsyncIterable<Uint8Array>, limitBytes: number): Promise<CappedText> {
   const decoder = new TextDecoder();
   let text = '';
   let bytes = 0;
+  let cut = false;
   // Leaving the loop early destroys the body, which closes its socket instead of returning it to the pool.
   for await (const chunk of body) {
     text += decoder.decode(chunk, { stream: true });
     bytes += chunk.byteLength;
-    if (bytes >= limitBytes) break;
+    if (bytes >= limitBytes) {
+      cut = true;
+      break;
+    }
   }
-  return text + decoder.decode();
+  return { text: text + decoder.decode(), cut };
 }
 
 export function isEventStream(headers: IncomingHttpHeaders): boolean {

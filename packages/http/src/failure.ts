@@ -6,6 +6,7 @@
  */
 import {
   ContextLengthExceededError,
+  redactSecrets,
   RequestRejectedError,
   ResultInvalidError,
   SourceDeadError,
@@ -19,7 +20,6 @@ import {
 } from '@pgw/core';
 import { saysContextLengthExceeded } from './context-length.js';
 import { isRecord } from './json.js';
-import { redactSecrets } from './redact.js';
 
 /** A non-2xx answer. */
 export interface HttpFailure {
@@ -27,6 +27,8 @@ export interface HttpFailure {
   headers: HeaderBag;
   /** The raw response body (the transport caps how much it reads). */
   body: string;
+  /** The transport stopped reading at its cap: the body may end inside an echoed secret. */
+  cut?: boolean;
 }
 
 export interface HttpFailureContext {
@@ -72,7 +74,7 @@ const NETWORK_CODES = new Set([
  */
 export function translateHttpFailure(failure: HttpFailure, ctx: HttpFailureContext): PolyGatewayError {
   const { status } = failure;
-  const bodyText = summarizeBody(redactSecrets(failure.body, ctx.secrets));
+  const bodyText = summarizeBody(redactSecrets(failure.body, ctx.secrets, { cut: failure.cut === true }));
   const fields = { sourceName: ctx.sourceName, statusCode: status, bodyText };
   const describe = (verdict: string) => `${origin(ctx)}: HTTP ${status} (${verdict}): ${bodyText}`;
   const transient = (verdict: string, transientKind: TransientKind) =>

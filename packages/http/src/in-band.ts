@@ -4,11 +4,10 @@
  * convention, also used by vLLM and many relays). It is classified exactly like the HTTP error it
  * stands for, so a bad request is not retried and never counts toward a breaker.
  */
-import { ContextLengthExceededError, RequestRejectedError, SourceDeadError, TransientError, summarizeBody, type PolyGatewayError } from '@pgw/core';
+import { ContextLengthExceededError, RequestRejectedError, SourceDeadError, TransientError, redactSecrets, summarizeBody, type PolyGatewayError } from '@pgw/core';
 import { saysContextLengthExceeded } from './context-length.js';
 import { origin, retryHint, translateHttpFailure, type HttpFailureContext } from './failure.js';
 import { isRecord } from './json.js';
-import { redactSecrets } from './redact.js';
 
 export interface InBandContext extends HttpFailureContext {
   /** The status of the 2xx answer that carried the error. */

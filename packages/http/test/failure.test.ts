@@ -165,6 +165,19 @@ describe('translateHttpFailure: the body', () => {
     expect(error.message).not.toContain(key.slice(-22));
   });
 
+  it('redacts a key echoed JSON-escaped, and with cut the start of one the read stopped inside', () => {
+    const key = 'sk-live/Qm93xT-7c1e';
+    const escapedBody = `{"error":"bad key ${key.replace('/', '\\/')}"}`;
+    const escaped = translateHttpFailure({ status: 400, headers: {}, body: escapedBody }, { ...ctx, secrets: [key] }) as RequestRejectedError;
+    expect(escaped.bodyText).toBe('{"error":"bad key [redacted]"}');
+    const body = `{"error":"bad key ${key.slice(0, 9)}`;
+    const uncut = translateHttpFailure({ status: 400, headers: {}, body }, { ...ctx, secrets: [key] });
+    const cut = translateHttpFailure({ status: 400, headers: {}, body, cut: true }, { ...ctx, secrets: [key] });
+    expect(uncut.message).toContain(key.slice(0, 9));
+    expect(cut.message).not.toContain(key.slice(0, 4));
+    expect(cut.message).toContain('bad key [redacted]');
+  });
+
   it('keeps head and tail of a long body', () => {
     const error = translate(400, `{"error":"${'x'.repeat(10_000)}","request_id":"req-tail-42"}`) as RequestRejectedError;
     expect(error.bodyText!.length).toBeLessThanOrEqual(2048);

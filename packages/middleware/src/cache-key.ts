@@ -1,5 +1,5 @@
 import { createHash } from 'node:crypto';
-import type { ChatMessage, ContentPart } from '@pgw/core';
+import type { CacheIsolation, ChatMessage, ContentPart } from '@pgw/core';
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
 import type { GatewayChatRequest } from './chat-request.js';
@@ -10,6 +10,9 @@ export interface CacheKeyScope {
   /** The isolation unit (tenant, project…). */
   namespace: string;
   salt: string;
+  isolation: CacheIsolation;
+  /** The call's tenant; part of the key under `tenant` isolation (absent = the tenant-less partition). */
+  tenantId?: string | undefined;
 }
 
 export function sha256Hex(text: string): string {
@@ -17,8 +20,9 @@ export function sha256Hex(text: string): string {
 }
 
 /**
- * SHA-256 over model, a digest of the messages, namespace, salt, sampling (canonical JSON), the
- * effective reasoning effort (low and max never share an entry) and the structured schema.
+ * SHA-256 over model, a digest of the messages, namespace, the partition (the tenant under `tenant`
+ * isolation), salt, sampling (canonical JSON), the effective reasoning effort (low and max never
+ * share an entry) and the structured schema.
  */
 export function chatCacheKey(request: GatewayChatRequest, scope: CacheKeyScope): string {
   return sha256Hex(
@@ -27,6 +31,7 @@ export function chatCacheKey(request: GatewayChatRequest, scope: CacheKeyScope):
       model: scope.model,
       messages: messagesDigest(request.messages),
       namespace: scope.namespace,
+      partition: scope.isolation === 'tenant' ? { tenant: scope.tenantId ?? null } : 'namespace',
       salt: scope.salt,
       sampling: request.sampling,
       effort: request.reasoningEffort ?? null,

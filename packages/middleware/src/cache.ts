@@ -34,7 +34,13 @@ export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<Gat
   return async (call, next) => {
     const { request, ctx } = call;
     if (ctx.cacheBypass) return next(call);
-    const key = chatCacheKey(request, { model: options.model, namespace: policy.namespace, salt: policy.salt });
+    const key = chatCacheKey(request, {
+      model: options.model,
+      namespace: policy.namespace,
+      salt: policy.salt,
+      isolation: policy.isolation,
+      tenantId: ctx.tenantId,
+    });
 
     let stored: string | undefined;
     try {

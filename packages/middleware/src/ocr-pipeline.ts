@@ -1,7 +1,7 @@
-import type { OcrLayoutResult, OcrModel, OcrOptions, OcrTextResult } from '@pgw/core';
+import type { CallStats, OcrLayoutResult, OcrModel, OcrOptions, OcrTextResult } from '@pgw/core';
 import type { CallOptions } from './chat-pipeline.js';
 import { compose, type Middleware } from './compose.js';
-import { createCallContext } from './context.js';
+import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { buildGovernance, type GovernanceParts } from './governance.js';
 import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
@@ -21,16 +21,19 @@ export interface OcrPipeline {
 export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   const { settings, now } = parts;
   const { retryDeps, emitter } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
-  const outer = <Res>(): Array<Middleware<OcrRequest, Res>> => [telemetryMiddleware(emitter, now), callDeadlineBoundary()];
+  const outer = <Res extends { callStats: CallStats }>(): Array<Middleware<OcrRequest, Res>> => [
+    telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })),
+    callDeadlineBoundary(),
+  ];
   const retryText = retryLoop(retryDeps, ocrTextOperation());
   const retryLayout = retryLoop(retryDeps, ocrLayoutOperation());
   const text = compose<OcrRequest, OcrTextResult>(outer(), async (call) => {
     const { result, source } = await retryText(call);
-    return { text: result.text, source: source.name };
+    return { text: result.text, source: source.name, callStats: callStats(call.ctx, now) };
   });
   const layout = compose<OcrRequest, OcrLayoutResult>(outer(), async (call) => {
     const { result, source } = await retryLayout(call);
-    return { ...result, source: source.name };
+    return { ...result, source: source.name, callStats: callStats(call.ctx, now) };
   });
   return {
     recognizeText: (image, options = {}, call = {}) =>

@@ -37,7 +37,7 @@ export class StallClock {
       throw new GatewayUnavailableError({
         scope: this.scope,
         reason: 'stalled',
-        message: `scope ${this.scope} stalled: waited ${this.waitedMs} ms without progress anywhere in the scope`,
+        message: `scope ${this.scope} stalled: waited ${Math.round(this.waitedMs)} ms without progress anywhere in the scope`,
         retryAfterMs: this.windowMs,
         perSourceReasons,
       });

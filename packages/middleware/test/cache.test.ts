@@ -7,7 +7,7 @@ import { chatCacheKey, messagesDigest, type GatewayChatRequest } from '../src/in
 import { chatResult } from './helpers/fakes.js';
 import { chatHarness, HI } from './helpers/harness.js';
 
-const KEY_SCOPE = { model: 'm', namespace: 'ns', salt: 's' };
+const KEY_SCOPE = { model: 'm', namespace: 'ns', salt: 's', isolation: 'tenant' } as const;
 const request = (overrides: Partial<GatewayChatRequest> = {}): GatewayChatRequest => ({ messages: HI, sampling: {}, ...overrides });
 
 describe('cache key', () => {
@@ -18,12 +18,14 @@ describe('cache key', () => {
     expect(a).toBe(b);
   });
 
-  it('changes with model, namespace, salt, sampling, effort, messages and the structured schema', () => {
+  it('changes with model, namespace, tenant, isolation, salt, sampling, effort, messages and the structured schema', () => {
     const base = chatCacheKey(request(), KEY_SCOPE);
     const variants = [
       chatCacheKey(request(), { ...KEY_SCOPE, model: 'm2' }),
       chatCacheKey(request(), { ...KEY_SCOPE, namespace: 'tenant-b' }),
       chatCacheKey(request(), { ...KEY_SCOPE, salt: 's2' }),
+      chatCacheKey(request(), { ...KEY_SCOPE, tenantId: 'acme' }),
+      chatCacheKey(request(), { ...KEY_SCOPE, isolation: 'namespace' }),
       chatCacheKey(request({ sampling: { temperature: 1 } }), KEY_SCOPE),
       chatCacheKey(request({ reasoningEffort: 'low' }), KEY_SCOPE),
       chatCacheKey(request({ reasoningEffort: 'max' }), KEY_SCOPE),
@@ -32,6 +34,12 @@ describe('cache key', () => {
       chatCacheKey(request({ structured: z.object({ n: z.string() }) }), KEY_SCOPE),
     ];
     expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
+  });
+
+  it('ignores the tenant under namespace isolation', () => {
+    const shared = { ...KEY_SCOPE, isolation: 'namespace' } as const;
+    expect(chatCacheKey(request(), { ...shared, tenantId: 'acme' })).toBe(chatCacheKey(request(), { ...shared, tenantId: 'globex' }));
+    expect(chatCacheKey(request(), { ...KEY_SCOPE, tenantId: 'acme' })).not.toBe(chatCacheKey(request(), { ...KEY_SCOPE, tenantId: 'globex' }));
   });
 
   it('digests multimodal parts first: different payloads differ, and raw payloads never enter the digest input', () => {

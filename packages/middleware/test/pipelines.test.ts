@@ -58,10 +58,15 @@ describe('embedding pipeline', () => {
 });
 
 describe('OCR pipeline', () => {
-  it('recognizes text and parses layout, settling every permit with 0', async () => {
+  it('recognizes text and parses layout with their call stats, settling every permit with 0', async () => {
     const h = ocrHarness([{ text: 'hello' }, new TransientError({ message: '502', statusCode: 502 }), { markdown: '# t', elements: [] }]);
-    await expect(h.pipeline.recognizeText(new Uint8Array([1]))).resolves.toEqual({ text: 'hello', source: 'a' });
-    await expect(h.pipeline.parseLayout(new Uint8Array([1]))).resolves.toMatchObject({ markdown: '# t', source: 'b' });
+    const text = await h.pipeline.recognizeText(new Uint8Array([1]));
+    expect(text).toEqual({ text: 'hello', source: 'a', callStats: expect.objectContaining({ attempts: 1, sourcesTried: ['a'] }) });
+    const layout = await h.pipeline.parseLayout(new Uint8Array([1]));
+    expect(layout).toMatchObject({ markdown: '# t', source: 'b', callStats: { attempts: 2, sourcesTried: ['a', 'b'] } });
+    const attemptRows = h.recorder.kind('attempt');
+    expect(text.callStats.logicalCallId).toBe(attemptRows[0]!.logicalCallId);
+    expect(layout.callStats.logicalCallId).toBe(attemptRows[2]!.logicalCallId);
     const limiter = h.limiter as AccountingLimiter;
     expect(limiter.permits.map((p) => p.settled)).toEqual([[0], [0], [0]]);
     expect(h.recorder.kind('attempt').map((r) => r.operation)).toEqual(['ocr_text', 'ocr_layout', 'ocr_layout']);

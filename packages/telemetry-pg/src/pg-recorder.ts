@@ -1,6 +1,13 @@
 /** TelemetryRecorder on PostgreSQL (docs/architecture.md#telemetry): batched multi-row inserts through the core queue. */
 import pg from 'pg';
-import { QueuedRecorder, TELEMETRY_COLUMNS, telemetryRowValues, type RecorderQueueOptions, type TelemetryRow } from '@pgw/core';
+import {
+  QueuedRecorder,
+  TELEMETRY_COLUMNS,
+  telemetryRowValues,
+  type PartialWrite,
+  type RecorderQueueOptions,
+  type TelemetryRow,
+} from '@pgw/core';
 import { storeNames, type StoreNames } from './names.js';
 import { migrate } from './schema.js';
 import { inTransaction } from './transaction.js';
@@ -46,6 +53,15 @@ function positiveInteger(name: string, value: number | undefined, fallback: numb
 
 function describe(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * SQLSTATE class 22 (data exception) or 23 (integrity constraint): this statement's values were
+ * refused, the database itself is fine, so other rows of the batch can still go in.
+ */
+function isDataError(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  return typeof code === 'string' && (code.startsWith('22') || code.startsWith('23'));
 }
 
 /** Postgres text and jsonb cannot hold NUL: it becomes U+FFFD rather than failing the whole batch. */
@@ -132,8 +148,18 @@ export class PgRecorder extends QueuedRecorder<Value[]> {
     return this.migrated;
   }
 
-  protected async write(batch: Value[][]): Promise<void> {
+  /** One bad row must not cost its batch: a batch refused for its data is retried row by row. */
+  protected async write(batch: Value[][]): Promise<PartialWrite | void> {
     await this.ensureMigrated();
+    try {
+      await this.insertBatch(batch);
+    } catch (error) {
+      if (!isDataError(error)) throw error;
+      return this.insertRowByRow(batch);
+    }
+  }
+
+  private async insertBatch(batch: Value[][]): Promise<void> {
     if (batch.length <= ROWS_PER_INSERT) {
       await this.insert(this.pool, batch);
       return;
@@ -143,6 +169,22 @@ export class PgRecorder extends QueuedRecorder<Value[]> {
         await this.insert(client, batch.slice(at, at + ROWS_PER_INSERT));
       }
     });
+  }
+
+  /** Rows are written one at a time; a failure that is not about the row's data gives up on the rest. */
+  private async insertRowByRow(batch: Value[][]): Promise<PartialWrite> {
+    let rejected = 0;
+    let reason = '';
+    for (let at = 0; at < batch.length; at += 1) {
+      try {
+        await this.insert(this.pool, [batch[at]!]);
+      } catch (error) {
+        reason = describe(error);
+        if (!isDataError(error)) return { rejected: rejected + batch.length - at, reason };
+        rejected += 1;
+      }
+    }
+    return { rejected, reason };
   }
 
   private async insert(target: pg.Pool | pg.PoolClient, rows: Value[][]): Promise<void> {

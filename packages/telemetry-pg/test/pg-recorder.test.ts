@@ -119,6 +119,46 @@ describe('PgRecorder writes', () => {
     expect(stored?.meta).toEqual({ 'k\uFFFD': 'v\uFFFD', literal: '\\u0000' });
   });
 
+  it('stores lone surrogates of text and meta as U+FFFD and keeps the whole batch', async () => {
+    const table = uniqueName('calls');
+    const recorder = await openRecorder({ table, batchSize: 20 });
+    const broken = telemetryRow({ requestText: 'half \uD83D', meta: { ['k\uDE80']: ['v\uD83D', '🚀'] } });
+    for (let i = 0; i < 19; i += 1) recorder.record(telemetryRow());
+    recorder.record(broken);
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 20, dropped: 0, queued: 0 });
+    const stored = (await readRows(db.client, db.schema, table)).find((r) => r.callId === broken.callId);
+    expect(stored?.requestText).toBe('half \uFFFD');
+    expect(stored?.meta).toEqual({ 'k\uFFFD': ['v\uFFFD', '🚀'] });
+  });
+
+  it('retries a batch a data error rejected row by row, losing and counting only the bad row', async () => {
+    const table = uniqueName('calls');
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ table, batchSize: 20, warn: (m) => warnings.push(m) });
+    // Fits the row encoding, but not PostgreSQL's integer column (SQLSTATE 22003).
+    const outOfRange = telemetryRow({ promptTokens: 3_000_000_000 });
+    for (let i = 0; i < 10; i += 1) recorder.record(telemetryRow());
+    recorder.record(outOfRange);
+    for (let i = 0; i < 9; i += 1) recorder.record(telemetryRow());
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 19, dropped: 1, queued: 0 });
+    const stored = await readRows(db.client, db.schema, table);
+    expect(stored).toHaveLength(19);
+    expect(stored.some((r) => r.callId === outOfRange.callId)).toBe(false);
+    expect(warnings.join('\n')).toContain('out of range');
+  });
+
+  it('retries row by row within a batch split over several inserts', async () => {
+    const table = uniqueName('calls');
+    const recorder = await openRecorder({ table, batchSize: 5_000, writeTimeoutMs: 60_000, flushTimeoutMs: 60_000 });
+    for (let i = 0; i < 2_500; i += 1) recorder.record(telemetryRow());
+    recorder.record(telemetryRow({ attempts: 3_000_000_000 }));
+    await recorder.flush();
+    expect(recorder.stats()).toEqual({ written: 2_500, dropped: 1, queued: 0 });
+    expect(await countRows(db.client, db.schema, table)).toBe(2_500);
+  });
+
   it('drops a malformed row alone, with a warning naming the field', async () => {
     const table = uniqueName('calls');
     const warnings: string[] = [];

@@ -17,6 +17,11 @@ export interface SqliteRecorderOptions extends RecorderQueueOptions {
   rotateBytes?: number;
   /** Rotated files kept, newest first; older ones are deleted (default 10). */
   rotateKeep?: number;
+  /**
+   * A hard cap on the file (default 0 = none, the disk's size): a batch beyond it fails as on a full
+   * disk, dropped and counted. A `rotateBytes` below it rotates first.
+   */
+  maxBytes?: number;
 }
 
 const DEFAULT_ROTATE_BYTES = 256 * 1024 * 1024;
@@ -40,6 +45,7 @@ export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
   private readonly batchSize: number;
   private readonly rotateBytes: number;
   private readonly rotateKeep: number;
+  private readonly maxBytes: number;
   private readonly now: () => number;
   private store: SqliteStore | undefined;
 
@@ -63,11 +69,13 @@ export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
     }
     const rotateBytes = nonNegativeInteger('rotateBytes', options.rotateBytes, DEFAULT_ROTATE_BYTES);
     const rotateKeep = nonNegativeInteger('rotateKeep', options.rotateKeep, DEFAULT_ROTATE_KEEP);
+    const maxBytes = nonNegativeInteger('maxBytes', options.maxBytes, 0);
     const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
     super({ ...options, batchSize, label: `@pgw/telemetry-sqlite (${options.path})` });
     this.path = options.path;
     this.rotateBytes = rotateBytes;
     this.rotateKeep = rotateKeep;
+    this.maxBytes = maxBytes;
     this.batchSize = batchSize;
     this.now = options.now ?? Date.now;
   }
@@ -83,7 +91,7 @@ export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
 
   private openStore(): SqliteStore {
     try {
-      this.store ??= new SqliteStore(this.path, this.batchSize, this.now);
+      this.store ??= new SqliteStore(this.path, this.batchSize, this.now, this.maxBytes);
       return this.store;
     } catch (error) {
       throw new Error(`cannot open ${this.path}: ${describe(error)} (its directory must exist and be writable)`, {

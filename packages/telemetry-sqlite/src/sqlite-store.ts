@@ -26,10 +26,17 @@ export class SqliteStore {
   private readonly insertOne: Database.Statement;
   private readonly insertBatch: Database.Transaction<(rows: Row[]) => void>;
 
-  /** Opens (creating if needed) and migrates the file; throws if it cannot. The directory must exist. */
-  constructor(path: string, batchSize: number, now: () => number) {
+  /**
+   * Opens (creating if needed) and migrates the file; throws if it cannot. The directory must exist.
+   * `maxBytes` (0 = none) caps the file: beyond it SQLite answers "database or disk is full".
+   */
+  constructor(path: string, batchSize: number, now: () => number, maxBytes = 0) {
     this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
     try {
+      if (maxBytes > 0) {
+        const pageSize = this.db.pragma('page_size', { simple: true }) as number;
+        this.db.pragma(`max_page_count = ${Math.max(1, Math.floor(maxBytes / pageSize))}`);
+      }
       this.db.pragma('journal_mode = WAL');
       // WAL + NORMAL is durable against application crashes; a power loss may lose the last batches.
       this.db.pragma('synchronous = NORMAL');

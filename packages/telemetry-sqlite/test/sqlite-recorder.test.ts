@@ -153,6 +153,30 @@ describe('SqliteRecorder degradation', () => {
     expect(readRows(path).map((r) => r.callId)).toEqual([good.callId]);
   });
 
+  it('stores lone surrogates of text and meta as U+FFFD', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    const recorder = await openRecorder({ path });
+    recorder.record(telemetryRow({ error: 'cut \uD83D', meta: { ['k\uDE80']: 'v\uD83D' } }));
+    await recorder.flush();
+    const [stored] = readRows(path);
+    expect(stored?.error).toBe('cut \uFFFD');
+    expect(stored?.meta).toEqual({ 'k\uFFFD': 'v\uFFFD' });
+  });
+
+  it('on a full file: drops and counts the batches that do not fit, warns, never throws', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    const warnings: string[] = [];
+    const recorder = await openRecorder({ path, maxBytes: 64 * 1024, rotateBytes: 0, batchSize: 20, warn: (m) => warnings.push(m) });
+    for (let i = 0; i < 2_000; i += 1) recorder.record(telemetryRow({ responseText: 'z'.repeat(200) }));
+    await recorder.flush();
+    const stats = recorder.stats();
+    expect(stats.written).toBeGreaterThan(0);
+    expect(stats.dropped).toBeGreaterThan(0);
+    expect(stats.written + stats.dropped).toBe(2_000);
+    expect(countRows(path)).toBe(stats.written);
+    expect(warnings.join('\n')).toMatch(/full/);
+  });
+
   it('rejects bad options with a RangeError naming the option', async () => {
     await expect(SqliteRecorder.open({ path: '' })).rejects.toThrow(/path/);
     await expect(SqliteRecorder.open({ path: '/tmp/x.sqlite', rotateKeep: -1 })).rejects.toThrow(/rotateKeep/);

@@ -9,3 +9,5 @@ export * from './gate-contract.js';
 export * from './cache-contract.js';
 export * from './recorder-contract.js';
 export * from './model-contract/index.js';
+export * from './private-redis.js';
+export * from './private-postgres.js';

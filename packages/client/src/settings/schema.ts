@@ -27,6 +27,7 @@ export const DEFAULTS = {
   cacheTtlMs: 86_400_000,
   structuredMaxRetries: 1,
   telemetryTextCap: 4096,
+  maxRequestMb: 16,
   sqlitePath: '.pgw/telemetry.sqlite',
   batchSize: 64,
   apiKeyHeader: 'authorization',
@@ -150,7 +151,9 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
   global: z.strictObject({ rpm: count.default(0), tpm: count.default(0), maxConcurrency: count.default(0) }).prefault({}),
   cache: z
     .strictObject({
-      namespace: nonEmpty.default(DEFAULTS.cacheNamespace),
+      // Part of a Redis hash tag (`pgw:cache:{namespace}:`): a brace would end the tag early.
+      namespace: nonEmpty.regex(/^[^{}]*$/, { error: "must not contain '{' or '}'" }).default(DEFAULTS.cacheNamespace),
+      isolation: choice(['tenant', 'namespace']).default('tenant'),
       ttlMs: positive.default(DEFAULTS.cacheTtlMs),
       salt: z.string().default(''),
     })
@@ -163,6 +166,7 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
     })
     .prefault({}),
   telemetryTextCap: count.default(DEFAULTS.telemetryTextCap),
+  maxRequestMb: positive.default(DEFAULTS.maxRequestMb),
   pricingPath: nonEmpty.optional(),
   backends: z
     .strictObject({
@@ -253,6 +257,7 @@ function normalise(value: Parsed): GatewaySettings {
     cache: { ...value.cache },
     structured: { ...value.structured },
     telemetryTextCap: value.telemetryTextCap,
+    maxRequestMb: value.maxRequestMb,
     ...(value.pricingPath === undefined ? {} : { pricingPath: value.pricingPath }),
     backends: normaliseBackends(value.backends),
   };

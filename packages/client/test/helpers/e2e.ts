@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { startMockUpstream } from '@pgw/mock-upstream';
 import type { MockUpstream, SourceScript } from '@pgw/mock-upstream';
+import { afterAll, beforeAll } from 'vitest';
 
 export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 export const PG_DSN = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -16,15 +17,36 @@ export type Backend = (typeof BACKENDS)[number];
 
 const hex = () => randomBytes(5).toString('hex');
 
+const startMock = () => startMockUpstream({ port: 0, host: '127.0.0.1', script: { sources: {} }, seed: 7 });
+
 /** A scope name no other test (or earlier run on the shared Redis) uses. */
 export const uniqueScope = (label: string) => `${label.toUpperCase()}_${hex().toUpperCase()}`;
 
 /** One mock server per test file; each test adds its own uniquely named sources. */
 export class MockFixture {
-  private constructor(readonly mock: MockUpstream) {}
+  #mock: MockUpstream | undefined;
+
+  private constructor(mock?: MockUpstream) {
+    this.#mock = mock;
+  }
+
+  get mock(): MockUpstream {
+    if (this.#mock === undefined) throw new Error('the mock starts in beforeAll');
+    return this.#mock;
+  }
 
   static async start(): Promise<MockFixture> {
-    return new MockFixture(await startMockUpstream({ port: 0, host: '127.0.0.1', script: { sources: {} }, seed: 7 }));
+    return new MockFixture(await startMock());
+  }
+
+  /** Call at the top of a test file: the mock starts before its tests and closes after them. */
+  static use(): MockFixture {
+    const fixture = new MockFixture();
+    beforeAll(async () => {
+      fixture.#mock = await startMock();
+    });
+    afterAll(() => fixture.close());
+    return fixture;
   }
 
   /** Registers a fresh source and returns its name. */
@@ -50,8 +72,8 @@ export class MockFixture {
     while (this.mock.counters(name).inflight < count) await new Promise((resolve) => setTimeout(resolve, 5));
   }
 
-  close(): Promise<void> {
-    return this.mock.close();
+  async close(): Promise<void> {
+    await this.#mock?.close();
   }
 }
 

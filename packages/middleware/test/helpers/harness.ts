@@ -57,7 +57,7 @@ export function testSettings(overrides: Partial<TestSettings> = {}): TestSetting
     retry: { maxAttempts: 3, backoffBaseMs: 100, backoffMaxMs: 30_000 },
     stallWindowMs: 300_000,
     telemetryTextCap: 2000,
-    cache: { namespace: 'ns', ttlMs: 60_000, salt: '' },
+    cache: { namespace: 'ns', isolation: 'tenant', ttlMs: 60_000, salt: '' },
     structured: { maxRetries: 2, strategy: 'json_repair', escalation: 'json_schema' },
     ...overrides,
   };

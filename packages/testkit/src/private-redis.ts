@@ -1,3 +1,4 @@
+/** A redis-server of a test's own, which it may kill, freeze or restart: never the shared one. */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
