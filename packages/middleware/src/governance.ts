@@ -4,6 +4,7 @@ import { Pacer } from './pacer.js';
 import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
 import { createSelector } from './selector.js';
 import { ScopeProgress } from './stall-clock.js';
+import { WaitLine } from './wait-line.js';
 import { TelemetryEmitter } from './telemetry-emitter.js';
 import { WarnOnce } from './warn-once.js';
 import { WriteBacks } from './write-backs.js';
@@ -64,6 +65,7 @@ export function buildGovernance(parts: GovernanceParts): Governance {
     circuitOpen: settings.circuitOpen,
     stallWindowMs: settings.stallWindowMs,
     quotaNap: parts.quotaNap ?? DEFAULT_QUOTA_NAP,
+    line: new WaitLine(),
     sleep: parts.sleep,
     rng: parts.rng,
     now,

@@ -19,11 +19,12 @@ import { backoffDelayMs } from './backoff.js';
 import type { AttemptOperation } from './operation.js';
 import { deprioritiseFailed, type Selector } from './selector.js';
 import { StallClock } from './stall-clock.js';
+import type { WaitLine, Waiter } from './wait-line.js';
 
 export interface QuotaNap {
-  /** Shortest poll while every source's quota is full. */
+  /** Shortest wait while every source's quota is full. */
   minMs: number;
-  /** Longest poll: a slot freed elsewhere is noticed within this. */
+  /** Longest wait: a slot freed where this process cannot see it (another worker) is noticed within this. */
   maxMs: number;
 }
 
@@ -37,6 +38,8 @@ export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
   circuitOpen: CircuitOpenPolicy;
   stallWindowMs: number;
   quotaNap: QuotaNap;
+  /** The pipeline's callers waiting for room, served in arrival order. */
+  line: WaitLine;
   sleep: Sleep;
   rng: () => number;
 }
@@ -65,6 +68,8 @@ class RetryRun<Req, Res> {
   private budgetSpent = 0;
   private transientFailures = 0;
   private lastRetryAfterMs: number | undefined;
+  /** This call's place in the wait line, while it waits for room. */
+  private place: Waiter | undefined;
 
   constructor(
     private readonly deps: RetryLoopDeps,
@@ -76,11 +81,25 @@ class RetryRun<Req, Res> {
   }
 
   async run(): Promise<Governed<Res>> {
+    try {
+      return await this.loop();
+    } finally {
+      this.place?.leave();
+    }
+  }
+
+  private async loop(): Promise<Governed<Res>> {
     for (;;) {
       throwIfAborted(this.signal);
-      const admitted = await this.admitOne();
+      const admitted = await this.admitInTurn();
       if (!admitted) continue;
-      const outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
+      let outcome;
+      try {
+        outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
+      } finally {
+        // The attempt gave its permit, pacer slot and probe lease back.
+        this.deps.line.roomFreed();
+      }
       if (outcome.ok) {
         return { result: outcome.result, source: admitted.source, callId: outcome.callId, latencyMs: outcome.latencyMs };
       }
@@ -88,6 +107,24 @@ class RetryRun<Req, Res> {
       if (outcome.committedContent !== undefined) throw this.interrupted(admitted.source, outcome.error, outcome.committedContent);
       await this.afterFailure(outcome.error);
     }
+  }
+
+  /**
+   * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
+   * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
+   */
+  private async admitInTurn(): Promise<Admitted | undefined> {
+    if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
+    if (this.place !== undefined && !this.place.atHead) {
+      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, this.place);
+      return undefined;
+    }
+    const admitted = await this.admitOne();
+    if (admitted) {
+      this.place?.leave();
+      this.place = undefined;
+    }
+    return admitted;
   }
 
   /** Tries sources in preference order; when none admits, waits per policy and returns undefined. */
@@ -154,7 +191,7 @@ class RetryRun<Req, Res> {
       if (this.deps.circuitOpen === 'fail_fast') {
         throw new CircuitOpenError({ scope: this.deps.scope, retryAfterMs: reopenMs, perSourceReasons: reasons });
       }
-      await this.waitNonProductively(reopenMs, reasons);
+      await this.waitNonProductively(reopenMs, reasons, this.joinLine());
       return;
     }
     const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' ? [refusal.retryAfterMs] : []));
@@ -168,13 +205,24 @@ class RetryRun<Req, Res> {
       });
     }
     const { minMs, maxMs } = this.deps.quotaNap;
-    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons);
+    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, this.joinLine());
   }
 
-  private async waitNonProductively(ms: number, reasons: Record<string, string>): Promise<void> {
+  private joinLine(): Waiter {
+    this.place ??= this.deps.line.join();
+    return this.place;
+  }
+
+  /** Waits up to `ms` (less when woken in line), counting the time actually waited towards the stall rule. */
+  private async waitNonProductively(ms: number, reasons: Record<string, string>, place?: Waiter): Promise<void> {
     this.stall.assertNotStalled(reasons);
-    await this.deps.sleep(ms, this.signal);
-    this.stall.addWaiting(ms);
+    const started = this.deps.now();
+    try {
+      if (place) await place.wait(ms, this.signal, this.deps.sleep);
+      else await this.deps.sleep(ms, this.signal);
+    } finally {
+      this.stall.addWaiting(Math.max(0, this.deps.now() - started));
+    }
   }
 
   private estTokens(source: SourceConfig): number {
