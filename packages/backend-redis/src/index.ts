@@ -2,3 +2,4 @@ export { createRedisConnection, type RedisConnectionOptions } from './connection
 export { RedisLimiter, LIMIT_WINDOW_MS, CONCURRENCY_POLL_MS, type RedisLimiterOptions } from './limiter.js';
 export { RedisGate, type RedisGateOptions } from './gate.js';
 export { RedisCache, type RedisCacheOptions } from './cache.js';
+export { RedisGovernor, type RedisGovernorOptions } from './governor.js';

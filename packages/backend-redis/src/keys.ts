@@ -33,14 +33,13 @@ export function limiterKeys(prefix: string, source: string) {
     globalTokens: `${all}tok`,
     globalTpm: `${all}tpm`,
     globalLeases: `${all}lease`,
-    settled: `${all}settled`,
   };
 }
 export type LimiterKeys = ReturnType<typeof limiterKeys>;
 
-/** The breaker's keys for one source: its state hash and the two sample windows. */
+/** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function gateKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;
-  return { state: own, successes: `${own}:ok`, failures: `${own}:fail` };
+  return { state: own, samples: `${own}:samples` };
 }
 export type GateKeys = ReturnType<typeof gateKeys>;

@@ -53,6 +53,7 @@ export class EmbeddingClient extends OwningClient {
       settings: this.settings,
       limiter: parts.limiter,
       gate: parts.gate,
+      ...(parts.governor && { governor: parts.governor }),
       transport: parts.transport,
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),

@@ -91,6 +91,7 @@ export class GatewayClient extends OwningClient {
       settings: this.settings,
       limiter: parts.limiter,
       gate: parts.gate,
+      ...(parts.governor && { governor: parts.governor }),
       transport: parts.transport,
       ...(parts.cache && { cache: parts.cache }),
       ...(parts.recorder && { recorder: parts.recorder }),

@@ -58,6 +58,7 @@ export class OcrClient extends OwningClient {
       settings: this.settings,
       limiter: parts.limiter,
       gate: parts.gate,
+      ...(parts.governor && { governor: parts.governor }),
       transport: parts.transport,
       ...(parts.recorder && { recorder: parts.recorder }),
       ...seams(parts),

@@ -1,4 +1,4 @@
-import type { Clock, Gate, GatewaySettings, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import type { Clock, Gate, GatewaySettings, Governor, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
 import { HealthBook } from './health.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
@@ -20,6 +20,8 @@ export interface GovernanceParts {
   settings: GovernanceSettings;
   limiter: Limiter;
   gate: Gate;
+  /** The limiter's and the gate's books in one store operation each way (see core `Governor`); used when present. */
+  governor?: Governor;
   recorder?: TelemetryRecorder;
   pricing?: PricingTable;
   now: Clock;
@@ -55,6 +57,7 @@ export function buildGovernance(parts: GovernanceParts): Governance {
     scope: settings.scope,
     gate,
     limiter,
+    ...(parts.governor && { governor: parts.governor }),
     pacer,
     health,
     progress: parts.progress ?? new ScopeProgress(now),

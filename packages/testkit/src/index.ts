@@ -8,3 +8,4 @@ export * from './settle-release-contract.js';
 export * from './gate-contract.js';
 export * from './cache-contract.js';
 export * from './recorder-contract.js';
+export * from './governor-contract.js';

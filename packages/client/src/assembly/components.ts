@@ -4,9 +4,9 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
 import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
-import type { Cache, Gate, GatewaySettings, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
+import type { Cache, Gate, GatewaySettings, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
 import { loadOptional } from './optional-package.js';
@@ -21,6 +21,7 @@ export interface AssemblyOverrides extends ClientSeams {
 export interface Components {
   limiter: Limiter;
   gate: Gate;
+  governor?: Governor;
   cache?: Cache;
   recorder?: TelemetryRecorder;
   pricing: PricingTable;
@@ -45,20 +46,29 @@ export async function assembleComponents(
   const redis = redisFor.length > 0 ? await redisComponents(settings, redisFor.join(', '), owned) : undefined;
   const clock = overrides.now ? { now: overrides.now } : {};
 
+  // Built together (one governor, two ports over its books) when the client builds both on one backend.
+  const together = overrides.limiter === undefined && overrides.gate === undefined && backends.limiter === backends.breaker;
+  const governor: (Governor & { limiter: Limiter; gate: Gate }) | undefined = !together
+    ? undefined
+    : redis && backends.limiter === 'redis'
+      ? redis.governor()
+      : new InMemoryGovernor({ ...limiterOptions(settings), policy: settings.breaker, ...clock });
   const limiter: Limiter =
     overrides.limiter ??
+    governor?.limiter ??
     (redis && backends.limiter === 'redis'
       ? redis.limiter()
       : closeWith(owned, new InMemoryLimiter({ ...limiterOptions(settings), ...clock })));
   const gate: Gate =
     overrides.gate ??
+    governor?.gate ??
     (redis && backends.breaker === 'redis' ? redis.gate() : closeWith(owned, new InMemoryGate({ ...gateOptions(settings), ...clock })));
   let cache: Cache | undefined = overrides.cache || undefined;
   if (wantsCache && backends.cache === 'redis') cache = redis?.cache();
   if (wantsCache && backends.cache === 'memory') cache = closeWith(owned, new InMemoryCache(clock));
   const recorder = overrides.recorder ?? (await createRecorder(settings, overrides.warn, owned));
   const pricing = overrides.pricing ?? (await loadPricing(settings));
-  return { limiter, gate, pricing, ...(cache && { cache }), ...(recorder && { recorder }) };
+  return { limiter, gate, pricing, ...(governor && { governor }), ...(cache && { cache }), ...(recorder && { recorder }) };
 }
 
 const limiterOptions = (settings: GatewaySettings) => ({
@@ -88,6 +98,7 @@ async function redisComponents(settings: GatewaySettings, neededFor: string, own
   return {
     limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
     gate: () => closeWith(owned, new pkg.RedisGate({ ...gateOptions(settings), redis })),
+    governor: () => new pkg.RedisGovernor({ ...limiterOptions(settings), policy: settings.breaker, redis }),
     cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
   };
 }

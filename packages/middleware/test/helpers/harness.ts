@@ -4,6 +4,7 @@ import type {
   ChatResult,
   EmbedResult,
   Gate,
+  Governor,
   Limiter,
   Operation,
   PricingTable,
@@ -69,6 +70,7 @@ export interface HarnessOptions {
   sources?: SourceConfig[];
   limiter?: Limiter;
   gate?: Gate;
+  governor?: Governor;
   cache?: Cache;
   rng?: () => number;
   pricing?: PricingTable;
@@ -90,6 +92,7 @@ function common(options: HarnessOptions) {
     settings,
     limiter,
     gate,
+    ...(options.governor && { governor: options.governor }),
     recorder: usedRecorder,
     pricing: options.pricing,
     now: clock.now,
