@@ -20,6 +20,7 @@ import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { limiterKeys, scopePrefix } from './keys.js';
 import { ENTER_LUA, RELEASE_LUA, SETTLE_LUA, SETTLE_RELEASE_LUA, STATS_LUA } from './lua/limiter.js';
+import { WriteBackReplay } from './replay.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
 /** RPM and TPM windows slide over one minute. */
@@ -123,6 +124,21 @@ export class RedisLimiter implements Limiter {
     const release = () =>
       failClosed(this.#scope, 'release', () => runScript(this.#redis, RELEASE, [keys.sourceLeases, keys.globalLeases], [id], this.#timeoutMs));
     const settleAndRelease = (actualTokens: number) => this.#write('settleAndRelease', SETTLE_RELEASE, keyList, settleArgs(actualTokens));
+    // A failed write-back is kept and replayed when Redis is back (the scripts are idempotent).
+    const replay = WriteBackReplay.of(this.#redis);
+    const kept =
+      <A extends unknown[]>(step: string, write: (...args: A) => Promise<unknown>, replayed: (...args: A) => () => Promise<unknown>) =>
+      async (...args: A): Promise<void> => {
+        const key = `${id}:${step}`;
+        try {
+          await write(...args);
+          replay.done(key);
+        } catch (error) {
+          replay.keep(key, replayed(...args));
+          throw error;
+        }
+      };
+    const settleAndReleaseLater = (actualTokens: number) => () => settleAndRelease(actualTokens);
     return {
       id,
       keys: keyList,
@@ -131,10 +147,11 @@ export class RedisLimiter implements Limiter {
       settleArgs,
       permit: (finish) =>
         new RedisPermit(source, estTokens, {
-          settle: async (actualTokens) => void (await settle(actualTokens)),
-          release: async () => void (await release()),
-          settleAndRelease: async (actualTokens) => void (await settleAndRelease(actualTokens)),
-          ...(finish && { finish }),
+          settle: kept('settle', settle, (actualTokens: number) => () => settle(actualTokens)),
+          release: kept('release', release, () => release),
+          settleAndRelease: kept('settle-release', settleAndRelease, settleAndReleaseLater),
+          // The breaker's verdict is not replayed (a second application would count twice): only the permit's part.
+          ...(finish && { finish: kept('settle-release', finish, settleAndReleaseLater) }),
         }),
     };
   }
