@@ -1,5 +1,5 @@
+import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   SourceNotConfiguredError,
   type BreakerPolicy,
@@ -31,7 +31,7 @@ const KEY_TTL_SLACK_MS = 3_600_000;
 
 export interface RedisGateOptions {
   /** Not owned: the gate never closes it. */
-  redis: Redis;
+  redis: RedisClient;
   scope: string;
   sources: readonly string[];
   policy: BreakerPolicy;
@@ -43,7 +43,7 @@ export interface RedisGateOptions {
 
 /** The circuit breakers of SPEC §6.2 shared by every worker on one Redis. Fails closed. */
 export class RedisGate implements Gate {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #prefix: string;
   readonly #sources: ReadonlySet<string>;

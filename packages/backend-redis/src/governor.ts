@@ -1,5 +1,5 @@
+import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import { optionalPositiveMs, type Clock, type GateOutcome, type GateTicket, type GovernedAdmission, type Governor } from '@pgw/core';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
@@ -21,7 +21,7 @@ export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisGateOptions, 
 export class RedisGovernor implements Governor {
   readonly limiter: RedisLimiter;
   readonly gate: RedisGate;
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #now: Clock | undefined;
   readonly #timeoutMs: number;

@@ -1,5 +1,5 @@
+import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   LIMIT_GATES,
   SourceNotConfiguredError,
@@ -41,7 +41,7 @@ const STATS = luaScript('limiter_stats', STATS_LUA, 4);
 
 export interface RedisLimiterOptions {
   /** Not owned: the limiter never closes it. */
-  redis: Redis;
+  redis: RedisClient;
   scope: string;
   sources: Record<string, SourceLimits>;
   global: GlobalLimits;
@@ -55,7 +55,7 @@ export interface RedisLimiterOptions {
 
 /** The six admission gates of SPEC §6.1, shared by every worker on one Redis. Fails closed. */
 export class RedisLimiter implements Limiter {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #prefix: string;
   readonly #sources: ReadonlyMap<string, SourceLimits>;

@@ -1,11 +1,11 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 
 /** Write-backs kept per connection, at most; beyond, the oldest is dropped (its lease still expires). */
 export const MAX_KEPT_WRITE_BACKS = 10_000;
 /** When the connection stayed up (a lost reply, a frozen server), kept write-backs are retried this often. */
 const RETRY_MS = 1_000;
 
-const queues = new WeakMap<Redis, WriteBackReplay>();
+const queues = new WeakMap<RedisClient, WriteBackReplay>();
 
 /**
  * Settles and releases that failed (Redis down, restarting, frozen), kept and replayed once the
@@ -16,18 +16,18 @@ const queues = new WeakMap<Redis, WriteBackReplay>();
  * something and arms its retry timer only while the connection is up.
  */
 export class WriteBackReplay {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #kept = new Map<string, () => Promise<unknown>>();
   #dropped = 0;
   #timer: NodeJS.Timeout | undefined;
   #replaying = false;
   readonly #onReady = (): void => void this.#replay();
 
-  private constructor(redis: Redis) {
+  private constructor(redis: RedisClient) {
     this.#redis = redis;
   }
 
-  static of(redis: Redis): WriteBackReplay {
+  static of(redis: RedisClient): WriteBackReplay {
     let replay = queues.get(redis);
     if (replay === undefined) {
       replay = new WriteBackReplay(redis);

@@ -1,5 +1,6 @@
+import { Cluster } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Clock } from '@pgw/core';
 import { whenReady } from './readiness.js';
 
@@ -35,18 +36,23 @@ type ScriptCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
  * caller was already told it failed.
  */
 export function runScript(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
   timeoutMs: number,
 ): Promise<unknown> {
-  if (redis.status === 'ready' && redis.options.commandTimeout !== undefined) return send(redis, script, keys, args);
+  if (redis.status === 'ready' && ownCommandTimeout(redis) !== undefined) return send(redis, script, keys, args);
   return runWithin(redis, script, keys, args, timeoutMs);
 }
 
+/** The connection's own per-command timeout (a cluster client's is in its node options), if any. */
+function ownCommandTimeout(redis: RedisClient): number | undefined {
+  return redis instanceof Cluster ? redis.options.redisOptions?.commandTimeout : redis.options.commandTimeout;
+}
+
 async function runWithin(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
@@ -69,7 +75,7 @@ async function runWithin(
 }
 
 async function invoke(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
@@ -80,7 +86,7 @@ async function invoke(
   return send(redis, script, keys, args);
 }
 
-function send(redis: Redis, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+function send(redis: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
   if (typeof commands[script.name] !== 'function') {
     redis.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });

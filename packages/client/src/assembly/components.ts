@@ -90,8 +90,9 @@ const gateOptions = (settings: GatewaySettings) => ({
  */
 async function redisComponents(settings: GatewaySettings, neededFor: string, owned: OwnedResources) {
   const pkg = await loadOptional('@pgw/backend-redis', neededFor, () => import('@pgw/backend-redis'));
-  // The settings schema requires REDIS_URL whenever a backend is redis.
-  const redis = pkg.createRedisConnection(settings.backends.redisUrl!);
+  // The settings schema requires REDIS_URL whenever a backend is redis (a list of seeds only in cluster mode).
+  const { redisUrl, redisMode } = settings.backends;
+  const redis = redisMode === 'cluster' ? pkg.createRedisCluster(redisUrl!.split(',')) : pkg.createRedisConnection(redisUrl!);
   owned.add(async () => {
     await redis.quit().catch(() => redis.disconnect());
   });
