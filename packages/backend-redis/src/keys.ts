@@ -43,3 +43,8 @@ export function gateKeys(prefix: string, source: string) {
   return { state: own, samples: `${own}:samples` };
 }
 export type GateKeys = ReturnType<typeof gateKeys>;
+
+/** A scope's fleet-wide line of waiting callers, their lapse times, and the channel room is announced on. */
+export function lineKeys(prefix: string) {
+  return { line: `${prefix}line`, alive: `${prefix}line:alive`, wake: `${prefix}wake` };
+}

@@ -49,7 +49,7 @@ it('serves a scope whose slot another node owns than the only seed given (no MOV
   const seedPort = Number(new URL(seed).port);
   const owner = async (scope: string): Promise<number> => {
     const slot = Number(await probe.cluster('KEYSLOT', `pgw:{${scope}}:x`));
-    const ranges = (await probe.cluster('SLOTS')) as Array<[number, number, [string, number]]>;
+    const ranges = (await probe.cluster('SLOTS')) as unknown as Array<[number, number, [string, number]]>;
     return ranges.find(([from, to]) => slot >= from && slot <= to)![2][1];
   };
   let scope = uniqueScope('cluster');

@@ -143,7 +143,9 @@ export type GovernedAdmission =
       finish(verdict: GateOutcome | undefined, actualTokens: number): Promise<void>;
     }
   | { readonly ok: false; readonly refusal: GateRefusal }
-  | { readonly ok: false; readonly refusal?: undefined; readonly gate: LimitGate; readonly retryAfterMs: number };
+  | { readonly ok: false; readonly refusal?: undefined; readonly gate: LimitGate; readonly retryAfterMs: number }
+  /** Others wait for room before this caller (a fleet-wide line): nothing was looked at or booked. */
+  | { readonly ok: false; readonly refusal?: undefined; readonly queued: true; readonly retryAfterMs: number };
 
 /**
  * Optional capability of a backend that keeps a scope's breaker and limiter together: the breaker's
@@ -153,7 +155,16 @@ export type GovernedAdmission =
  * lease. The middleware uses it when the client supplies one, else the two ports.
  */
 export interface Governor {
-  admit(source: string, estTokens: number): Promise<GovernedAdmission>;
+  /**
+   * `turn`: the caller's place in a fleet-wide line, when the governor keeps one — a caller that
+   * waits for room passes the same id on every try; it is served when it is first in line (see
+   * `onRoomFreed`). Without one, a caller is refused `queued` while anybody waits.
+   */
+  admit(source: string, estTokens: number, turn?: string): Promise<GovernedAdmission>;
+  /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
+  onRoomFreed?(listener: () => void): () => void;
+  /** Optional: gives up a place in line (a waiting call that ended); idempotent. */
+  leaveLine?(turn: string): Promise<void>;
 }
 
 // ── Cache (SPEC §7) ──────────────────────────────────────────────────────────────────────────

@@ -15,7 +15,9 @@ export interface Admitted {
 export type Refusal =
   | { readonly kind: 'paced'; readonly source: SourceConfig }
   | { readonly kind: 'circuit'; readonly source: SourceConfig; readonly retryAfterMs: number }
-  | { readonly kind: 'quota'; readonly source: SourceConfig; readonly gate: LimitGate; readonly retryAfterMs: number };
+  | { readonly kind: 'quota'; readonly source: SourceConfig; readonly gate: LimitGate; readonly retryAfterMs: number }
+  /** Others wait before this caller in the fleet-wide line. */
+  | { readonly kind: 'queued'; readonly source: SourceConfig; readonly retryAfterMs: number };
 
 export interface AdmissionDeps {
   gate: Gate;
@@ -37,9 +39,10 @@ export async function admit(
   source: SourceConfig,
   estTokens: number,
   signal: AbortSignal,
+  turn?: string,
 ): Promise<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
-  if (deps.governor) return admitGoverned(deps, deps.governor, source, estTokens, signal);
+  if (deps.governor) return admitGoverned(deps, deps.governor, source, estTokens, signal, turn);
   let ticket: GateTicket | undefined;
   try {
     const verdict = await raceAbort(deps.gate.tryAcquire(source.name), signal, (late) => {
@@ -73,14 +76,16 @@ async function admitGoverned(
   source: SourceConfig,
   estTokens: number,
   signal: AbortSignal,
+  turn: string | undefined,
 ): Promise<Admitted | Refusal> {
   try {
-    const verdict = await raceAbort(governor.admit(source.name, estTokens), signal, (late) => {
+    const verdict = await raceAbort(governor.admit(source.name, estTokens, turn), signal, (late) => {
       if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
     });
     if (verdict.ok) return { kind: 'admitted', source, ticket: verdict.ticket, permit: verdict.permit, finish: verdict.finish };
     deps.pacer.leave(source.name);
     if (verdict.refusal) return { kind: 'circuit', source, retryAfterMs: verdict.refusal.retryAfterMs };
+    if ('queued' in verdict) return { kind: 'queued', source, retryAfterMs: verdict.retryAfterMs };
     return { kind: 'quota', source, gate: verdict.gate, retryAfterMs: verdict.retryAfterMs };
   } catch (error) {
     deps.pacer.leave(source.name);

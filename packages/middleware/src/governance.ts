@@ -46,6 +46,9 @@ export function buildGovernance(parts: GovernanceParts): Governance {
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
   const pacer = new Pacer(settings.sources);
+  const line = new WaitLine();
+  // Room freed in another process of the fleet wakes this process's first waiter too.
+  parts.governor?.onRoomFreed?.(() => line.roomFreed());
   const emitter = new TelemetryEmitter({
     recorder: parts.recorder,
     textCap: settings.telemetryTextCap,
@@ -68,7 +71,7 @@ export function buildGovernance(parts: GovernanceParts): Governance {
     circuitOpen: settings.circuitOpen,
     stallWindowMs: settings.stallWindowMs,
     quotaNap: parts.quotaNap ?? DEFAULT_QUOTA_NAP,
-    line: new WaitLine(),
+    line,
     sleep: parts.sleep,
     rng: parts.rng,
     now,

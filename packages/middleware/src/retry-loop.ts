@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   AllSourcesExhausted,
   CircuitOpenError,
@@ -70,6 +71,8 @@ class RetryRun<Req, Res> {
   private lastRetryAfterMs: number | undefined;
   /** This call's place in the wait line, while it waits for room. */
   private place: Waiter | undefined;
+  /** Its place in a governor's fleet-wide line, once it tried as the head of this process's line. */
+  private turn: string | undefined;
 
   constructor(
     private readonly deps: RetryLoopDeps,
@@ -85,7 +88,16 @@ class RetryRun<Req, Res> {
       return await this.loop();
     } finally {
       this.place?.leave();
+      this.leaveFleetLine();
     }
+  }
+
+  /** A call that ends while holding a turn gives it up, so the fleet's line does not wait for it to lapse. */
+  private leaveFleetLine(): void {
+    const { turn } = this;
+    const { governor, writeBacks } = this.deps;
+    this.turn = undefined;
+    if (turn !== undefined && governor?.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
   }
 
   private async loop(): Promise<Governed<Res>> {
@@ -119,10 +131,13 @@ class RetryRun<Req, Res> {
       await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, this.place);
       return undefined;
     }
+    // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
+    if (this.place !== undefined && this.deps.governor) this.turn ??= randomUUID();
     const admitted = await this.admitOne();
     if (admitted) {
       this.place?.leave();
       this.place = undefined;
+      this.turn = undefined;
     }
     return admitted;
   }
@@ -132,7 +147,7 @@ class RetryRun<Req, Res> {
     const order = deprioritiseFailed(await raceAbort(this.deps.selector(), this.signal), this.failedByRecency);
     const refusals: Refusal[] = [];
     for (const source of order) {
-      const verdict = await admit(this.deps, source, this.estTokens(source), this.signal);
+      const verdict = await admit(this.deps, source, this.estTokens(source), this.signal, this.turn);
       if (verdict.kind === 'admitted') return verdict;
       refusals.push(verdict);
     }
@@ -194,7 +209,7 @@ class RetryRun<Req, Res> {
       await this.waitNonProductively(reopenMs, reasons, this.joinLine());
       return;
     }
-    const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' ? [refusal.retryAfterMs] : []));
+    const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : []));
     const earliestMs = hints.length > 0 ? Math.min(...hints) : undefined;
     if (this.deps.quotaFull === 'fail_fast') {
       throw new GatewayUnavailableError({
@@ -243,6 +258,8 @@ function refusalReason(refusal: Refusal): string {
       return 'circuit_open';
     case 'quota':
       return `quota:${refusal.gate}`;
+    case 'queued':
+      return 'queued';
   }
 }
 

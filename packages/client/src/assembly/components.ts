@@ -99,7 +99,7 @@ async function redisComponents(settings: GatewaySettings, neededFor: string, own
   return {
     limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
     gate: () => closeWith(owned, new pkg.RedisGate({ ...gateOptions(settings), redis })),
-    governor: () => new pkg.RedisGovernor({ ...limiterOptions(settings), policy: settings.breaker, redis }),
+    governor: () => closeWith(owned, new pkg.RedisGovernor({ ...limiterOptions(settings), policy: settings.breaker, redis })),
     cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
   };
 }
