@@ -3,13 +3,15 @@
  * redis-server (a private port, no persistence, so no other traffic is counted) and the mock upstream,
  * then for concurrency 1 and 64 runs raw undici and the Redis-governed client interleaved and reports,
  * per governed call: round trips (script and command calls), Redis server CPU (`INFO commandstats`
- * usec deltas), and the throughput ratio governed / raw.
+ * usec deltas), and the throughput ratio governed / raw. Then the shard's own ceiling: 64 loops of
+ * admit + finish straight on a RedisGovernor (no upstream), admissions/s and Redis CPU per admission.
  */
 import { spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
+import { createRedisConnection, RedisGovernor } from '@pgw/backend-redis';
 import { gatewayCaller, rawUndiciCaller, CONNECTIONS, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, ratio, runConcurrent } from './harness.js';
@@ -70,6 +72,40 @@ async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }>
   };
 }
 
+/** Admissions per second one shard gives a single scope: the governor alone, 64 loops. */
+async function shardCeiling(url: string, stats: Redis, admissions: number): Promise<void> {
+  const redis = createRedisConnection(url);
+  const unlimited = { rpm: 0, tpm: 0, maxConcurrency: 0 };
+  const governor = new RedisGovernor({
+    redis,
+    scope: uniqueScope('BENCH_SHARD'),
+    sources: { a: { rpm: 1_000_000, tpm: 0, maxConcurrency: 1_000 } },
+    global: unlimited,
+    leaseTtlMs: 30_000,
+    policy: { failureThreshold: 5, failureRate: 0.5, windowMs: 60_000, minSamples: 10, cooldownMs: 1_000, maxCooldownMs: 8_000, probeTtlMs: 5_000 },
+  });
+  try {
+    const before = await commandStats(stats);
+    const started = performance.now();
+    await runConcurrent(admissions, 64, async () => {
+      const admission = await governor.admit('a', 100);
+      if (!admission.ok) throw new Error('shard bench: unexpected refusal');
+      await admission.finish('success', 80);
+    });
+    const seconds = (performance.now() - started) / 1000;
+    const after = await commandStats(stats);
+    const usec = (after.usec - before.usec) / admissions;
+    console.log(
+      `shard: ${(admissions / seconds).toFixed(0)} admissions/s from one client process (RPM and concurrency limits set); ` +
+        `${usec.toFixed(1)} µs Redis CPU per admission → ceiling ≈ ${(1e6 / usec).toFixed(0)}/s with Redis's core fully busy ` +
+        `(Redis busy ${((after.usec - before.usec) / 1e4 / seconds).toFixed(0)}% of the run)`,
+    );
+  } finally {
+    await governor.close();
+    await redis.quit();
+  }
+}
+
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { calls: { type: 'string', default: '4000' } } });
   const calls = Number(values.calls);
@@ -111,6 +147,7 @@ async function main(): Promise<void> {
           `${((after.usec - before.usec) / governedCalls).toFixed(1)} µs Redis server CPU`,
       );
     }
+    await shardCeiling(redisServer.url, stats, calls * 4);
   } finally {
     for (const caller of callers) await caller.close();
     stats.disconnect();

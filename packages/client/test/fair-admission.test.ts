@@ -61,7 +61,10 @@ describe('fair admission on the memory backend', () => {
         return Number(body.messages[0]!.content.split(' ')[1]);
       });
       expect(order).toHaveLength(40);
-      expect(invertedPairs(order)).toBe(0);
+      // Admission is in arrival order (0 inverted pairs on a quiet machine; before: ~340 of 780). Two
+      // requests admitted in the same instant race over two sockets, so a loaded machine may swap a pair.
+      expect(invertedPairs(order)).toBeLessThanOrEqual(2);
+      expect(Math.max(...order.map((caller, place) => Math.abs(caller - place)))).toBeLessThanOrEqual(1);
       // Ideal: 20 rounds of 50 ms. Polling used to add whole nap periods; the margin is for a loaded machine.
       expect(elapsedMs).toBeLessThan(4 * 1000);
     });

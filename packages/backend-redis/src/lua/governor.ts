@@ -12,13 +12,6 @@ const GOVERNOR_LUA = `
 ${PRELUDE_LUA}
 ${BREAKER_FUNCTIONS_LUA}
 ${LIMITER_FUNCTIONS_LUA}
-local function triples(first)
-  local a = ARGV
-  return {
-    triple(KEYS[3], KEYS[4], KEYS[5], KEYS[6], a[first], a[first + 1], a[first + 2], true),
-    triple(KEYS[7], KEYS[8], KEYS[9], KEYS[10], a[first + 3], a[first + 4], a[first + 5], false),
-  }
-end
 `;
 
 /**
@@ -69,7 +62,7 @@ end
 local b = load(KEYS[1])
 local admits, probe, wait = breaker_admits(b, now)
 if not admits then return {0, probe, wait} end
-local gate, hint = enter(now, ARGV[2], tonumber(ARGV[6]), triples(7),
+local gate, hint = enter(now, ARGV[2], tonumber(ARGV[6]), triples(3, 7),
   tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16])
 if gate then return {2, gate, hint} end
 if turn ~= '' then
@@ -112,7 +105,7 @@ if verdict == '' then
 else
   applied = record(KEYS[1], KEYS[2], b, now, epoch, token, verdict, policy(5))
 end
-local t = triples(14)
+local t = triples(3, 14)
 local settled = settle(now, ARGV[12], tonumber(ARGV[13]), t, tonumber(ARGV[20]))
 local released = release(ARGV[12], t)
 announce_room(KEYS[11], ARGV[21])

@@ -53,6 +53,15 @@ local function triple(win, tok, sum, lease, rpm, tpm, conc, always)
     windowed = always or rpm > 0 or tpm > 0, leased = always or conc > 0}
 end
 
+-- The source's and the scope's triples: their eight keys from KEYS[key], their six limits from ARGV[arg].
+local function triples(key, arg)
+  local k, a = KEYS, ARGV
+  return {
+    triple(k[key], k[key + 1], k[key + 2], k[key + 3], a[arg], a[arg + 1], a[arg + 2], true),
+    triple(k[key + 4], k[key + 5], k[key + 6], k[key + 7], a[arg + 3], a[arg + 4], a[arg + 5], false),
+  }
+end
+
 -- Admission: nil when admitted (everything booked), else the first full gate (1-based within the
 -- triples: rpm, tpm, concurrency; +3 for the scope's) and its retry hint. A denial books nothing.
 local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
@@ -132,19 +141,12 @@ end
 /**
  * The limiter's KEYS, in this order for every script: sourceWindow, sourceTokens, sourceTpm,
  * sourceLeases, globalWindow, globalTokens, globalTpm, globalLeases. ARGV[1] is the injected
- * clock ('' = TIME). `triples(first)` reads six limits from ARGV[first..first+5]: source rpm, tpm,
- * maxConcurrency, global rpm, tpm, maxConcurrency (0 = unlimited).
+ * clock ('' = TIME). The six limits: source rpm, tpm, maxConcurrency, global rpm, tpm,
+ * maxConcurrency (0 = unlimited).
  */
 const LIMITER_LUA = `
 ${PRELUDE_LUA}
 ${LIMITER_FUNCTIONS_LUA}
-local function triples(first)
-  local a = ARGV
-  return {
-    triple(KEYS[1], KEYS[2], KEYS[3], KEYS[4], a[first], a[first + 1], a[first + 2], true),
-    triple(KEYS[5], KEYS[6], KEYS[7], KEYS[8], a[first + 3], a[first + 4], a[first + 5], false),
-  }
-end
 `;
 
 /**
@@ -156,7 +158,7 @@ end
  */
 export const ENTER_LUA = `
 ${LIMITER_LUA}
-local gate, wait = enter(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(4),
+local gate, wait = enter(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(1, 4),
   tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
 if gate then return {0, gate, wait} end
 return {1}
@@ -165,7 +167,7 @@ return {1}
 /** settle. ARGV: injectedNow, permitId, actualTokens, six limits, windowMs. Returns 1 when applied. */
 export const SETTLE_LUA = `
 ${LIMITER_LUA}
-return settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(4), tonumber(ARGV[10]))
+return settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(1, 4), tonumber(ARGV[10]))
 `;
 
 /**
@@ -174,7 +176,7 @@ return settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(4), tonumber(A
  */
 export const SETTLE_RELEASE_LUA = `
 ${LIMITER_LUA}
-local t = triples(4)
+local t = triples(1, 4)
 local applied = settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), t, tonumber(ARGV[10]))
 return {applied, release(ARGV[2], t)}
 `;
