@@ -4,8 +4,8 @@
  * Real time is the subject: the mock upstream answers after a fixed latency.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { GatewayClient, GatewayUnavailableError } from '../src/index.js';
-import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { CallDeadlineExceeded, GatewayClient, GatewayUnavailableError } from '../src/index.js';
+import { MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 let fixture: MockFixture;
 beforeAll(async () => {
@@ -76,6 +76,19 @@ describe('fair admission on the memory backend', () => {
       await fixture.inflight(source, 2);
       await expect(client.chat(caller(2))).rejects.toBeInstanceOf(GatewayUnavailableError);
       await Promise.all(holders);
+    });
+  });
+
+  it('a waiter whose call deadline expires leaves the line, and the caller behind it is served next', async () => {
+    await withClient(300, {}, async (client, source) => {
+      const holders = [client.chat(caller(0)), client.chat(caller(1))];
+      await fixture.inflight(source, 2);
+      const expiring = outcome(() => client.chat(caller(2), { callDeadlineMs: 100 }));
+      const behind = client.chat(caller(3));
+      expect((await expiring).error).toBeInstanceOf(CallDeadlineExceeded);
+      await Promise.all([...holders, behind]);
+      const order = fixture.mock.requests(source).map((request) => (request.body as { messages: Array<{ content: string }> }).messages[0]!.content);
+      expect(order).toEqual(['caller 0', 'caller 1', 'caller 3']);
     });
   });
 

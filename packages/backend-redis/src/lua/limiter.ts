@@ -117,9 +117,10 @@ local function settle(now, id, actual, triples, window)
   if not admitted or tonumber(admitted) <= now - window then return 0 end
   local before = redis.call('HGET', triples[1].tok, id)
   if not before or string.sub(before, 1, 1) == '=' then return 0 end
-  for _, t in ipairs(triples) do
+  for i, t in ipairs(triples) do
     if t.windowed then
-      local value = redis.call('HGET', t.tok, id)
+      local value = before
+      if i > 1 then value = redis.call('HGET', t.tok, id) end
       if value then
         redis.call('HSET', t.tok, id, '=' .. actual)
         add_sum(t.sum, actual - charged(value))
