@@ -21,6 +21,24 @@ if ! redis-cli -h 127.0.0.1 -p 6379 ping >/dev/null 2>&1; then
 fi
 echo "services: redis up"
 
+# A local 3-master Redis Cluster for the cluster contract suites: ports 7001-7003, data in a temp dir.
+cluster_ok() { redis-cli -h 127.0.0.1 -p 7001 cluster info 2>/dev/null | grep -q 'cluster_state:ok'; }
+if ! cluster_ok; then
+  cluster_dir=$(mktemp -d /tmp/pgw-redis-cluster.XXXXXX)
+  for port in 7001 7002 7003; do
+    if ! redis-cli -h 127.0.0.1 -p "$port" ping >/dev/null 2>&1; then
+      mkdir -p "$cluster_dir/$port"
+      redis-server --daemonize yes --bind 127.0.0.1 --port "$port" --cluster-enabled yes \
+        --cluster-config-file "$cluster_dir/$port/nodes.conf" --dir "$cluster_dir/$port" \
+        --save "" --appendonly no --logfile "$cluster_dir/$port/redis.log"
+    fi
+    wait_for "redis cluster node $port" redis-cli -h 127.0.0.1 -p "$port" ping
+  done
+  redis-cli --cluster create 127.0.0.1:7001 127.0.0.1:7002 127.0.0.1:7003 --cluster-replicas 0 --cluster-yes >/dev/null
+  wait_for "redis cluster" cluster_ok
+fi
+echo "services: redis cluster up (127.0.0.1:7001-7003)"
+
 if ! pg_isready -h 127.0.0.1 -p 5432 >/dev/null 2>&1; then
   if ! ls /etc/postgresql/*/main >/dev/null 2>&1; then
     apt-get update -qq && apt-get install -y -qq postgresql >/dev/null

@@ -4,3 +4,4 @@ export { InMemoryGate } from './gate.js';
 export type { InMemoryGateOptions } from './gate.js';
 export { InMemoryCache } from './cache.js';
 export type { InMemoryCacheOptions } from './cache.js';
+export { InMemoryGovernor, type InMemoryGovernorOptions } from './governor.js';

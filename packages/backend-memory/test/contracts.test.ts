@@ -1,7 +1,8 @@
-import { cacheContract, gateContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
-import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '../src/index.js';
+import { cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
+import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '../src/index.js';
 
 limiterContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
 settleAndReleaseContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
 gateContract('InMemoryGate', (options) => new InMemoryGate(options));
 cacheContract('InMemoryCache', (options) => new InMemoryCache(options));
+governorContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));

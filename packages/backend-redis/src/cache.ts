@@ -1,5 +1,5 @@
+import type { RedisClient } from './connection.js';
 import { optionalPositiveMs, assertPositiveInteger, assertPositiveMs } from '@pgw/core';
-import type { Redis } from 'ioredis';
 import type { Cache, Clock } from '@pgw/core';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { cachePrefix } from './keys.js';
@@ -11,7 +11,7 @@ const SET = luaScript('cache_set', CACHE_SET_LUA, 3);
 
 export interface RedisCacheOptions {
   /** Not owned: the cache never closes it. */
-  redis: Redis;
+  redis: RedisClient;
   /** Isolates this cache's keys (`pgw:cache:{namespace}:…`). Default `default`. */
   namespace?: string;
   /** Least recently used entries are evicted beyond this many. Default 1000. */
@@ -27,7 +27,7 @@ export interface RedisCacheOptions {
  * are thrown as plain Errors (not governance errors) for the cache middleware to turn into a warning.
  */
 export class RedisCache implements Cache {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #prefix: string;
   readonly #maxEntries: number;
   readonly #now: Clock | undefined;

@@ -1,5 +1,5 @@
 import { optionalPositiveMs } from '@pgw/core';
-import { Redis } from 'ioredis';
+import { Cluster, Redis } from 'ioredis';
 
 export interface RedisConnectionOptions {
   /** Bound on establishing the TCP connection. Default 2000. */
@@ -12,6 +12,9 @@ export interface RedisConnectionOptions {
    */
   onError?: (error: Error) => void;
 }
+
+/** A standalone connection or a Redis Cluster client: every backend takes either. */
+export type RedisClient = Redis | Cluster;
 
 export const DEFAULT_TIMEOUT_MS = 2000;
 const RECONNECT_STEP_MS = 100;
@@ -40,3 +43,33 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
 }
 
 function ignoreError(): void {}
+
+/**
+ * A Redis Cluster client tuned like `createRedisConnection` (bounded connect and command timeouts,
+ * no offline queue, no replay of cut-off commands, background reconnection every ≤ 1 s). `seeds`: one
+ * or more `redis://` / `rediss://` URLs of cluster nodes (any of them; the slot map is discovered and
+ * each script goes to the node owning its keys' hash tag, following MOVED/ASK). The caller owns it.
+ */
+export function createRedisCluster(seeds: readonly string[], options: RedisConnectionOptions = {}): Cluster {
+  if (seeds.length === 0) throw new RangeError('seeds must name at least one cluster node');
+  const urls = seeds.map((seed) => new URL(seed.trim()));
+  const first = urls[0]!;
+  const cluster = new Cluster(
+    urls.map((url) => ({ host: url.hostname, port: Number(url.port || 6379) })),
+    {
+      enableOfflineQueue: false,
+      clusterRetryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_MS),
+      redisOptions: {
+        connectTimeout: optionalPositiveMs(options.connectTimeoutMs, 'connectTimeoutMs', DEFAULT_TIMEOUT_MS),
+        commandTimeout: optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS),
+        maxRetriesPerRequest: 1,
+        autoResendUnfulfilledCommands: false,
+        ...(first.username && { username: decodeURIComponent(first.username) }),
+        ...(first.password && { password: decodeURIComponent(first.password) }),
+        ...(first.protocol === 'rediss:' && { tls: {} }),
+      },
+    },
+  );
+  cluster.on('error', options.onError ?? ignoreError);
+  return cluster;
+}

@@ -1,5 +1,5 @@
+import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   SourceNotConfiguredError,
   type BreakerPolicy,
@@ -18,10 +18,10 @@ import { gateKeys, scopePrefix, type GateKeys } from './keys.js';
 import { ACQUIRE_LUA, RECORD_LUA, RELEASE_PROBE_LUA, SNAPSHOT_LUA } from './lua/gate.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
-const ACQUIRE = luaScript('gate_acquire', ACQUIRE_LUA, 1);
-const RECORD = luaScript('gate_record', RECORD_LUA, 3);
+const ACQUIRE = luaScript('gate_acquire', ACQUIRE_LUA, 2);
+const RECORD = luaScript('gate_record', RECORD_LUA, 2);
 const RELEASE_PROBE = luaScript('gate_release_probe', RELEASE_PROBE_LUA, 1);
-const SNAPSHOT = luaScript('gate_snapshot', SNAPSHOT_LUA, 3);
+const SNAPSHOT = luaScript('gate_snapshot', SNAPSHOT_LUA, 2);
 
 /**
  * A breaker nobody touches forgets itself (closed, epoch 0) this long after its longest period
@@ -31,7 +31,7 @@ const KEY_TTL_SLACK_MS = 3_600_000;
 
 export interface RedisGateOptions {
   /** Not owned: the gate never closes it. */
-  redis: Redis;
+  redis: RedisClient;
   scope: string;
   sources: readonly string[];
   policy: BreakerPolicy;
@@ -43,7 +43,7 @@ export interface RedisGateOptions {
 
 /** The circuit breakers of docs/architecture.md#circuit-breaker shared by every worker on one Redis. Fails closed. */
 export class RedisGate implements Gate {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #prefix: string;
   readonly #sources: ReadonlySet<string>;
@@ -65,45 +65,23 @@ export class RedisGate implements Gate {
   }
 
   async tryAcquire(source: string): Promise<GateTicket | GateRefusal> {
-    const keys = this.#keysOf(source);
+    const keys = this.keysOf(source);
     const token = randomUUID();
     return failClosed(this.#scope, 'gate tryAcquire', async () => {
-      const reply = await this.#run(ACQUIRE, [keys.state], [token, this.#policy.probeTtlMs, this.#keyTtlMs]);
-      if (Array.isArray(reply) && reply[0] === 0 && (reply[1] === 'open' || reply[1] === 'half_open')) {
-        return { ok: false, source, state: reply[1], retryAfterMs: Number(reply[2]) };
-      }
-      const [, epoch, probe] = numbers(reply, 3);
-      return probe === 1
-        ? { ok: true, source, epoch, probe: true, probeToken: token }
-        : { ok: true, source, epoch, probe: false };
+      const reply = await this.#run(ACQUIRE, [keys.state, keys.samples], [token, this.#policy.probeTtlMs, this.#keyTtlMs]);
+      return parseAcquireReply(reply, source, token);
     });
   }
 
   async record(ticket: GateTicket, outcome: GateOutcome): Promise<void> {
-    const keys = this.#keysOf(ticket.source);
-    const p = this.#policy;
+    const keys = this.keysOf(ticket.source);
     await failClosed(this.#scope, 'gate record', () =>
-      this.#run(
-        RECORD,
-        [keys.state, keys.successes, keys.failures],
-        [
-          ticket.epoch,
-          probeTokenOf(ticket),
-          outcome,
-          p.failureThreshold,
-          p.failureRate,
-          p.windowMs,
-          p.minSamples,
-          p.cooldownMs,
-          p.maxCooldownMs,
-          this.#keyTtlMs,
-        ],
-      ),
+      this.#run(RECORD, [keys.state, keys.samples], [ticket.epoch, probeTokenOf(ticket), outcome, ...this.policyArgs()]),
     );
   }
 
   async releaseProbe(ticket: GateTicket): Promise<void> {
-    const keys = this.#keysOf(ticket.source);
+    const keys = this.keysOf(ticket.source);
     if (!ticket.probe) return;
     await failClosed(this.#scope, 'gate releaseProbe', () =>
       runScript(this.#redis, RELEASE_PROBE, [keys.state], [ticket.epoch, probeTokenOf(ticket)], this.#timeoutMs),
@@ -111,13 +89,9 @@ export class RedisGate implements Gate {
   }
 
   async snapshot(source: string): Promise<BreakerSnapshot> {
-    const keys = this.#keysOf(source);
+    const keys = this.keysOf(source);
     return failClosed(this.#scope, 'gate snapshot', async () => {
-      const reply = await this.#run(
-        SNAPSHOT,
-        [keys.state, keys.successes, keys.failures],
-        [this.#policy.windowMs, this.#keyTtlMs],
-      );
+      const reply = await this.#run(SNAPSHOT, [keys.state, keys.samples], [this.#policy.windowMs]);
       const state = Array.isArray(reply) ? reply[0] : undefined;
       if (state !== 'closed' && state !== 'open' && state !== 'half_open') {
         throw new Error(`unexpected gate snapshot ${JSON.stringify(reply)}`);
@@ -138,7 +112,19 @@ export class RedisGate implements Gate {
     });
   }
 
-  #keysOf(source: string): GateKeys {
+  /** The breaker policy as the record scripts read it (7 values). */
+  policyArgs(): number[] {
+    const p = this.#policy;
+    return [p.failureThreshold, p.failureRate, p.windowMs, p.minSamples, p.cooldownMs, p.maxCooldownMs, this.#keyTtlMs];
+  }
+
+  /** The probe lease and key TTL the admission scripts need. */
+  get probeArgs(): [probeTtlMs: number, keyTtlMs: number] {
+    return [this.#policy.probeTtlMs, this.#keyTtlMs];
+  }
+
+  /** Throws SourceNotConfiguredError for a source this gate does not know. */
+  keysOf(source: string): GateKeys {
     if (!this.#sources.has(source)) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
     return gateKeys(this.#prefix, source);
   }
@@ -148,6 +134,15 @@ export class RedisGate implements Gate {
   }
 }
 
-function probeTokenOf(ticket: GateTicket): string {
+/** A tryAcquire reply (or the breaker part of a governor's admission) as a ticket or a refusal. */
+export function parseAcquireReply(reply: unknown, source: string, token: string): GateTicket | GateRefusal {
+  if (Array.isArray(reply) && reply[0] === 0 && (reply[1] === 'open' || reply[1] === 'half_open')) {
+    return { ok: false, source, state: reply[1], retryAfterMs: Number(reply[2]) };
+  }
+  const [, epoch, probe] = numbers(reply, 3);
+  return probe === 1 ? { ok: true, source, epoch, probe: true, probeToken: token } : { ok: true, source, epoch, probe: false };
+}
+
+export function probeTokenOf(ticket: GateTicket): string {
   return ticket.probe && ticket.probeToken !== undefined ? ticket.probeToken : '';
 }

@@ -1,4 +1,5 @@
-export { createRedisConnection, type RedisConnectionOptions } from './connection.js';
+export { createRedisCluster, createRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js';
 export { RedisLimiter, LIMIT_WINDOW_MS, CONCURRENCY_POLL_MS, type RedisLimiterOptions } from './limiter.js';
 export { RedisGate, type RedisGateOptions } from './gate.js';
 export { RedisCache, type RedisCacheOptions } from './cache.js';
+export { RedisGovernor, type RedisGovernorOptions } from './governor.js';

@@ -33,14 +33,18 @@ export function limiterKeys(prefix: string, source: string) {
     globalTokens: `${all}tok`,
     globalTpm: `${all}tpm`,
     globalLeases: `${all}lease`,
-    settled: `${all}settled`,
   };
 }
 export type LimiterKeys = ReturnType<typeof limiterKeys>;
 
-/** The breaker's keys for one source: its state hash and the two sample windows. */
+/** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function gateKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;
-  return { state: own, successes: `${own}:ok`, failures: `${own}:fail` };
+  return { state: own, samples: `${own}:samples` };
 }
 export type GateKeys = ReturnType<typeof gateKeys>;
+
+/** A scope's fleet-wide line of waiting callers, their lapse times, and the channel room is announced on. */
+export function lineKeys(prefix: string) {
+  return { line: `${prefix}line`, alive: `${prefix}line:alive`, wake: `${prefix}wake` };
+}

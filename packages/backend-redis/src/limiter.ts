@@ -1,10 +1,11 @@
+import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import {
   LIMIT_GATES,
   SourceNotConfiguredError,
   type Admission,
   type Clock,
+  type GateOutcome,
   type GlobalLimits,
   type LimitGate,
   type Limiter,
@@ -17,8 +18,9 @@ import {
 } from '@pgw/core';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
-import { limiterKeys, scopePrefix, type LimiterKeys } from './keys.js';
+import { limiterKeys, scopePrefix } from './keys.js';
 import { ENTER_LUA, RELEASE_LUA, SETTLE_LUA, SETTLE_RELEASE_LUA, STATS_LUA } from './lua/limiter.js';
+import { WriteBackReplay } from './replay.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
 /** RPM and TPM windows slide over one minute. */
@@ -32,14 +34,14 @@ export const CONCURRENCY_POLL_MS = 250;
 const KEY_TTL_SLACK_MS = 60_000;
 
 const ENTER = luaScript('limiter_enter', ENTER_LUA, 8);
-const SETTLE = luaScript('limiter_settle', SETTLE_LUA, 7);
+const SETTLE = luaScript('limiter_settle', SETTLE_LUA, 8);
 const RELEASE = luaScript('limiter_release', RELEASE_LUA, 2);
-const SETTLE_RELEASE = luaScript('limiter_settle_release', SETTLE_RELEASE_LUA, 9);
+const SETTLE_RELEASE = luaScript('limiter_settle_release', SETTLE_RELEASE_LUA, 8);
 const STATS = luaScript('limiter_stats', STATS_LUA, 4);
 
 export interface RedisLimiterOptions {
   /** Not owned: the limiter never closes it. */
-  redis: Redis;
+  redis: RedisClient;
   scope: string;
   sources: Record<string, SourceLimits>;
   global: GlobalLimits;
@@ -53,7 +55,7 @@ export interface RedisLimiterOptions {
 
 /** The six admission gates of docs/architecture.md#admission-the-six-gates, shared by every worker on one Redis. Fails closed. */
 export class RedisLimiter implements Limiter {
-  readonly #redis: Redis;
+  readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #prefix: string;
   readonly #sources: ReadonlyMap<string, SourceLimits>;
@@ -78,86 +80,84 @@ export class RedisLimiter implements Limiter {
   }
 
   async tryEnter(source: string, estTokens: number): Promise<Admission> {
-    const limits = this.#limitsOf(source);
-    assertNonNegativeInteger(estTokens, 'estTokens');
-    const keys = limiterKeys(this.#prefix, source);
-    const id = randomUUID();
+    const plan = this.planEntry(source, estTokens);
     const reply = await failClosed(this.#scope, 'tryEnter', async () =>
-      parseEnterReply(
-        await this.#run(
-          ENTER,
-          [
-            keys.sourceWindow,
-            keys.sourceTokens,
-            keys.sourceTpm,
-            keys.sourceLeases,
-            keys.globalWindow,
-            keys.globalTokens,
-            keys.globalTpm,
-            keys.globalLeases,
-          ],
-          [
-            id,
-            estTokens,
-            limits.rpm,
-            limits.tpm,
-            limits.maxConcurrency,
-            this.#global.rpm,
-            this.#global.tpm,
-            this.#global.maxConcurrency,
-            this.#leaseTtlMs,
-            LIMIT_WINDOW_MS,
-            this.#keyTtlMs,
-            CONCURRENCY_POLL_MS,
-          ],
-        ),
-      ),
+      parseEnterReply(await this.#run(ENTER, plan.keys, [plan.id, estTokens, ...plan.limits, ...plan.enterArgs])),
     );
     if (!reply.ok) return reply;
-    return {
-      ok: true,
-      permit: new RedisPermit(source, estTokens, {
-        settle: (actualTokens) => this.#settle(keys, id, actualTokens),
-        release: () => this.#release(keys, id),
-        settleAndRelease: (actualTokens) => this.#settleAndRelease(keys, id, actualTokens),
-      }),
-    };
+    return { ok: true, permit: plan.permit() };
   }
 
   async sourceStats(source: string): Promise<SourceStats> {
     this.#limitsOf(source);
     const keys = limiterKeys(this.#prefix, source);
     return failClosed(this.#scope, 'sourceStats', async () => {
-      const reply = await this.#run(
-        STATS,
-        [keys.sourceWindow, keys.sourceTokens, keys.sourceTpm, keys.sourceLeases],
-        [LIMIT_WINDOW_MS, this.#keyTtlMs],
-      );
+      const reply = await this.#run(STATS, [keys.sourceWindow, keys.sourceTokens, keys.sourceTpm, keys.sourceLeases], [LIMIT_WINDOW_MS]);
       const [inflight, rpmUsed, tpmUsed] = numbers(reply, 3);
       return { inflight, rpmUsed, tpmUsed };
     });
   }
 
-  async #settle(keys: LimiterKeys, id: string, actualTokens: number): Promise<void> {
-    await failClosed(this.#scope, 'settle', () =>
-      this.#run(SETTLE, settleKeys(keys), [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs]),
-    );
+  /**
+   * What one admission sends and how its permit writes back, shared with the governor's combined
+   * scripts. Keys: the eight of lua/limiter.ts; limits: the six of ARGV; enterArgs: those after them.
+   */
+  planEntry(source: string, estTokens: number): EntryPlan {
+    const limits = this.#limitsOf(source);
+    assertNonNegativeInteger(estTokens, 'estTokens');
+    const keys = limiterKeys(this.#prefix, source);
+    const id = randomUUID();
+    const g = this.#global;
+    const sixLimits = [limits.rpm, limits.tpm, limits.maxConcurrency, g.rpm, g.tpm, g.maxConcurrency];
+    const keyList = [
+      keys.sourceWindow,
+      keys.sourceTokens,
+      keys.sourceTpm,
+      keys.sourceLeases,
+      keys.globalWindow,
+      keys.globalTokens,
+      keys.globalTpm,
+      keys.globalLeases,
+    ];
+    const settleArgs = (actualTokens: number) => [id, actualTokens, ...sixLimits, LIMIT_WINDOW_MS];
+    const settle = (actualTokens: number) => this.#write('settle', SETTLE, keyList, settleArgs(actualTokens));
+    const release = () =>
+      failClosed(this.#scope, 'release', () => runScript(this.#redis, RELEASE, [keys.sourceLeases, keys.globalLeases], [id], this.#timeoutMs));
+    const settleAndRelease = (actualTokens: number) => this.#write('settleAndRelease', SETTLE_RELEASE, keyList, settleArgs(actualTokens));
+    // A failed write-back is kept and replayed when Redis is back (the scripts are idempotent).
+    const replay = WriteBackReplay.of(this.#redis);
+    const kept =
+      <A extends unknown[]>(step: string, write: (...args: A) => Promise<unknown>, replayed: (...args: A) => () => Promise<unknown>) =>
+      async (...args: A): Promise<void> => {
+        const key = `${id}:${step}`;
+        try {
+          await write(...args);
+          replay.done(key);
+        } catch (error) {
+          replay.keep(key, replayed(...args));
+          throw error;
+        }
+      };
+    const settleAndReleaseLater = (actualTokens: number) => () => settleAndRelease(actualTokens);
+    return {
+      id,
+      keys: keyList,
+      limits: sixLimits,
+      enterArgs: [this.#leaseTtlMs, LIMIT_WINDOW_MS, this.#keyTtlMs, CONCURRENCY_POLL_MS],
+      settleArgs,
+      permit: (finish) =>
+        new RedisPermit(source, estTokens, {
+          settle: kept('settle', settle, (actualTokens: number) => () => settle(actualTokens)),
+          release: kept('release', release, () => release),
+          settleAndRelease: kept('settle-release', settleAndRelease, settleAndReleaseLater),
+          // The breaker's verdict is not replayed (a second application would count twice): only the permit's part.
+          ...(finish && { finish: kept('settle-release', finish, settleAndReleaseLater) }),
+        }),
+    };
   }
 
-  async #settleAndRelease(keys: LimiterKeys, id: string, actualTokens: number): Promise<void> {
-    await failClosed(this.#scope, 'settleAndRelease', () =>
-      this.#run(
-        SETTLE_RELEASE,
-        [...settleKeys(keys), keys.sourceLeases, keys.globalLeases],
-        [id, actualTokens, LIMIT_WINDOW_MS, this.#keyTtlMs],
-      ),
-    );
-  }
-
-  async #release(keys: LimiterKeys, id: string): Promise<void> {
-    await failClosed(this.#scope, 'release', () =>
-      runScript(this.#redis, RELEASE, [keys.sourceLeases, keys.globalLeases], [id], this.#timeoutMs),
-    );
+  async #write(operation: string, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<void> {
+    await failClosed(this.#scope, operation, () => this.#run(script, keys, args));
   }
 
   #limitsOf(source: string): SourceLimits {
@@ -171,13 +171,25 @@ export class RedisLimiter implements Limiter {
   }
 }
 
+export interface EntryPlan {
+  readonly id: string;
+  readonly keys: readonly string[];
+  readonly limits: readonly number[];
+  readonly enterArgs: readonly number[];
+  settleArgs(actualTokens: number): (string | number)[];
+  /** The permit of an admitted plan; `finish` ends it together with a breaker write-back. */
+  permit(finish?: PermitBooks['finish']): RedisPermit;
+}
+
 interface PermitBooks {
   settle(actualTokens: number): Promise<void>;
   release(): Promise<void>;
   settleAndRelease(actualTokens: number): Promise<void>;
+  /** Present for a governor's permit: the settle-and-release travels with the breaker's write-back. */
+  finish?(actualTokens: number, verdict: GateOutcome | undefined): Promise<void>;
 }
 
-class RedisPermit implements Permit {
+export class RedisPermit implements Permit {
   #settled = false;
   #released = false;
 
@@ -224,12 +236,36 @@ class RedisPermit implements Permit {
     this.#settled = true;
     this.#released = true;
   }
+
+  /**
+   * settleAndRelease in the same script as the breaker's write-back (a governor's permit). Only the
+   * first confirmed finish counts; the script runs whole even when one step was confirmed before
+   * (its settle and release are idempotent). A finish that failed may be retried.
+   */
+  async finish(actualTokens: number, verdict: GateOutcome | undefined): Promise<void> {
+    const { finish } = this.books;
+    if (finish === undefined) throw new Error('finish: this permit did not come from a governor');
+    if (this.#settled && this.#released) return;
+    try {
+      assertNonNegativeInteger(actualTokens, 'actualTokens');
+    } catch (error) {
+      await this.release();
+      throw error;
+    }
+    await finish(actualTokens, verdict);
+    this.#settled = true;
+    this.#released = true;
+  }
 }
 
-type EnterReply = { ok: true } | { ok: false; gate: LimitGate; retryAfterMs: number };
+type Denial = { ok: false; gate: LimitGate; retryAfterMs: number };
 
-function parseEnterReply(reply: unknown): EnterReply {
-  if (Array.isArray(reply) && reply[0] === 1) return { ok: true };
+function parseEnterReply(reply: unknown): { ok: true } | Denial {
+  return Array.isArray(reply) && reply[0] === 1 ? { ok: true } : parseDenial(reply);
+}
+
+/** `{_, gateIndex, retryAfterMs}`: the gate that refused (1-based, in LIMIT_GATES order) and its hint. */
+export function parseDenial(reply: unknown): Denial {
   const [, gateIndex, retryAfterMs] = numbers(reply, 3);
   const gate = LIMIT_GATES[gateIndex - 1];
   if (gate === undefined) throw new Error(`unexpected limiter reply ${JSON.stringify(reply)}`);
@@ -240,9 +276,4 @@ function checkedLimits<T extends SourceLimits | GlobalLimits>(limits: T, name: s
   if (typeof limits !== 'object' || limits === null) throw new RangeError(`${name} must be an object of limits`);
   for (const field of ['rpm', 'tpm', 'maxConcurrency'] as const) assertNonNegativeInteger(limits[field], `${name}.${field}`);
   return { ...limits };
-}
-
-/** The keys a settle re-weighs, in the order the settle scripts read them (KEYS[1..7]). */
-function settleKeys(keys: LimiterKeys): string[] {
-  return [keys.sourceWindow, keys.sourceTokens, keys.sourceTpm, keys.globalWindow, keys.globalTokens, keys.globalTpm, keys.settled];
 }

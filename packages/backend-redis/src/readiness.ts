@@ -1,14 +1,14 @@
-import type { Redis } from 'ioredis';
+import type { RedisClient } from './connection.js';
 
 /** One pending wait per connection attempt, shared by all callers (no listener pile-up). */
-const attempts = new WeakMap<Redis, Promise<void>>();
+const attempts = new WeakMap<RedisClient, Promise<void>>();
 
 /**
  * Resolves when the connection can take a command. A connection known to be down (between
  * reconnection attempts, or closed for good) fails at once: a down Redis fails fast. A connection
  * attempt in progress (a fresh connection, or a reconnection under way) is awaited to its outcome.
  */
-export function whenReady(redis: Redis): Promise<void> {
+export function whenReady(redis: RedisClient): Promise<void> {
   switch (redis.status) {
     case 'ready':
       return Promise.resolve();
@@ -21,7 +21,7 @@ export function whenReady(redis: Redis): Promise<void> {
   }
 }
 
-function connectionAttempt(redis: Redis): Promise<void> {
+function connectionAttempt(redis: RedisClient): Promise<void> {
   let pending = attempts.get(redis);
   if (pending !== undefined) return pending;
   pending = new Promise<void>((resolve, reject) => {

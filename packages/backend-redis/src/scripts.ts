@@ -1,5 +1,6 @@
+import { Cluster } from 'ioredis';
+import type { RedisClient } from './connection.js';
 import { createHash } from 'node:crypto';
-import type { Redis } from 'ioredis';
 import type { Clock } from '@pgw/core';
 import { whenReady } from './readiness.js';
 
@@ -28,12 +29,30 @@ type ScriptCommand = (...keysAndArgs: (string | number)[]) => Promise<unknown>;
 
 /**
  * Runs `script` and resolves with its reply, or rejects within `timeoutMs` — whether the
- * connection is down, still connecting past the bound, or the reply never comes (a connection made
- * without `commandTimeout`). A call that timed out waiting for a connection attempt is never sent
- * once the attempt succeeds: its caller was already told it failed.
+ * connection is down, still connecting past the bound, or the reply never comes. One timeout
+ * mechanism per script: on a ready connection with its own `commandTimeout` (createRedisConnection's)
+ * the command is sent as is and that timeout bounds it; otherwise a timer of `timeoutMs` does. A
+ * call that timed out waiting for a connection attempt is never sent once the attempt succeeds: its
+ * caller was already told it failed.
  */
-export async function runScript(
-  redis: Redis,
+export function runScript(
+  redis: RedisClient,
+  script: LuaScript,
+  keys: readonly string[],
+  args: readonly (string | number)[],
+  timeoutMs: number,
+): Promise<unknown> {
+  if (redis.status === 'ready' && ownCommandTimeout(redis) !== undefined) return send(redis, script, keys, args);
+  return runWithin(redis, script, keys, args, timeoutMs);
+}
+
+/** The connection's own per-command timeout (a cluster client's is in its node options), if any. */
+function ownCommandTimeout(redis: RedisClient): number | undefined {
+  return redis instanceof Cluster ? redis.options.redisOptions?.commandTimeout : redis.options.commandTimeout;
+}
+
+async function runWithin(
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
@@ -56,7 +75,7 @@ export async function runScript(
 }
 
 async function invoke(
-  redis: Redis,
+  redis: RedisClient,
   script: LuaScript,
   keys: readonly string[],
   args: readonly (string | number)[],
@@ -64,6 +83,10 @@ async function invoke(
 ): Promise<unknown> {
   await whenReady(redis);
   if (deadline.passed) throw new Error(`${script.name} not sent: its deadline passed while connecting`);
+  return send(redis, script, keys, args);
+}
+
+function send(redis: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
   if (typeof commands[script.name] !== 'function') {
     redis.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { cacheContract, gateContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
-import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
+import { cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
+import { RedisCache, RedisGate, RedisGovernor, RedisLimiter } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
 const pool = connectionPool();
@@ -15,3 +15,4 @@ cacheContract(
   'RedisCache',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
 );
+governorContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));

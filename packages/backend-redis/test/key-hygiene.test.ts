@@ -38,10 +38,8 @@ it('every key a scope or cache namespace writes has a TTL, and all of a scope sh
   expect([...scoped.keys()].sort()).toEqual(
     [
       'brk:a',
-      'brk:a:fail',
-      'brk:a:ok',
+      'brk:a:samples',
       'lim:g:lease',
-      'lim:g:settled',
       'lim:g:tok',
       'lim:g:tpm',
       'lim:g:win',

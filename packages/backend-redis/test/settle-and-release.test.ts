@@ -49,14 +49,14 @@ describe('RedisLimiter permits: settleAndRelease', () => {
     await other.release();
   });
 
-  it('fails closed while its connection is down, and a retry once it is back applies it exactly once', async () => {
+  it('fails closed while its connection is down, is replayed once it is back, and a retry changes nothing', async () => {
     const { redis, limiter, enter } = setup();
     const permit = await enter(100);
     const back = once(redis, 'ready');
     redis.disconnect(true); // drops this connection only (the server keeps the books); it reconnects in the background
     await expect(permit.settleAndRelease(70)).rejects.toBeInstanceOf(GovernanceBackendError);
     await back;
-    expect(await limiter.sourceStats('a')).toEqual({ inflight: 1, rpmUsed: 1, tpmUsed: 100 });
+    await expect.poll(() => limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 70 });
     await permit.settleAndRelease(70);
     await permit.settleAndRelease(70);
     expect(await limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 70 });

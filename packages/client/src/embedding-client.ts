@@ -53,6 +53,7 @@ export class EmbeddingClient extends OwningClient {
       settings: { ...this.settings, sources: governedSources<EmbeddingModel>(this.settings, ['embed'], 'EmbeddingClient') },
       limiter: parts.limiter,
       gate: parts.gate,
+      ...(parts.governor && { governor: parts.governor }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
       ...seams(parts),

@@ -93,6 +93,7 @@ export class GatewayClient extends OwningClient {
       settings: { ...this.settings, sources: this.#sources },
       limiter: parts.limiter,
       gate: parts.gate,
+      ...(parts.governor && { governor: parts.governor }),
       ...(parts.cache && { cache: parts.cache }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),

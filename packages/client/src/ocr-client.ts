@@ -66,6 +66,7 @@ export class OcrClient extends OwningClient {
       settings: { ...this.settings, sources: this.#sources },
       limiter: parts.limiter,
       gate: parts.gate,
+      ...(parts.governor && { governor: parts.governor }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...seams(parts),
     });

@@ -116,6 +116,46 @@ export interface Gate {
   close?(): Promise<void>;
 }
 
+// ── Combined governance (optional) ───────────────────────────────────────────────────────────
+
+/** What a governor answers for one attempt at one source. */
+export type GovernedAdmission =
+  | {
+      readonly ok: true;
+      readonly ticket: GateTicket;
+      readonly permit: Permit;
+      /**
+       * Ends the attempt in one store operation: `gate.record(ticket, verdict)` — or, with no verdict,
+       * `gate.releaseProbe(ticket)` — then `permit.settleAndRelease(actualTokens)`. The permit's
+       * write-back happens even when the verdict's fails. Idempotent; only the first call counts.
+       */
+      finish(verdict: GateOutcome | undefined, actualTokens: number): Promise<void>;
+    }
+  | { readonly ok: false; readonly refusal: GateRefusal }
+  | { readonly ok: false; readonly refusal?: undefined; readonly gate: LimitGate; readonly retryAfterMs: number }
+  /** Others wait for room before this caller (a fleet-wide line): nothing was looked at or booked. */
+  | { readonly ok: false; readonly refusal?: undefined; readonly queued: true; readonly retryAfterMs: number };
+
+/**
+ * Optional capability of a backend that keeps a scope's breaker and limiter together: the breaker's
+ * admission and all six gates in one store operation, and the attempt's write-backs in one more
+ * (Redis: two round trips per attempt instead of four). Same effects as the Gate and Limiter calls it
+ * replaces: a breaker refusal touches no gate; a quota refusal consumes nothing and leaves no probe
+ * lease. The middleware uses it when the client supplies one, else the two ports.
+ */
+export interface Governor {
+  /**
+   * `turn`: the caller's place in a fleet-wide line, when the governor keeps one — a caller that
+   * waits for room passes the same id on every try; it is served when it is first in line (see
+   * `onRoomFreed`). Without one, a caller is refused `queued` while anybody waits.
+   */
+  admit(source: string, estTokens: number, turn?: string): Promise<GovernedAdmission>;
+  /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
+  onRoomFreed?(listener: () => void): () => void;
+  /** Optional: gives up a place in line (a waiting call that ended); idempotent. */
+  leaveLine?(turn: string): Promise<void>;
+}
+
 // ── Cache (docs/architecture.md#cache) ───────────────────────────────────────────────────────
 
 export interface Cache {

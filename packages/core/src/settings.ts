@@ -98,11 +98,15 @@ export type LimiterBackendKind = 'memory' | 'redis';
 export type CacheBackendKind = 'memory' | 'redis' | 'none';
 export type TelemetryBackendKind = 'none' | 'sqlite' | 'postgres';
 
+/** `cluster`: `redisUrl` is one seed node or a comma-separated list of them. */
+export type RedisMode = 'standalone' | 'cluster';
+
 export interface BackendSelection {
   limiter: LimiterBackendKind;
   breaker: LimiterBackendKind;
   cache: CacheBackendKind;
   telemetry: TelemetryBackendKind;
+  redisMode: RedisMode;
   redisUrl?: string;
   telemetryDsn?: string;
   sqlitePath?: string;

@@ -35,6 +35,45 @@ export function followSignal(source: AbortSignal | undefined, target: AbortTarge
   return () => source.removeEventListener('abort', onAbort);
 }
 
+/** The targets following one shared source signal, reached through that signal's single listener. */
+interface Followers {
+  readonly targets: Set<AbortTarget>;
+  readonly onAbort: () => void;
+}
+
+const followersOf = new WeakMap<AbortSignal, Followers>();
+
+/**
+ * `followSignal` for a signal many followers may share at once (a caller's signal passed to
+ * thousands of concurrent calls): however many follow it, `source` carries ONE listener, removed
+ * once nothing follows it — no MaxListenersExceededWarning at any concurrency.
+ */
+export function followSharedSignal(source: AbortSignal | undefined, target: AbortTarget): () => void {
+  if (source === undefined || source === NEVER_ABORTED || source.aborted) return followSignal(source, target);
+  const followers = followersOf.get(source) ?? listenFor(source);
+  // A wrapper per registration: the same target may follow twice and unfollow once.
+  const registration: AbortTarget = { abort: (reason) => target.abort(reason) };
+  followers.targets.add(registration);
+  return () => {
+    if (!followers.targets.delete(registration) || followers.targets.size > 0) return;
+    source.removeEventListener('abort', followers.onAbort);
+    followersOf.delete(source);
+  };
+}
+
+function listenFor(source: AbortSignal): Followers {
+  const targets = new Set<AbortTarget>();
+  const onAbort = (): void => {
+    followersOf.delete(source);
+    for (const target of [...targets]) target.abort(source.reason);
+    targets.clear();
+  };
+  source.addEventListener('abort', onAbort, { once: true });
+  const followers = { targets, onAbort };
+  followersOf.set(source, followers);
+  return followers;
+}
+
 export interface CombinedSignal {
   signal: AbortSignal;
   /** Removes every listener this combination added to its inputs. Idempotent. */
@@ -74,8 +113,10 @@ export function combineSignals(signals: ReadonlyArray<AbortSignal | undefined>):
  * `abortError(signal)`, whose `cause` is `signal.reason` (so a deadline recognises its own abort).
  * Delays above the timer limit are slept in chunks: a finite Retry-After is honoured in full.
  */
-export const sleep: Sleep = (ms, signal) =>
+export const sleep: Sleep = (ms, given) =>
   new Promise<void>((resolve, reject) => {
+    // Many calls may sleep on the never-aborting signal at once: listening to it would pile up listeners.
+    const signal = given === NEVER_ABORTED ? undefined : given;
     if (!Number.isFinite(ms)) {
       reject(new RangeError(`sleep(ms) must be a finite number, got ${String(ms)}`));
       return;

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { combineSignals, followSignal, MAX_TIMER_DELAY_MS, NEVER_ABORTED, sleep } from '../src/signals.js';
+import { combineSignals, followSharedSignal, followSignal, MAX_TIMER_DELAY_MS, NEVER_ABORTED, sleep } from '../src/signals.js';
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
 const activeTimeouts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -96,6 +96,35 @@ describe('followSignal', () => {
   });
 });
 
+describe('followSharedSignal', () => {
+  it('reaches any number of followers through one listener on the source, removed when the last unfollows', () => {
+    const source = new AbortController();
+    const targets = Array.from({ length: 1000 }, () => new AbortController());
+    const unfollows = targets.map((target) => followSharedSignal(source.signal, target));
+    expect(listeners(source.signal)).toBe(1);
+    unfollows[0]!();
+    unfollows[0]!();
+    expect(listeners(source.signal)).toBe(1);
+    source.abort('all');
+    expect(targets[0]!.signal.aborted).toBe(false);
+    expect(targets.slice(1).every((target) => target.signal.reason === 'all')).toBe(true);
+    expect(listeners(source.signal)).toBe(0);
+    for (const unfollow of unfollows) unfollow();
+  });
+
+  it('listens again after the last follower left', () => {
+    const source = new AbortController();
+    followSharedSignal(source.signal, new AbortController())();
+    expect(listeners(source.signal)).toBe(0);
+    const target = new AbortController();
+    followSharedSignal(source.signal, target);
+    expect(listeners(source.signal)).toBe(1);
+    source.abort('again');
+    expect(target.signal.reason).toBe('again');
+  });
+
+});
+
 describe('NEVER_ABORTED', () => {
   it('is never aborted and collects no listener from combineSignals, however many combine it', () => {
     const combined = Array.from({ length: 50 }, () => combineSignals([NEVER_ABORTED, new AbortController().signal]));
@@ -128,6 +157,12 @@ describe('sleep', () => {
     expect((error as Error).cause).toBe(reason);
     expect(activeTimeouts()).toBe(before);
     expect(listeners(controller.signal)).toBe(0);
+  });
+
+  it('puts no listener on the never-aborting signal, however many sleep on it', async () => {
+    const sleeps = Array.from({ length: 50 }, () => sleep(1, NEVER_ABORTED));
+    expect(listeners(NEVER_ABORTED)).toBe(0);
+    await Promise.all(sleeps);
   });
 
   it('rejects at once when the signal is already aborted, taking no timer', async () => {

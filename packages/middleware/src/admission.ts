@@ -1,4 +1,4 @@
-import type { GateTicket, Gate, LimitGate, Limiter, Permit, Source } from '@pgw/core';
+import type { GateOutcome, GateTicket, Gate, Governor, LimitGate, Limiter, Permit, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import type { Pacer } from './pacer.js';
 import type { WriteBacks } from './write-backs.js';
@@ -8,16 +8,22 @@ export interface Admitted {
   readonly source: Source;
   readonly ticket: GateTicket;
   readonly permit: Permit;
+  /** Present when a governor admitted: the verdict and the permit's write-back in one operation. */
+  readonly finish?: (verdict: GateOutcome | undefined, actualTokens: number) => Promise<void>;
 }
 
 export type Refusal =
   | { readonly kind: 'paced'; readonly source: Source }
   | { readonly kind: 'circuit'; readonly source: Source; readonly retryAfterMs: number }
-  | { readonly kind: 'quota'; readonly source: Source; readonly gate: LimitGate; readonly retryAfterMs: number };
+  | { readonly kind: 'quota'; readonly source: Source; readonly gate: LimitGate; readonly retryAfterMs: number }
+  /** Others wait before this caller in the fleet-wide line. */
+  | { readonly kind: 'queued'; readonly source: Source; readonly retryAfterMs: number };
 
 export interface AdmissionDeps {
   gate: Gate;
   limiter: Limiter;
+  /** The breaker and the limiter in one store operation each way, when the backend offers it. */
+  governor?: Governor;
   pacer: Pacer;
   writeBacks: WriteBacks;
 }
@@ -33,8 +39,10 @@ export async function admit(
   source: Source,
   estTokens: number,
   signal: AbortSignal,
+  turn?: string,
 ): Promise<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
+  if (deps.governor) return admitGoverned(deps, deps.governor, source, estTokens, signal, turn);
   let ticket: GateTicket | undefined;
   try {
     const verdict = await raceAbort(deps.gate.tryAcquire(source.name), signal, (late) => {
@@ -56,6 +64,30 @@ export async function admit(
     return { kind: 'admitted', source, ticket, permit: admission.permit };
   } catch (error) {
     if (ticket) await releaseProbe(deps, ticket);
+    deps.pacer.leave(source.name);
+    throw error;
+  }
+}
+
+/** `admit` through a governor: one store operation for the breaker and the six gates. */
+async function admitGoverned(
+  deps: AdmissionDeps,
+  governor: Governor,
+  source: Source,
+  estTokens: number,
+  signal: AbortSignal,
+  turn: string | undefined,
+): Promise<Admitted | Refusal> {
+  try {
+    const verdict = await raceAbort(governor.admit(source.name, estTokens, turn), signal, (late) => {
+      if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
+    });
+    if (verdict.ok) return { kind: 'admitted', source, ticket: verdict.ticket, permit: verdict.permit, finish: verdict.finish };
+    deps.pacer.leave(source.name);
+    if (verdict.refusal) return { kind: 'circuit', source, retryAfterMs: verdict.refusal.retryAfterMs };
+    if ('queued' in verdict) return { kind: 'queued', source, retryAfterMs: verdict.retryAfterMs };
+    return { kind: 'quota', source, gate: verdict.gate, retryAfterMs: verdict.retryAfterMs };
+  } catch (error) {
     deps.pacer.leave(source.name);
     throw error;
   }

@@ -68,6 +68,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   private result: Res | undefined;
   private reported = false;
   private verdictSent = false;
+  /** The breaker verdict a governor sends together with the permit's write-back. */
+  private verdictToFinish: GateOutcome | undefined;
 
   constructor(
     private readonly deps: AttemptDeps,
@@ -181,15 +183,25 @@ class Attempt<Req, Res, M extends ModelIdentity> {
 
   private verdict(outcome: GateOutcome): Promise<void> {
     const { gate, writeBacks } = this.deps;
-    const { ticket } = this.admitted;
+    const { ticket, finish } = this.admitted;
     this.verdictSent = true;
+    if (finish) {
+      this.verdictToFinish = outcome;
+      return Promise.resolve();
+    }
     return writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
   }
 
   /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
   private async giveBack(): Promise<void> {
     const { gate, pacer, writeBacks } = this.deps;
-    const { source, ticket, permit } = this.admitted;
+    const { source, ticket, permit, finish } = this.admitted;
+    if (finish) {
+      pacer.leave(source.name);
+      const verdict = this.verdictToFinish;
+      await writeBacks.quietly('governor.finish', () => finish(verdict, this.settlement.value()));
+      return;
+    }
     if (ticket.probe && !this.verdictSent) await writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket));
     pacer.leave(source.name);
     await writeBacks.settleAndRelease(permit, this.settlement.value());

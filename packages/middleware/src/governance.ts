@@ -1,10 +1,11 @@
 import { assertModel } from '@pgw/core';
-import type { Clock, Gate, GatewaySettings, Limiter, ModelIdentity, PricingTable, Sleep, Source, TelemetryRecorder } from '@pgw/core';
+import type { Clock, Gate, GatewaySettings, Governor, Limiter, ModelIdentity, PricingTable, Sleep, Source, TelemetryRecorder } from '@pgw/core';
 import { HealthBook } from './health.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
 import { createSelector } from './selector.js';
 import { ScopeProgress } from './stall-clock.js';
+import { WaitLine } from './wait-line.js';
 import { TelemetryEmitter } from './telemetry-emitter.js';
 import { WarnOnce } from './warn-once.js';
 import { WriteBacks } from './write-backs.js';
@@ -23,6 +24,8 @@ export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
   settings: GovernanceSettings<M>;
   limiter: Limiter;
   gate: Gate;
+  /** The limiter's and the gate's books in one store operation each way (see core `Governor`); used when present. */
+  governor?: Governor;
   recorder?: TelemetryRecorder;
   pricing?: PricingTable;
   now: Clock;
@@ -54,6 +57,9 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
   const pacer = new Pacer(settings.sources);
+  const line = new WaitLine();
+  // Room freed in another process of the fleet wakes this process's first waiter too.
+  parts.governor?.onRoomFreed?.(() => line.roomFreed());
   const emitter = new TelemetryEmitter({
     recorder: parts.recorder,
     textCap: settings.telemetryTextCap,
@@ -65,6 +71,7 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     scope: settings.scope,
     gate,
     limiter,
+    ...(parts.governor && { governor: parts.governor }),
     pacer,
     health,
     progress: parts.progress ?? new ScopeProgress(now),
@@ -75,6 +82,7 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     circuitOpen: settings.circuitOpen,
     stallWindowMs: settings.stallWindowMs,
     quotaNap: parts.quotaNap ?? DEFAULT_QUOTA_NAP,
+    line,
     sleep: parts.sleep,
     rng: parts.rng,
     now,

@@ -41,6 +41,7 @@ export { Pacer } from './pacer.js';
 export { HealthBook } from './health.js';
 export { createSelector, deprioritiseFailed, headroom, healthScore, type Selector, type SelectorDeps } from './selector.js';
 export { ScopeProgress, StallClock } from './stall-clock.js';
+export { WaitLine, type Waiter } from './wait-line.js';
 export { Settlement, type SettlementBranch, type TokenAccounting } from './settlement.js';
 export { callDeadlineBoundary } from './deadline-boundary.js';
 

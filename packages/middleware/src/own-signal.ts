@@ -1,9 +1,10 @@
-import { followSignal } from '@pgw/core';
+import { followSharedSignal } from '@pgw/core';
 
 /**
  * Runs one logical call under a signal of its own. A caller's signal is often shared by many calls
  * (one per request, per batch, per server shutdown), and Node scans a signal's listeners on every
- * add: so the caller's signal gets ONE listener per call, removed when the call ends, and
+ * add and warns past 10: so the caller's signal gets ONE listener however many calls share it
+ * (`followSharedSignal`), removed when the last of them ends, and
  * everything inside — races, sleeps, the deadline, the transport — listens to the call's own signal.
  * Without a caller signal there is nothing to follow: `run` gets undefined.
  */
@@ -16,7 +17,7 @@ export function underOwnSignal<T>(
 
 async function runFollowing<T>(callerSignal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const own = new AbortController();
-  const unfollow = followSignal(callerSignal, own);
+  const unfollow = followSharedSignal(callerSignal, own);
   try {
     return await run(own.signal);
   } finally {

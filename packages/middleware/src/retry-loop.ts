@@ -1,3 +1,4 @@
+import { randomUUID } from 'node:crypto';
 import {
   AllSourcesExhausted,
   CircuitOpenError,
@@ -21,11 +22,12 @@ import { backoffDelayMs } from './backoff.js';
 import type { AttemptOperation } from './operation.js';
 import { deprioritiseFailed, type Selector } from './selector.js';
 import { StallClock } from './stall-clock.js';
+import type { WaitLine, Waiter } from './wait-line.js';
 
 export interface QuotaNap {
-  /** Shortest poll while every source's quota is full. */
+  /** Shortest wait while every source's quota is full. */
   minMs: number;
-  /** Longest poll: a slot freed elsewhere is noticed within this. */
+  /** Longest wait: a slot freed where this process cannot see it (another worker) is noticed within this. */
   maxMs: number;
 }
 
@@ -39,6 +41,8 @@ export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
   circuitOpen: CircuitOpenPolicy;
   stallWindowMs: number;
   quotaNap: QuotaNap;
+  /** The pipeline's callers waiting for room, served in arrival order. */
+  line: WaitLine;
   sleep: Sleep;
   rng: () => number;
 }
@@ -72,6 +76,10 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private lastRetryAfterMs: number | undefined;
   /** Set once the call moved on from a too-long prompt: only sources with a larger declared window remain. */
   private contextFallback: { readonly window: number; readonly error: ContextLengthExceededError } | undefined;
+  /** This call's place in the wait line, while it waits for room. */
+  private place: Waiter | undefined;
+  /** Its place in a governor's fleet-wide line, once it tried as the head of this process's line. */
+  private turn: string | undefined;
 
   constructor(
     private readonly deps: RetryLoopDeps,
@@ -83,9 +91,26 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   }
 
   async run(): Promise<Governed<Res, M>> {
+    try {
+      return await this.loop();
+    } finally {
+      this.place?.leave();
+      this.leaveFleetLine();
+    }
+  }
+
+  /** A call that ends while holding a turn gives it up, so the fleet's line does not wait for it to lapse. */
+  private leaveFleetLine(): void {
+    const { turn } = this;
+    const { governor, writeBacks } = this.deps;
+    this.turn = undefined;
+    if (turn !== undefined && governor?.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
+  }
+
+  private async loop(): Promise<Governed<Res, M>> {
     for (;;) {
       throwIfAborted(this.signal);
-      const admitted = await this.admitOne();
+      const admitted = await this.admitInTurn();
       if (!admitted) continue;
       let outcome: AttemptOutcome<Res>;
       try {
@@ -93,6 +118,9 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       } catch (error) {
         if (error instanceof ContextLengthExceededError && this.moveOnFromContext(admitted.source, error)) continue;
         throw error;
+      } finally {
+        // The attempt gave its permit, pacer slot and probe lease back.
+        this.deps.line.roomFreed();
       }
       if (outcome.ok) {
         // The pipeline that paired this operation with its sources handed the loop sources of its model kind.
@@ -126,12 +154,33 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     return larger;
   }
 
+  /**
+   * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
+   * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
+   */
+  private async admitInTurn(): Promise<Admitted | undefined> {
+    if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
+    if (this.place !== undefined && !this.place.atHead) {
+      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, this.place);
+      return undefined;
+    }
+    // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
+    if (this.place !== undefined && this.deps.governor) this.turn ??= randomUUID();
+    const admitted = await this.admitOne();
+    if (admitted) {
+      this.place?.leave();
+      this.place = undefined;
+      this.turn = undefined;
+    }
+    return admitted;
+  }
+
   /** Tries sources in preference order; when none admits, waits per policy and returns undefined. */
   private async admitOne(): Promise<Admitted | undefined> {
     const order = deprioritiseFailed(await this.candidates(), this.failedByRecency);
     const refusals: Refusal[] = [];
     for (const source of order) {
-      const verdict = await admit(this.deps, source, this.estTokens(source), this.signal);
+      const verdict = await admit(this.deps, source, this.estTokens(source), this.signal, this.turn);
       if (verdict.kind === 'admitted') return verdict;
       refusals.push(verdict);
     }
@@ -190,10 +239,10 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       if (this.deps.circuitOpen === 'fail_fast') {
         throw new CircuitOpenError({ scope: this.deps.scope, retryAfterMs: reopenMs, perSourceReasons: reasons });
       }
-      await this.waitNonProductively(reopenMs, reasons);
+      await this.waitNonProductively(reopenMs, reasons, this.joinLine());
       return;
     }
-    const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' ? [refusal.retryAfterMs] : []));
+    const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : []));
     const earliestMs = hints.length > 0 ? Math.min(...hints) : undefined;
     if (this.deps.quotaFull === 'fail_fast') {
       throw new GatewayUnavailableError({
@@ -204,13 +253,24 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       });
     }
     const { minMs, maxMs } = this.deps.quotaNap;
-    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons);
+    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, this.joinLine());
   }
 
-  private async waitNonProductively(ms: number, reasons: Record<string, string>): Promise<void> {
+  private joinLine(): Waiter {
+    this.place ??= this.deps.line.join();
+    return this.place;
+  }
+
+  /** Waits up to `ms` (less when woken in line), counting the time actually waited towards the stall rule. */
+  private async waitNonProductively(ms: number, reasons: Record<string, string>, place?: Waiter): Promise<void> {
     this.stall.assertNotStalled(reasons);
-    await this.deps.sleep(ms, this.signal);
-    this.stall.addWaiting(ms);
+    const started = this.deps.now();
+    try {
+      if (place) await place.wait(ms, this.signal, this.deps.sleep);
+      else await this.deps.sleep(ms, this.signal);
+    } finally {
+      this.stall.addWaiting(Math.max(0, this.deps.now() - started));
+    }
   }
 
   private estTokens(source: Source): number {
@@ -231,6 +291,8 @@ function refusalReason(refusal: Refusal): string {
       return 'circuit_open';
     case 'quota':
       return `quota:${refusal.gate}`;
+    case 'queued':
+      return 'queued';
   }
 }
 

@@ -11,3 +11,4 @@ export * from './recorder-contract.js';
 export * from './model-contract/index.js';
 export * from './private-redis.js';
 export * from './private-postgres.js';
+export * from './governor-contract.js';

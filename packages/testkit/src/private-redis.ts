@@ -24,21 +24,23 @@ export interface PrivateRedis {
 
 /**
  * A redis-server of this test's own, on a spare port (or `port`, e.g. to restart one), without
- * persistence: a server the test may kill. A spare port can be taken by someone else between the
- * probe and the spawn, so that case tries another.
+ * persistence unless `aofDir` is given (append-only file there, fsync on every write): a server the
+ * test may kill. A spare port can be taken by someone else between the probe and the spawn, so that
+ * case tries another.
  */
-export async function startPrivateRedis(port?: number): Promise<PrivateRedis> {
+export async function startPrivateRedis(port?: number, aofDir?: string): Promise<PrivateRedis> {
   for (let attempt = 1; ; attempt++) {
     try {
-      return await startOn(port ?? (await spareFreePort()));
+      return await startOn(port ?? (await spareFreePort()), aofDir);
     } catch (error) {
       if (port !== undefined || attempt === 3) throw error;
     }
   }
 }
 
-async function startOn(chosen: number): Promise<PrivateRedis> {
-  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], {
+async function startOn(chosen: number, aofDir?: string): Promise<PrivateRedis> {
+  const persistence = aofDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', aofDir];
+  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', ...persistence], {
     stdio: ['ignore', 'pipe', 'pipe'],
   });
   const exited = once(child, 'exit');

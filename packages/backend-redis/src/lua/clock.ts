@@ -14,8 +14,4 @@ end
 local function num(x)
   return string.format('%.17g', x)
 end
-
-local function touch(keys, ttl)
-  for i = 1, #keys do redis.call('PEXPIRE', keys[i], ttl) end
-end
 `;

@@ -2,14 +2,18 @@ import { PRELUDE_LUA } from './clock.js';
 
 /**
  * One source's breaker: a hash (state 'closed'|'open', epoch, open_until, consecutive, reopen,
- * probe_token, probe_until, seq) and two sample windows, zsets of successes and failures
- * (member = seq, score = time; a sample at t counts while now < t + window). Half-open is not stored:
- * it is an open breaker whose cooldown has passed, reached by time, so no ticket needs fencing there.
+ * probe_token, probe_until, and the window's running counts ok, fail over buckets from..to) and a hash
+ * of per-second sample buckets ('o'..second / 'f'..second → count, by HINCRBY). A bucket of second s
+ * counts while now < s × 1000 + window: a sample leaves its window up to 1 s early, never late.
+ * Half-open is not stored: it is an open breaker whose cooldown has passed, reached by time, so no
+ * ticket needs fencing there.
  */
-const BREAKER_LUA = `
-${PRELUDE_LUA}
+export const BREAKER_FUNCTIONS_LUA = `
+local BUCKET_BATCH = 500
+
 local function load(key)
-  local f = redis.call('HMGET', key, 'state', 'epoch', 'open_until', 'consecutive', 'reopen', 'probe_token', 'probe_until')
+  local f = redis.call('HMGET', key, 'state', 'epoch', 'open_until', 'consecutive', 'reopen', 'probe_token', 'probe_until',
+    'ok', 'fail', 'from', 'to')
   return {
     open = f[1] == 'open',
     epoch = tonumber(f[2] or '0'),
@@ -18,6 +22,10 @@ local function load(key)
     reopen = tonumber(f[5] or '0'),
     probe_token = f[6],
     probe_until = tonumber(f[7] or '0'),
+    ok = tonumber(f[8] or '0'),
+    fail = tonumber(f[9] or '0'),
+    from = tonumber(f[10]),
+    to = tonumber(f[11]),
   }
 end
 
@@ -26,14 +34,151 @@ local function holds_probe(b, token)
   return token ~= '' and token == b.probe_token
 end
 
-local function trim_samples(successes, failures, cutoff)
-  redis.call('ZREMRANGEBYSCORE', successes, '-inf', cutoff)
-  redis.call('ZREMRANGEBYSCORE', failures, '-inf', cutoff)
+-- Drops the buckets that left the window; true when the counts changed (the caller writes them back).
+local function trim_samples(b, state, samples, now, window)
+  if not b.from then return false end
+  local last_out = math.floor((now - window) / 1000)
+  if last_out < b.from then return false end
+  if last_out >= b.to then
+    redis.call('DEL', samples)
+    redis.call('HDEL', state, 'from', 'to')
+    b.ok, b.fail, b.from, b.to = 0, 0, nil, nil
+    return true
+  end
+  local first = b.from
+  while first <= last_out do
+    local last = math.min(last_out, first + BUCKET_BATCH - 1)
+    local fields = {}
+    for s = first, last do
+      fields[#fields + 1] = 'o' .. s
+      fields[#fields + 1] = 'f' .. s
+    end
+    local counts = redis.call('HMGET', samples, unpack(fields))
+    for i = 1, #counts, 2 do
+      b.ok = b.ok - tonumber(counts[i] or '0')
+      b.fail = b.fail - tonumber(counts[i + 1] or '0')
+    end
+    redis.call('HDEL', samples, unpack(fields))
+    first = last + 1
+  end
+  b.from = last_out + 1
+  return true
+end
+
+local function window_fields(b)
+  if not b.from then return {'ok', 0, 'fail', 0} end
+  return {'ok', b.ok, 'fail', b.fail, 'from', b.from, 'to', b.to}
+end
+
+-- keys: {state, samples}. Both are refreshed together, so the samples hash's TTL (absent: -2,
+-- just created: -1) tells when: when (re)created or past half of it, not on every call.
+local function refresh_ttl(keys, key_ttl)
+  if redis.call('PTTL', keys[2]) < key_ttl / 2 then
+    for _, key in ipairs(keys) do redis.call('PEXPIRE', key, key_ttl) end
+  end
+end
+
+-- Admission: {true, probe} (probe: the half-open lease is to be taken) or {false, state, retryAfterMs}.
+local function breaker_admits(b, now)
+  if not b.open then return true, false end
+  if now < b.open_until then return false, 'open', num(b.open_until - now) end
+  if b.probe_token and now < b.probe_until then return false, 'half_open', num(b.probe_until - now) end
+  return true, true
+end
+
+local function take_probe(state, token, now, probe_ttl)
+  redis.call('HSET', state, 'probe_token', token, 'probe_until', num(now + probe_ttl))
+end
+
+local function release_probe(state, b, epoch, token)
+  if epoch ~= b.epoch or not holds_probe(b, token) then return 0 end
+  redis.call('HDEL', state, 'probe_token', 'probe_until')
+  return 1
+end
+
+-- p: {threshold, rate, window, min_samples, cooldown, max_cooldown, key_ttl}. Returns 1 when applied,
+-- 0 when fenced off (stale epoch, or an open breaker and not the probe holder).
+-- Closed: success/invalid reset the failure run (only success is a sample); failure/dead extend it and
+-- are samples; dead trips at once. Rate channel: ≥ min_samples and failure rate ≥ rate. Consecutive
+-- channel: ≥ threshold in a row, unless health evidence (≥ min_samples at under half the trip rate)
+-- says it is a blip and the run is shorter than twice the threshold. Open (half-open): the probe
+-- holder's success/invalid closes; failure/dead reopens with k + 1. Opening lasts cooldown × 2^k capped
+-- by max_cooldown and never shortens a deadline already set. Every state change bumps the epoch.
+local function record(state, samples, b, now, epoch, token, outcome, p)
+  if epoch ~= b.epoch then return 0 end
+  local served = outcome == 'success' or outcome == 'invalid'
+
+  local function trip(k)
+    local open_ms = math.min(p.max_cooldown, p.cooldown * 2 ^ k)
+    redis.call('HSET', state, 'state', 'open', 'epoch', b.epoch + 1, 'reopen', k,
+      'open_until', num(math.max(b.open_until, now + open_ms)))
+    redis.call('HDEL', state, 'probe_token', 'probe_until')
+  end
+
+  if b.open then
+    if not holds_probe(b, token) then return 0 end
+    if served then
+      redis.call('HSET', state, 'state', 'closed', 'epoch', b.epoch + 1, 'open_until', 0, 'consecutive', 0, 'reopen', 0)
+      redis.call('HDEL', state, 'probe_token', 'probe_until', 'ok', 'fail', 'from', 'to')
+      redis.call('DEL', samples)
+    else
+      trip(b.reopen + 1)
+    end
+    refresh_ttl({state, samples}, p.key_ttl)
+    return 1
+  end
+
+  trim_samples(b, state, samples, now, p.window)
+  local second = math.floor(now / 1000)
+  local consecutive = 0
+  if outcome == 'success' then
+    redis.call('HINCRBY', samples, 'o' .. second, 1)
+    b.ok = b.ok + 1
+  elseif not served then
+    redis.call('HINCRBY', samples, 'f' .. second, 1)
+    b.fail = b.fail + 1
+    consecutive = b.consecutive + 1
+  end
+  if outcome ~= 'invalid' then
+    b.from = b.from or second
+    b.to = second
+  end
+  local fields = window_fields(b)
+  fields[#fields + 1] = 'consecutive'
+  fields[#fields + 1] = consecutive
+  redis.call('HSET', state, unpack(fields))
+  if not served then
+    local samples_n = b.ok + b.fail
+    local rate = 0
+    if samples_n > 0 then rate = b.fail / samples_n end
+    local trips = samples_n >= p.min_samples and rate >= p.rate
+    if not trips and consecutive >= p.threshold then
+      local healthy = samples_n >= p.min_samples and rate < p.rate / 2
+      trips = (not healthy) or consecutive >= 2 * p.threshold
+    end
+    if outcome == 'dead' or trips then trip(b.reopen) end
+  end
+  refresh_ttl({state, samples}, p.key_ttl)
+  return 1
+end
+
+-- The breaker policy from ARGV[first..first+6]: failureThreshold, failureRate, windowMs, minSamples,
+-- cooldownMs, maxCooldownMs, keyTtlMs.
+local function policy(first)
+  local a = ARGV
+  return {threshold = tonumber(a[first]), rate = tonumber(a[first + 1]), window = tonumber(a[first + 2]),
+    min_samples = tonumber(a[first + 3]), cooldown = tonumber(a[first + 4]), max_cooldown = tonumber(a[first + 5]),
+    key_ttl = tonumber(a[first + 6])}
 end
 `;
 
+const BREAKER_LUA = `
+${PRELUDE_LUA}
+${BREAKER_FUNCTIONS_LUA}
+`;
+
 /**
- * tryAcquire. KEYS: state   ARGV: injectedNow, probeToken (used if a probe is granted), probeTtlMs, keyTtlMs
+ * tryAcquire. KEYS: state, samples   ARGV: injectedNow, probeToken (used if a probe is granted), probeTtlMs, keyTtlMs
  * Returns {1, epoch, 0} (closed), {1, epoch, 1} (the probe lease is now probeToken's), or
  * {0, 'open'|'half_open', retryAfterMs}: until the cooldown ends, or until the probe lease expires.
  */
@@ -42,80 +187,22 @@ ${BREAKER_LUA}
 local b = load(KEYS[1])
 if not b.open then return {1, b.epoch, 0} end
 local now = clock(ARGV[1])
-if now < b.open_until then return {0, 'open', num(b.open_until - now)} end
-if b.probe_token and now < b.probe_until then return {0, 'half_open', num(b.probe_until - now)} end
-redis.call('HSET', KEYS[1], 'probe_token', ARGV[2], 'probe_until', num(now + tonumber(ARGV[3])))
-touch(KEYS, tonumber(ARGV[4]))
+local admits, state, wait = breaker_admits(b, now)
+if not admits then return {0, state, wait} end
+take_probe(KEYS[1], ARGV[2], now, tonumber(ARGV[3]))
+refresh_ttl(KEYS, tonumber(ARGV[4]))
 return {1, b.epoch, 1}
 `;
 
 /**
- * record. KEYS: state, successes, failures
+ * record. KEYS: state, samples
  * ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), outcome ('success'|'failure'|'dead'|'invalid'),
- *       failureThreshold, failureRate, windowMs, minSamples, cooldownMs, maxCooldownMs, keyTtlMs
- * Returns 1 when applied, 0 when fenced off (stale epoch, or an open breaker and not the probe holder).
- * Closed: success/invalid reset the failure run (only success is a sample); failure/dead extend it and
- * are samples; dead trips at once. Rate channel: ≥ minSamples and failure rate ≥ failureRate.
- * Consecutive channel: ≥ failureThreshold in a row, unless health evidence (≥ minSamples at under
- * half the trip rate) says it is a blip and the run is shorter than twice the threshold.
- * Open (half-open): the probe holder's success/invalid closes; failure/dead reopens with k + 1.
- * Opening lasts cooldown × 2^k capped by maxCooldown and never shortens a deadline already set.
- * Every state change bumps the epoch.
+ *       then the policy (failureThreshold, failureRate, windowMs, minSamples, cooldownMs, maxCooldownMs, keyTtlMs).
+ * Returns 1 when applied, 0 when fenced off.
  */
 export const RECORD_LUA = `
 ${BREAKER_LUA}
-local b = load(KEYS[1])
-if tonumber(ARGV[2]) ~= b.epoch then return 0 end
-local now = clock(ARGV[1])
-local token, outcome = ARGV[3], ARGV[4]
-local threshold, rate_limit, window, min_samples = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7]), tonumber(ARGV[8])
-local cooldown, max_cooldown, key_ttl = tonumber(ARGV[9]), tonumber(ARGV[10]), tonumber(ARGV[11])
-local served = outcome == 'success' or outcome == 'invalid'
-
-local function trip(k)
-  local open_ms = math.min(max_cooldown, cooldown * 2 ^ k)
-  redis.call('HSET', KEYS[1], 'state', 'open', 'epoch', b.epoch + 1, 'reopen', k,
-    'open_until', num(math.max(b.open_until, now + open_ms)))
-  redis.call('HDEL', KEYS[1], 'probe_token', 'probe_until')
-end
-
-local function close()
-  redis.call('HSET', KEYS[1], 'state', 'closed', 'epoch', b.epoch + 1, 'open_until', 0, 'consecutive', 0, 'reopen', 0)
-  redis.call('HDEL', KEYS[1], 'probe_token', 'probe_until')
-  redis.call('DEL', KEYS[2], KEYS[3])
-end
-
-local function should_trip(consecutive)
-  local failures = redis.call('ZCARD', KEYS[3])
-  local samples = redis.call('ZCARD', KEYS[2]) + failures
-  local rate = 0
-  if samples > 0 then rate = failures / samples end
-  if samples >= min_samples and rate >= rate_limit then return true end
-  if consecutive < threshold then return false end
-  local healthy = samples >= min_samples and rate < rate_limit / 2
-  return (not healthy) or consecutive >= 2 * threshold
-end
-
-if b.open then
-  if not holds_probe(b, token) then return 0 end
-  if served then close() else trip(b.reopen + 1) end
-  touch(KEYS, key_ttl)
-  return 1
-end
-
-trim_samples(KEYS[2], KEYS[3], now - window)
-local sample = redis.call('HINCRBY', KEYS[1], 'seq', 1)
-if served then
-  redis.call('HSET', KEYS[1], 'consecutive', 0)
-  if outcome == 'success' then redis.call('ZADD', KEYS[2], now, sample) end
-else
-  local consecutive = b.consecutive + 1
-  redis.call('HSET', KEYS[1], 'consecutive', consecutive)
-  redis.call('ZADD', KEYS[3], now, sample)
-  if outcome == 'dead' or should_trip(consecutive) then trip(b.reopen) end
-end
-touch(KEYS, key_ttl)
-return 1
+return record(KEYS[1], KEYS[2], load(KEYS[1]), clock(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], policy(5))
 `;
 
 /**
@@ -124,14 +211,11 @@ return 1
  */
 export const RELEASE_PROBE_LUA = `
 ${BREAKER_LUA}
-local b = load(KEYS[1])
-if tonumber(ARGV[1]) ~= b.epoch or not holds_probe(b, ARGV[2]) then return 0 end
-redis.call('HDEL', KEYS[1], 'probe_token', 'probe_until')
-return 1
+return release_probe(KEYS[1], load(KEYS[1]), tonumber(ARGV[1]), ARGV[2])
 `;
 
 /**
- * snapshot. KEYS: state, successes, failures   ARGV: injectedNow, windowMs, keyTtlMs
+ * snapshot. KEYS: state, samples   ARGV: injectedNow, windowMs
  * Returns {state, epoch, openUntil (0 unless open or half-open), consecutiveFailures, reopenCount,
  * windowSuccesses, windowFailures, probeHeld (0|1)}.
  */
@@ -139,8 +223,7 @@ export const SNAPSHOT_LUA = `
 ${BREAKER_LUA}
 local now = clock(ARGV[1])
 local b = load(KEYS[1])
-trim_samples(KEYS[2], KEYS[3], now - tonumber(ARGV[2]))
-touch(KEYS, tonumber(ARGV[3]))
+if trim_samples(b, KEYS[1], KEYS[2], now, tonumber(ARGV[2])) then redis.call('HSET', KEYS[1], unpack(window_fields(b))) end
 local state = 'closed'
 local open_until = 0
 if b.open then
@@ -149,6 +232,5 @@ if b.open then
 end
 local probe_held = 0
 if b.probe_token and now < b.probe_until then probe_held = 1 end
-return {state, b.epoch, num(open_until), b.consecutive, b.reopen,
-  redis.call('ZCARD', KEYS[2]), redis.call('ZCARD', KEYS[3]), probe_held}
+return {state, b.epoch, num(open_until), b.consecutive, b.reopen, b.ok, b.fail, probe_held}
 `;

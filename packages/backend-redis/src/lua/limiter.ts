@@ -5,152 +5,181 @@ import { PRELUDE_LUA } from './clock.js';
  * charged) and a string holding their sum, so TPM is O(1) to read and trimming subtracts exactly what
  * leaves. An entry admitted at t counts while now < t + window. Leases are a zset (permit id →
  * expiry); a lease with expiry ≤ now is reclaimed by whichever script runs next.
+ *
+ * A gate triple is a table {win, tok, sum, lease, rpm, tpm, conc, windowed, leased}. A source's triple
+ * always keeps its window and leases (its usage is public: `sourceStats`). The scope-wide triple keeps
+ * a window only while its RPM or TPM limit is set, and leases only while its concurrency limit is:
+ * an unlimited gate costs nothing.
  */
-const WINDOW_LUA = `
-${PRELUDE_LUA}
+export const LIMITER_FUNCTIONS_LUA = `
 local TRIM_BATCH = 500
+-- A window no limit reads is trimmed in batches of this much time (sourceStats trims it exactly).
+local LAZY_TRIM_MS = 1000
 
 local function read_sum(sum)
   return tonumber(redis.call('GET', sum) or '0')
 end
 
+-- Token counts are integers, so the sum is kept with INCRBY; it never goes below 0.
 local function add_sum(sum, delta)
-  local value = read_sum(sum) + delta
-  if value < 0 then value = 0 end
-  redis.call('SET', sum, num(value), 'KEEPTTL')
+  if delta ~= 0 and redis.call('INCRBY', sum, delta) < 0 then redis.call('SET', sum, 0, 'KEEPTTL') end
 end
 
-local function trim(win, tok, sum, cutoff)
+-- What an entry of the tokens hash charges: its estimate, or '=' .. actual once settled.
+local function charged(value)
+  if string.sub(value, 1, 1) == '=' then return tonumber(string.sub(value, 2)) end
+  return tonumber(value)
+end
+
+local function trim(t, cutoff)
   while true do
-    local gone = redis.call('ZRANGEBYSCORE', win, '-inf', cutoff, 'LIMIT', 0, TRIM_BATCH)
+    local gone = redis.call('ZRANGEBYSCORE', t.win, '-inf', cutoff, 'LIMIT', 0, TRIM_BATCH)
     if #gone == 0 then break end
-    local charged = redis.call('HMGET', tok, unpack(gone))
+    local values = redis.call('HMGET', t.tok, unpack(gone))
     local freed = 0
-    for i = 1, #charged do
-      if charged[i] then freed = freed + tonumber(charged[i]) end
+    for i = 1, #values do
+      if values[i] then freed = freed + charged(values[i]) end
     end
-    redis.call('HDEL', tok, unpack(gone))
-    redis.call('ZREM', win, unpack(gone))
-    add_sum(sum, -freed)
+    redis.call('HDEL', t.tok, unpack(gone))
+    redis.call('ZREM', t.win, unpack(gone))
+    add_sum(t.sum, -freed)
+    if #gone < TRIM_BATCH then break end
   end
-  if redis.call('ZCARD', win) == 0 then redis.call('DEL', sum, tok) end
 end
 
-local function reclaim(leases, now)
-  redis.call('ZREMRANGEBYSCORE', leases, '-inf', now)
-end
-`;
-
-/**
- * tryEnter: checks and reserves all six gates at once.
- * KEYS: sourceWindow, sourceTokens, sourceTpm, sourceLeases, globalWindow, globalTokens, globalTpm, globalLeases
- * ARGV: injectedNow ('' = TIME), permitId, estTokens, source rpm, tpm, maxConcurrency,
- *       global rpm, tpm, maxConcurrency (0 = unlimited), leaseTtlMs, windowMs, keyTtlMs, concurrencyPollMs
- * Returns {1} when admitted, or {0, gateIndex, retryAfterMs} (gateIndex 1-based, in @pgw/core LIMIT_GATES order); a denial writes nothing
- * but the trimming of what already left. RPM/TPM hints: until the oldest entry leaves the window;
- * concurrency: concurrencyPollMs (a release comes when it comes). An estimate above the whole TPM
- * limit is admitted when the window holds no tokens, otherwise it could never run.
- */
-export const ENTER_LUA = `
-${WINDOW_LUA}
-local now = clock(ARGV[1])
-local id = ARGV[2]
-local est = tonumber(ARGV[3])
-local lease_ttl, window, key_ttl, poll = tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13]
-local cutoff = now - window
-
-trim(KEYS[1], KEYS[2], KEYS[3], cutoff)
-trim(KEYS[5], KEYS[6], KEYS[7], cutoff)
-reclaim(KEYS[4], now)
-reclaim(KEYS[8], now)
-
-local function until_oldest_leaves(win)
-  local oldest = redis.call('ZRANGE', win, 0, 0, 'WITHSCORES')
-  return num(tonumber(oldest[2]) + window - now)
+local function triple(win, tok, sum, lease, rpm, tpm, conc, always)
+  rpm, tpm, conc = tonumber(rpm), tonumber(tpm), tonumber(conc)
+  return {win = win, tok = tok, sum = sum, lease = lease, rpm = rpm, tpm = tpm, conc = conc,
+    windowed = always or rpm > 0 or tpm > 0, leased = always or conc > 0}
 end
 
--- The first full gate of a triple (rpm, tpm, concurrency) and its retry hint, or nil.
-local function denial(win, sum, leases, rpm, tpm, concurrency)
-  if rpm > 0 and redis.call('ZCARD', win) >= rpm then return 1, until_oldest_leaves(win) end
-  if tpm > 0 then
-    local used = read_sum(sum)
-    if used > 0 and used + est > tpm then return 2, until_oldest_leaves(win) end
+-- The source's and the scope's triples: their eight keys from KEYS[key], their six limits from ARGV[arg].
+local function triples(key, arg)
+  local k, a = KEYS, ARGV
+  return {
+    triple(k[key], k[key + 1], k[key + 2], k[key + 3], a[arg], a[arg + 1], a[arg + 2], true),
+    triple(k[key + 4], k[key + 5], k[key + 6], k[key + 7], a[arg + 3], a[arg + 4], a[arg + 5], false),
+  }
+end
+
+-- Admission: nil when admitted (everything booked), else the first full gate (1-based within the
+-- triples: rpm, tpm, concurrency; +3 for the scope's) and its retry hint. A denial books nothing.
+local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
+  local cutoff = now - window
+  for _, t in ipairs(triples) do
+    if t.rpm > 0 or t.tpm > 0 then
+      trim(t, cutoff)
+    elseif t.windowed and #redis.call('ZRANGEBYSCORE', t.win, '-inf', cutoff - LAZY_TRIM_MS, 'LIMIT', 0, 1) > 0 then
+      trim(t, cutoff)
+    end
+    if t.conc > 0 then redis.call('ZREMRANGEBYSCORE', t.lease, '-inf', now) end
   end
-  if concurrency > 0 and redis.call('ZCARD', leases) >= concurrency then return 3, poll end
+  local function until_oldest_leaves(win)
+    local oldest = redis.call('ZRANGE', win, 0, 0, 'WITHSCORES')
+    return num(tonumber(oldest[2]) + window - now)
+  end
+  for level, t in ipairs(triples) do
+    local base = (level - 1) * 3
+    if t.rpm > 0 and redis.call('ZCARD', t.win) >= t.rpm then return base + 1, until_oldest_leaves(t.win) end
+    if t.tpm > 0 then
+      local used = read_sum(t.sum)
+      if used > 0 and used + est > t.tpm then return base + 2, until_oldest_leaves(t.win) end
+    end
+    if t.conc > 0 and redis.call('ZCARD', t.lease) >= t.conc then return base + 3, poll end
+  end
+  -- Keys are given their TTL when (re)created or past half of it, not on every call.
+  local fresh = false
+  for _, t in ipairs(triples) do
+    if t.windowed then
+      redis.call('ZADD', t.win, now, id)
+      redis.call('HSET', t.tok, id, est)
+      add_sum(t.sum, est)
+      fresh = fresh or redis.call('PTTL', t.win) < key_ttl / 2
+    end
+    if t.leased then
+      redis.call('ZADD', t.lease, now + lease_ttl, id)
+      fresh = fresh or redis.call('PTTL', t.lease) < key_ttl / 2
+    end
+  end
+  if fresh then
+    for _, t in ipairs(triples) do
+      for _, key in ipairs({t.win, t.tok, t.sum, t.lease}) do redis.call('PEXPIRE', key, key_ttl) end
+    end
+  end
   return nil
 end
 
-local gate, wait = denial(KEYS[1], KEYS[3], KEYS[4], tonumber(ARGV[4]), tonumber(ARGV[5]), tonumber(ARGV[6]))
-if not gate then
-  gate, wait = denial(KEYS[5], KEYS[7], KEYS[8], tonumber(ARGV[7]), tonumber(ARGV[8]), tonumber(ARGV[9]))
-  if gate then gate = gate + 3 end
-end
-if gate then
-  touch(KEYS, key_ttl)
-  return {0, gate, wait}
+-- Re-charges a reservation to actual tokens in the window it was made in, once: its tokens entry
+-- becomes '=' .. actual. A reservation that already left its window (trimmed or not yet) is not
+-- touched: no refund into, no charge to, the current window. Returns 1 when applied, else 0.
+local function settle(now, id, actual, triples, window)
+  local admitted = redis.call('ZSCORE', triples[1].win, id)
+  if not admitted or tonumber(admitted) <= now - window then return 0 end
+  local before = redis.call('HGET', triples[1].tok, id)
+  if not before or string.sub(before, 1, 1) == '=' then return 0 end
+  for i, t in ipairs(triples) do
+    if t.windowed then
+      local value = before
+      if i > 1 then value = redis.call('HGET', t.tok, id) end
+      if value then
+        redis.call('HSET', t.tok, id, '=' .. actual)
+        add_sum(t.sum, actual - charged(value))
+      end
+    end
+  end
+  return 1
 end
 
-for _, books in ipairs({{KEYS[1], KEYS[2], KEYS[3], KEYS[4]}, {KEYS[5], KEYS[6], KEYS[7], KEYS[8]}}) do
-  redis.call('ZADD', books[1], now, id)
-  redis.call('HSET', books[2], id, est)
-  add_sum(books[3], est)
-  redis.call('ZADD', books[4], now + lease_ttl, id)
+local function release(id, triples)
+  local removed = 0
+  for _, t in ipairs(triples) do
+    if t.leased then removed = removed + redis.call('ZREM', t.lease, id) end
+  end
+  return removed
 end
-touch(KEYS, key_ttl)
+`;
+
+/**
+ * The limiter's KEYS, in this order for every script: sourceWindow, sourceTokens, sourceTpm,
+ * sourceLeases, globalWindow, globalTokens, globalTpm, globalLeases. ARGV[1] is the injected
+ * clock ('' = TIME). The six limits: source rpm, tpm, maxConcurrency, global rpm, tpm,
+ * maxConcurrency (0 = unlimited).
+ */
+const LIMITER_LUA = `
+${PRELUDE_LUA}
+${LIMITER_FUNCTIONS_LUA}
+`;
+
+/**
+ * tryEnter. ARGV: injectedNow, permitId, estTokens, six limits, leaseTtlMs, windowMs, keyTtlMs, concurrencyPollMs
+ * Returns {1} when admitted, or {0, gateIndex, retryAfterMs} (gateIndex 1-based, in @pgw/core
+ * LIMIT_GATES order). RPM/TPM hints: until the oldest entry leaves the window; concurrency:
+ * concurrencyPollMs (a release comes when it comes). An estimate above the whole TPM limit is
+ * admitted when the window holds no tokens, otherwise it could never run.
+ */
+export const ENTER_LUA = `
+${LIMITER_LUA}
+local gate, wait = enter(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(1, 4),
+  tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
+if gate then return {0, gate, wait} end
 return {1}
 `;
 
-/**
- * settle: re-charges the reservation to actualTokens (= est + delta) in the window it was made in, once.
- * A reservation that already left its window is not touched: no refund into, no charge to, the new window.
- * KEYS: sourceWindow, sourceTokens, sourceTpm, globalWindow, globalTokens, globalTpm, settled
- * ARGV: injectedNow, permitId, actualTokens, windowMs, keyTtlMs
- * Returns 1 when applied, 0 when already settled or out of the window. `settled` (permit id →
- * admission time) remembers settled permits exactly as long as their reservation can be touched.
- */
-const SETTLE_FUNCTION_LUA = `
-${WINDOW_LUA}
-local function settle()
-  local now = clock(ARGV[1])
-  local id = ARGV[2]
-  local actual = tonumber(ARGV[3])
-  local window, key_ttl = tonumber(ARGV[4]), tonumber(ARGV[5])
-  local cutoff = now - window
-
-  trim(KEYS[1], KEYS[2], KEYS[3], cutoff)
-  trim(KEYS[4], KEYS[5], KEYS[6], cutoff)
-  redis.call('ZREMRANGEBYSCORE', KEYS[7], '-inf', cutoff)
-  if redis.call('ZSCORE', KEYS[7], id) then return 0 end
-  local admitted = redis.call('ZSCORE', KEYS[1], id)
-  if not admitted then return 0 end
-
-  for _, books in ipairs({{KEYS[2], KEYS[3]}, {KEYS[5], KEYS[6]}}) do
-    local charged = tonumber(redis.call('HGET', books[1], id) or '0')
-    redis.call('HSET', books[1], id, actual)
-    add_sum(books[2], actual - charged)
-  end
-  redis.call('ZADD', KEYS[7], admitted, id)
-  -- Only the settled set gains an entry here. The windows' keys got their TTL from the enter that admitted
-  -- this reservation, and everything re-weighed here leaves its window before they expire.
-  redis.call('PEXPIRE', KEYS[7], key_ttl)
-  return 1
-end
-`;
-
+/** settle. ARGV: injectedNow, permitId, actualTokens, six limits, windowMs. Returns 1 when applied. */
 export const SETTLE_LUA = `
-${SETTLE_FUNCTION_LUA}
-return settle()
+${LIMITER_LUA}
+return settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(1, 4), tonumber(ARGV[10]))
 `;
 
 /**
- * settleAndRelease: settle, then release, atomically — one round trip where the two scripts take two.
- * KEYS: those of settle, then sourceLeases, globalLeases   ARGV: those of settle
+ * settleAndRelease: settle, then release, atomically. ARGV: those of settle.
  * Returns {settle's reply, the number of leases removed}.
  */
 export const SETTLE_RELEASE_LUA = `
-${SETTLE_FUNCTION_LUA}
-local applied = settle()
-return {applied, redis.call('ZREM', KEYS[8], ARGV[2]) + redis.call('ZREM', KEYS[9], ARGV[2])}
+${LIMITER_LUA}
+local t = triples(1, 4)
+local applied = settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), t, tonumber(ARGV[10]))
+return {applied, release(ARGV[2], t)}
 `;
 
 /**
@@ -164,14 +193,15 @@ return redis.call('ZREM', KEYS[1], ARGV[1]) + redis.call('ZREM', KEYS[2], ARGV[1
 
 /**
  * stats: one source's usage after trimming its window and reclaiming its expired leases.
- * KEYS: sourceWindow, sourceTokens, sourceTpm, sourceLeases   ARGV: injectedNow, windowMs, keyTtlMs
+ * KEYS: sourceWindow, sourceTokens, sourceTpm, sourceLeases   ARGV: injectedNow, windowMs
  * Returns {inflight, rpmUsed, tpmUsed}.
  */
 export const STATS_LUA = `
-${WINDOW_LUA}
+${PRELUDE_LUA}
+${LIMITER_FUNCTIONS_LUA}
 local now = clock(ARGV[1])
-trim(KEYS[1], KEYS[2], KEYS[3], now - tonumber(ARGV[2]))
-reclaim(KEYS[4], now)
-touch(KEYS, tonumber(ARGV[3]))
-return {redis.call('ZCARD', KEYS[4]), redis.call('ZCARD', KEYS[1]), num(read_sum(KEYS[3]))}
+local t = triple(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 0, 0, 0, true)
+trim(t, now - tonumber(ARGV[2]))
+redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
+return {redis.call('ZCARD', KEYS[4]), redis.call('ZCARD', KEYS[1]), read_sum(KEYS[3])}
 `;

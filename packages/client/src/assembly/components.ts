@@ -4,9 +4,9 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
 import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
-import type { Cache, Gate, GatewaySettings, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
+import type { Cache, Gate, GatewaySettings, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
 import type { Dispatcher } from './providers.js';
@@ -24,6 +24,7 @@ export interface AssemblyOverrides extends ClientSeams {
 export interface Components {
   limiter: Limiter;
   gate: Gate;
+  governor?: Governor;
   cache?: Cache;
   recorder?: TelemetryRecorder;
   pricing: PricingTable;
@@ -48,20 +49,29 @@ export async function assembleComponents(
   const redis = redisFor.length > 0 ? await redisComponents(settings, redisFor.join(', '), owned) : undefined;
   const clock = overrides.now ? { now: overrides.now } : {};
 
+  // Built together (one governor, two ports over its books) when the client builds both on one backend.
+  const together = overrides.limiter === undefined && overrides.gate === undefined && backends.limiter === backends.breaker;
+  const governor: (Governor & { limiter: Limiter; gate: Gate }) | undefined = !together
+    ? undefined
+    : redis && backends.limiter === 'redis'
+      ? redis.governor()
+      : new InMemoryGovernor({ ...limiterOptions(settings), policy: settings.breaker, ...clock });
   const limiter: Limiter =
     overrides.limiter ??
+    governor?.limiter ??
     (redis && backends.limiter === 'redis'
       ? redis.limiter()
       : closeWith(owned, new InMemoryLimiter({ ...limiterOptions(settings), ...clock })));
   const gate: Gate =
     overrides.gate ??
+    governor?.gate ??
     (redis && backends.breaker === 'redis' ? redis.gate() : closeWith(owned, new InMemoryGate({ ...gateOptions(settings), ...clock })));
   let cache: Cache | undefined = overrides.cache || undefined;
   if (wantsCache && backends.cache === 'redis') cache = redis?.cache();
   if (wantsCache && backends.cache === 'memory') cache = closeWith(owned, new InMemoryCache(clock));
   const recorder = overrides.recorder ?? (await createRecorder(settings, overrides.warn, owned));
   const pricing = overrides.pricing ?? (await loadPricing(settings));
-  return { limiter, gate, pricing, ...(cache && { cache }), ...(recorder && { recorder }) };
+  return { limiter, gate, pricing, ...(governor && { governor }), ...(cache && { cache }), ...(recorder && { recorder }) };
 }
 
 const limiterOptions = (settings: GatewaySettings) => ({
@@ -83,14 +93,16 @@ const gateOptions = (settings: GatewaySettings) => ({
  */
 async function redisComponents(settings: GatewaySettings, neededFor: string, owned: OwnedResources) {
   const pkg = await loadOptional('@pgw/backend-redis', neededFor, () => import('@pgw/backend-redis'));
-  // The settings schema requires REDIS_URL whenever a backend is redis.
-  const redis = pkg.createRedisConnection(settings.backends.redisUrl!);
+  // The settings schema requires REDIS_URL whenever a backend is redis (a list of seeds only in cluster mode).
+  const { redisUrl, redisMode } = settings.backends;
+  const redis = redisMode === 'cluster' ? pkg.createRedisCluster(redisUrl!.split(',')) : pkg.createRedisConnection(redisUrl!);
   owned.add(async () => {
     await redis.quit().catch(() => redis.disconnect());
   });
   return {
     limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
     gate: () => closeWith(owned, new pkg.RedisGate({ ...gateOptions(settings), redis })),
+    governor: () => closeWith(owned, new pkg.RedisGovernor({ ...limiterOptions(settings), policy: settings.breaker, redis })),
     cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
   };
 }

@@ -33,7 +33,7 @@ interface Checked {
   retry: { backoffBaseMs: number; backoffMaxMs: number };
   breaker: { cooldownMs: number; maxCooldownMs: number; probeTtlMs?: number | undefined };
   leaseTtlMs?: number | undefined;
-  backends: { limiter: string; breaker?: string | undefined; cache: string; telemetry: string; redisUrl?: string; telemetryDsn?: string };
+  backends: { limiter: string; breaker?: string | undefined; cache: string; telemetry: string; redisMode: string; redisUrl?: string; telemetryDsn?: string };
 }
 
 export function crossFieldIssues(value: Checked): Issue[] {
@@ -128,6 +128,9 @@ function backendIssues({ backends: b }: Checked): Issue[] {
   ).find(([, kind]) => kind === 'redis');
   if (redisUser && b.redisUrl === undefined) {
     issues.push({ path: ['backends', 'redisUrl'], message: `required: the ${redisUser[0]} backend is redis (${redisUser[2]})` });
+  }
+  if (b.redisMode !== 'cluster' && b.redisUrl?.includes(',')) {
+    issues.push({ path: ['backends', 'redisUrl'], message: 'a list of seed nodes needs PGW_REDIS_MODE=cluster' });
   }
   if (b.telemetry === 'postgres' && b.telemetryDsn === undefined) {
     issues.push({ path: ['backends', 'telemetryDsn'], message: 'required: the telemetry backend is postgres (PGW_TELEMETRY_BACKEND)' });

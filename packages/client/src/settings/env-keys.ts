@@ -102,6 +102,7 @@ export const ASSEMBLY_KEYS: readonly { key: string; field: readonly string[]; pa
   { key: 'PGW_BREAKER_BACKEND', field: ['backends', 'breaker'], parse: 'choice' },
   { key: 'PGW_CACHE_BACKEND', field: ['backends', 'cache'], parse: 'choice' },
   { key: 'PGW_TELEMETRY_BACKEND', field: ['backends', 'telemetry'], parse: 'choice' },
+  { key: 'PGW_REDIS_MODE', field: ['backends', 'redisMode'], parse: 'choice' },
   { key: 'REDIS_URL', field: ['backends', 'redisUrl'], parse: 'text' },
   { key: 'PGW_TELEMETRY_DSN', field: ['backends', 'telemetryDsn'], parse: 'text' },
   { key: 'PGW_SQLITE_PATH', field: ['backends', 'sqlitePath'], parse: 'text' },

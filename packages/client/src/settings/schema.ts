@@ -55,6 +55,11 @@ const urlWithScheme = (schemes: readonly string[]) =>
     { error: `must be a URL with scheme ${schemes.map((s) => s.replace(':', '://')).join(' or ')}` },
   );
 
+const urlList = (schemes: readonly string[]) =>
+  nonEmpty.refine((text) => text.split(',').every((url) => urlWithScheme(schemes).safeParse(url.trim()).success), {
+    error: `must be a URL with scheme ${schemes.map((s) => s.replace(':', '://')).join(' or ')}`,
+  });
+
 const jsonObject = z.custom<Record<string, unknown>>(
   (value) => {
     if (typeof value !== 'object' || value === null || Array.isArray(value)) return false;
@@ -174,7 +179,9 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
       breaker: choice(['memory', 'redis']).optional(),
       cache: choice(['memory', 'redis', 'none']).default('memory'),
       telemetry: choice(['none', 'sqlite', 'postgres']).default('none'),
-      redisUrl: urlWithScheme(['redis:', 'rediss:']).optional(),
+      redisMode: choice(['standalone', 'cluster']).default('standalone'),
+      // One URL; in cluster mode a comma-separated list of seed nodes is allowed too (cross-field rules).
+      redisUrl: urlList(['redis:', 'rediss:']).optional(),
       telemetryDsn: urlWithScheme(['postgres:', 'postgresql:']).optional(),
       sqlitePath: nonEmpty.optional(),
     })
@@ -225,6 +232,7 @@ function normaliseBackends(b: Parsed['backends']): BackendSelection {
     breaker: b.breaker ?? b.limiter,
     cache: b.cache,
     telemetry: b.telemetry,
+    redisMode: b.redisMode,
     ...(b.redisUrl === undefined ? {} : { redisUrl: b.redisUrl }),
     ...(b.telemetryDsn === undefined ? {} : { telemetryDsn: b.telemetryDsn }),
     ...(b.telemetry === 'sqlite' || b.sqlitePath !== undefined ? { sqlitePath: b.sqlitePath ?? DEFAULTS.sqlitePath } : {}),

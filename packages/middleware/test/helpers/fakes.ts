@@ -15,6 +15,8 @@ import {
   type GateOutcome,
   type GateRefusal,
   type GateTicket,
+  type GovernedAdmission,
+  type Governor,
   type LimitGate,
   type Limiter,
   type OcrModel,
@@ -316,4 +318,37 @@ export class ArrayRecorder implements TelemetryRecorder {
 /** Lets every pending promise chain (late grants, write-backs) run to completion. */
 export async function drain(): Promise<void> {
   for (let i = 0; i < 20; i += 1) await new Promise((resolve) => setImmediate(resolve));
+}
+
+// ── Governor ─────────────────────────────────────────────────────────────────────────────────
+
+/** A governor over a fake gate and limiter that logs each admission and each finish it was given. */
+export class LoggingGovernor implements Governor {
+  readonly admits: string[] = [];
+  readonly finishes: Array<[verdict: GateOutcome | undefined, actualTokens: number]> = [];
+
+  constructor(
+    private readonly gate: Gate,
+    private readonly limiter: Limiter,
+  ) {}
+
+  async admit(sourceName: string, estTokens: number): Promise<GovernedAdmission> {
+    this.admits.push(sourceName);
+    const ticket = await this.gate.tryAcquire(sourceName);
+    if (!ticket.ok) return { ok: false, refusal: ticket };
+    const admission = await this.limiter.tryEnter(sourceName, estTokens);
+    if (!admission.ok) return admission;
+    const { permit } = admission;
+    return {
+      ok: true,
+      ticket,
+      permit,
+      finish: async (verdict, actualTokens) => {
+        this.finishes.push([verdict, actualTokens]);
+        if (verdict !== undefined) await this.gate.record(ticket, verdict);
+        await permit.settle(actualTokens);
+        await permit.release();
+      },
+    };
+  }
 }

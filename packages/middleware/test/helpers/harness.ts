@@ -4,6 +4,7 @@ import type {
   ChatResult,
   EmbedResult,
   Gate,
+  Governor,
   Limiter,
   ModelIdentity,
   Operation,
@@ -19,6 +20,7 @@ import {
   Pacer,
   retryLoop,
   ScopeProgress,
+  WaitLine,
   WarnOnce,
   WriteBacks,
   type AttemptOperation,
@@ -68,6 +70,7 @@ export interface HarnessOptions {
   sources?: Source<ScriptedModel>[];
   limiter?: Limiter;
   gate?: Gate;
+  governor?: Governor;
   cache?: Cache;
   rng?: () => number;
   pricing?: PricingTable;
@@ -90,6 +93,7 @@ function common(options: HarnessOptions, script: Script<unknown>) {
     settings,
     limiter,
     gate,
+    ...(options.governor && { governor: options.governor }),
     recorder: usedRecorder,
     pricing: options.pricing,
     now: clock.now,
@@ -160,6 +164,7 @@ export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
     circuitOpen: base.settings.circuitOpen,
     stallWindowMs: base.settings.stallWindowMs,
     quotaNap: DEFAULT_QUOTA_NAP,
+    line: new WaitLine(),
     sleep: base.sleep.sleep,
     rng: options.rng ?? (() => 0.5),
     now: base.clock.now,

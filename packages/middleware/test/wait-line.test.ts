@@ -1,0 +1,109 @@
+import { GatewayUnavailableError, sleep, ThinkingContradictions, type ChatRequest, type ChatResult } from '@pgw/core';
+import { deferred } from '@pgw/testkit';
+import { describe, expect, it } from 'vitest';
+import { chatOperation, WaitLine } from '../src/index.js';
+import { AccountingLimiter, chatResult, source } from './helpers/fakes.js';
+import { loopHarness } from './helpers/harness.js';
+
+const REQUEST: ChatRequest = { messages: [{ role: 'user', content: 'hi' }], sampling: {} };
+const chatOp = () => chatOperation(new ThinkingContradictions(() => undefined));
+
+describe('WaitLine', () => {
+  it('serves its head first, and hands the turn on when the head leaves', () => {
+    const line = new WaitLine();
+    expect(line.empty).toBe(true);
+    const first = line.join();
+    const second = line.join();
+    expect([first.atHead, second.atHead]).toEqual([true, false]);
+    first.leave();
+    first.leave();
+    expect(second.atHead).toBe(true);
+    second.leave();
+    expect(line.empty).toBe(true);
+  });
+
+  it('cuts the head’s wait short when room is freed (real time, a 10 s wait)', async () => {
+    const line = new WaitLine();
+    const head = line.join();
+    const started = performance.now();
+    const waiting = head.wait(10_000, new AbortController().signal, sleep);
+    line.roomFreed();
+    await waiting;
+    expect(performance.now() - started).toBeLessThan(5_000);
+    head.leave();
+  });
+
+  it('remembers a wake that came while the head was not asleep', async () => {
+    const line = new WaitLine();
+    const head = line.join();
+    line.roomFreed();
+    await head.wait(10_000, new AbortController().signal, () => new Promise(() => undefined));
+    head.leave();
+  });
+
+  it('wakes the next waiter when the head leaves', async () => {
+    const line = new WaitLine();
+    const head = line.join();
+    const next = line.join();
+    const waiting = next.wait(10_000, new AbortController().signal, sleep);
+    head.leave();
+    await waiting;
+    next.leave();
+  });
+
+  it('rejects with the call’s abort and leaves no listener behind', async () => {
+    const line = new WaitLine();
+    const waiter = line.join();
+    const controller = new AbortController();
+    const waiting = waiter.wait(10_000, controller.signal, sleep);
+    controller.abort(new Error('stop'));
+    await expect(waiting).rejects.toMatchObject({ name: 'AbortError', cause: new Error('stop') });
+    waiter.leave();
+  });
+});
+
+describe('retry loop: waiting in line', () => {
+  it('brings the stall verdict to callers waiting behind the head too', async () => {
+    const limiter = new AccountingLimiter();
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [], {
+      sources: [source('a')],
+      settings: { stallWindowMs: 3_000 },
+      limiter,
+    });
+    limiter.deny.set('a', { gate: 'source_concurrency', retryAfterMs: 250 });
+    const calls = [h.start(REQUEST), h.start(REQUEST), h.start(REQUEST)];
+    const errors = await Promise.all(calls.map((call) => call.done.catch((error: unknown) => error)));
+    for (const error of errors) {
+      expect(error).toBeInstanceOf(GatewayUnavailableError);
+      expect((error as GatewayUnavailableError).reason).toBe('stalled');
+    }
+    expect(h.deps.line.empty).toBe(true);
+  });
+
+  it('takes a cancelled waiter out of line, and serves those behind it', async () => {
+    const entered = deferred();
+    const release = deferred();
+    const holding = async () => {
+      entered.resolve();
+      await release.promise;
+      return chatResult();
+    };
+    const limiter = new AccountingLimiter();
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [holding, chatResult()], { sources: [source('a')], limiter });
+    h.sleep.hang = true;
+    const holder = h.start(REQUEST);
+    await entered.promise;
+    limiter.deny.set('a', { gate: 'source_concurrency', retryAfterMs: 250 });
+    const cancelled = new AbortController();
+    const first = h.start(REQUEST, cancelled.signal);
+    const second = h.start(REQUEST);
+    await h.sleep.nextCall();
+    cancelled.abort(new Error('gone'));
+    await expect(first.done).rejects.toMatchObject({ name: 'AbortError' });
+    limiter.deny.delete('a');
+    release.resolve();
+    await holder.done;
+    await expect(second.done).resolves.toMatchObject({ source: { name: 'a' } });
+    expect(h.deps.line.empty).toBe(true);
+  });
+});

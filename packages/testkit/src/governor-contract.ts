@@ -1,0 +1,125 @@
+/**
+ * The combined-governance contract every Governor passes unchanged: `admit` is the breaker's
+ * tryAcquire then the limiter's tryEnter, `finish` the breaker's verdict (or probe release) then
+ * the permit's settleAndRelease — with the same effects as those calls on the governor's own
+ * `gate` and `limiter`, which the checks read back.
+ */
+import type { BreakerPolicy, Clock, Gate, GlobalLimits, GovernedAdmission, Governor, Limiter, SourceLimits } from '@pgw/core';
+import { describe, expect, it } from 'vitest';
+import { closeAfterEach, uniqueScope } from './contract-support.js';
+import { FakeClock } from './fake-clock.js';
+import { TEST_BREAKER_POLICY, UNLIMITED } from './fixtures.js';
+
+export interface GovernorFactoryOptions {
+  scope: string;
+  sources: Record<string, SourceLimits>;
+  global: GlobalLimits;
+  leaseTtlMs: number;
+  policy: BreakerPolicy;
+  now: Clock;
+}
+
+/** A governor and the two ports over the same books. */
+export type GovernorUnderTest = Governor & { readonly limiter: Limiter; readonly gate: Gate; close?(): Promise<void> };
+
+export type GovernorFactory = (options: GovernorFactoryOptions) => Promise<GovernorUnderTest> | GovernorUnderTest;
+
+type Admitted = Extract<GovernedAdmission, { ok: true }>;
+
+export function governorContract(name: string, factory: GovernorFactory): void {
+  describe(`Governor contract: ${name}`, () => {
+    const track = closeAfterEach();
+
+    async function setup(sourceA: Partial<SourceLimits> = {}) {
+      const clock = new FakeClock();
+      const governor = track(
+        await factory({
+          scope: uniqueScope('governor'),
+          sources: { a: { ...UNLIMITED, ...sourceA }, b: UNLIMITED },
+          global: UNLIMITED,
+          leaseTtlMs: 30_000,
+          policy: { ...TEST_BREAKER_POLICY, failureThreshold: 2 },
+          now: clock.now,
+        }),
+      );
+      const admitted = async (source = 'a', est = 100): Promise<Admitted> => {
+        const answer = await governor.admit(source, est);
+        if (!answer.ok) throw new Error(`expected ${source} to admit, refused: ${JSON.stringify(answer)}`);
+        return answer;
+      };
+      /** Two failures in a row trip `a`; the cooldown (1 s) is then waited out. */
+      const tripThenCool = async (): Promise<void> => {
+        for (let i = 0; i < 2; i++) await (await admitted()).finish('failure', 0);
+        expect((await governor.gate.snapshot('a')).state).toBe('open');
+        clock.advance(TEST_BREAKER_POLICY.cooldownMs);
+      };
+      return { clock, governor, admitted, tripThenCool };
+    }
+
+    it('admits with a ticket and a permit, and finish writes the verdict, the settle and the release', async () => {
+      const { governor, admitted } = await setup();
+      const admission = await admitted('a', 100);
+      expect(admission.ticket).toMatchObject({ ok: true, source: 'a', probe: false });
+      expect(admission.permit).toMatchObject({ source: 'a', estTokens: 100 });
+      expect(await governor.limiter.sourceStats('a')).toEqual({ inflight: 1, rpmUsed: 1, tpmUsed: 100 });
+      await admission.finish('success', 40);
+      expect(await governor.limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 40 });
+      expect(await governor.gate.snapshot('a')).toMatchObject({ state: 'closed', windowSuccesses: 1, windowFailures: 0 });
+    });
+
+    it('counts only the first finish', async () => {
+      const { governor, admitted } = await setup();
+      const admission = await admitted();
+      await admission.finish('failure', 30);
+      await admission.finish('failure', 90);
+      expect(await governor.limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 30 });
+      expect(await governor.gate.snapshot('a')).toMatchObject({ state: 'closed', consecutiveFailures: 1, windowFailures: 1 });
+    });
+
+    it('an open breaker refuses without touching a gate', async () => {
+      const { governor, admitted } = await setup();
+      for (let i = 0; i < 2; i++) await (await admitted()).finish('failure', 0);
+      const answer = await governor.admit('a', 100);
+      expect(answer).toMatchObject({ ok: false, refusal: { ok: false, source: 'a', state: 'open', retryAfterMs: 1_000 } });
+      expect(await governor.limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 2, tpmUsed: 0 });
+    });
+
+    it('a full gate refuses, books nothing and leaves no probe lease', async () => {
+      const { governor, admitted, tripThenCool } = await setup({ maxConcurrency: 1 });
+      await tripThenCool();
+      const holder = await admitted('a', 10); // the half-open probe, holding the only slot
+      expect(holder.ticket.probe).toBe(true);
+      await holder.finish(undefined, 0); // no verdict: the lease is given back, the breaker stays half-open
+      expect(await governor.gate.snapshot('a')).toMatchObject({ state: 'half_open', probeHeld: false });
+      const probe = await admitted('a', 10);
+      expect(probe.ticket.probe).toBe(true);
+      await probe.finish(undefined, 0);
+      const other = await governor.limiter.tryEnter('a', 10); // the slot taken directly, through the port
+      if (!other.ok) throw new Error('expected the slot to be free');
+      expect(await governor.admit('a', 10)).toMatchObject({ ok: false, gate: 'source_concurrency' });
+      expect(await governor.gate.snapshot('a')).toMatchObject({ state: 'half_open', probeHeld: false });
+      await other.permit.release();
+      const next = await admitted('a', 10);
+      expect(next.ticket.probe).toBe(true);
+      await next.finish('success', 10);
+      expect(await governor.gate.snapshot('a')).toMatchObject({ state: 'closed' });
+    });
+
+    it("a probe's verdict closes or reopens the breaker", async () => {
+      const { governor, admitted, tripThenCool } = await setup();
+      await tripThenCool();
+      const probe = await admitted();
+      expect(probe.ticket.probe).toBe(true);
+      await probe.finish('failure', 0);
+      expect(await governor.gate.snapshot('a')).toMatchObject({ state: 'open', reopenCount: 1 });
+    });
+
+    it('sources are independent', async () => {
+      const { governor, admitted } = await setup();
+      for (let i = 0; i < 2; i++) await (await admitted('a')).finish('failure', 0);
+      const b = await admitted('b', 5);
+      await b.finish('success', 5);
+      expect(await governor.limiter.sourceStats('b')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 5 });
+    });
+  });
+}
