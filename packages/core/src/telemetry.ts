@@ -36,6 +36,8 @@ export interface TelemetryRow {
   thinkingObservation?: ThinkingObservation;
   requestText?: string;
   responseText?: string;
+  /** How many tool calls the answer carried (chat; absent when it carried none or failed). */
+  toolCalls?: number;
 }
 
 /** Column names of `llm_calls`, in table order, with the row field each one stores. */
@@ -68,4 +70,5 @@ export const TELEMETRY_COLUMNS = [
   ['thinking_observation', 'thinkingObservation'],
   ['request_text', 'requestText'],
   ['response_text', 'responseText'],
+  ['tool_calls', 'toolCalls'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;
