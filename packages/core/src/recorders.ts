@@ -53,7 +53,7 @@ export class MemoryRecorder implements TelemetryRecorder {
 type RowField = (typeof TELEMETRY_COLUMNS)[number][1];
 
 const REQUIRED_TEXT: ReadonlySet<RowField> = new Set(['scope', 'operation', 'eventKind', 'callId', 'logicalCallId', 'status']);
-const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'attempts']);
+const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'attempts', 'toolCalls']);
 const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
 
 /** One column value as a store binds it: `meta` is JSON text, absent values are `null`. */

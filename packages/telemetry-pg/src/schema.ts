@@ -50,6 +50,8 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS ${n.index('tenant_id_ts_idx')} ON ${n.qualifiedTable} (tenant_id, ts);
     `,
   },
+  // Version 2 (cached_prompt_tokens) is another change's; a table at 1 skips straight to 3 here.
+  { version: 3, sql: (n) => `ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS tool_calls integer;` },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -9,7 +9,7 @@ const db = useTestDatabase();
 const { openRecorder, closeRecorders } = useRecorders(db);
 
 describe('PgRecorder schema', () => {
-  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and version 1', async () => {
+  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and versions 1 and 3', async () => {
     const table = uniqueName('calls');
     await openRecorder({ table });
     const columns = await db.client.query<{ column_name: string; data_type: string }>(
@@ -29,7 +29,19 @@ describe('PgRecorder schema', () => {
       '(ts)',
     ]);
     const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1`, [table]);
-    expect(versions.rows).toEqual([{ version: 1 }]);
+    expect(versions.rows).toEqual(expect.arrayContaining([{ version: 1 }, { version: 3 }]));
+  });
+
+  it('migrates a table from before tool_calls (version 3) and writes the count', async () => {
+    const table = uniqueName('calls');
+    await (await openRecorder({ table })).close();
+    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN tool_calls`);
+    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version = 3`, [table]);
+    const recorder = await openRecorder({ table });
+    recorder.record(telemetryRow({ toolCalls: 2 }));
+    await recorder.flush();
+    const rows = await db.client.query(`SELECT tool_calls FROM ${db.schema}.${table}`);
+    expect(rows.rows).toEqual([{ tool_calls: 2 }]);
   });
 
   it('migrates once when two workers open a fresh schema at the same time', async () => {
@@ -44,8 +56,9 @@ describe('PgRecorder schema', () => {
       await Promise.all([a.flush(), b.flush()]);
       expect(warnings).toEqual([]);
       expect(await countRows(db.client, schema, 'llm_calls')).toBe(2);
-      const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version`);
-      expect(versions.rows).toEqual([{ version: 1 }]);
+      const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version ORDER BY version`);
+      expect(versions.rows).toEqual(expect.arrayContaining([{ version: 1 }, { version: 3 }]));
+      expect(new Set(versions.rows.map((r) => r.version)).size).toBe(versions.rows.length);
     } finally {
       await closeRecorders();
       await db.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);

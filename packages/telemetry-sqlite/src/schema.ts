@@ -48,6 +48,8 @@ const MIGRATIONS: readonly Migration[] = [
       CREATE INDEX IF NOT EXISTS llm_calls_tenant_ts ON llm_calls (tenant_id, ts);
     `,
   },
+  // Version 2 (cached_prompt_tokens) is another change's; a file at 1 skips straight to 3 here.
+  { version: 3, sql: 'ALTER TABLE llm_calls ADD COLUMN tool_calls INTEGER;' },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

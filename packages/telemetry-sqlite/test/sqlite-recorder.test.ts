@@ -34,7 +34,7 @@ function inspect<T>(path: string, query: (db: Database.Database) => T): T {
 }
 
 describe('SqliteRecorder schema', () => {
-  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema version 1', async () => {
+  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema versions 1 and 3', async () => {
     const path = join(scratch(), 'telemetry.sqlite');
     const recorder = await openRecorder({ path });
     const journal = inspect(path, (db) => db.pragma('journal_mode', { simple: true }));
@@ -54,7 +54,26 @@ describe('SqliteRecorder schema', () => {
     await recorder.close();
     await (await openRecorder({ path })).close();
     const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
-    expect(versions).toEqual([1]);
+    expect(versions).toEqual(expect.arrayContaining([1, 3]));
+  });
+
+  it('migrates a file from before tool_calls (version 3): old rows keep null, new rows carry the count', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    await (await openRecorder({ path })).close();
+    const old = new Database(path); // back to the file as the release before version 3 left it
+    old.exec('ALTER TABLE llm_calls DROP COLUMN tool_calls; DELETE FROM schema_version WHERE version = 3');
+    old.prepare("INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (1, 'LLM', 'chat', 'attempt', 'old', 'old', 'ok')").run();
+    old.close();
+    const recorder = await openRecorder({ path });
+    recorder.record(telemetryRow({ callId: 'new', toolCalls: 3 }));
+    await recorder.close();
+    const rows = inspect(path, (db) => db.prepare('SELECT call_id, tool_calls FROM llm_calls ORDER BY call_id').all());
+    expect(rows).toEqual([
+      { call_id: 'new', tool_calls: 3 },
+      { call_id: 'old', tool_calls: null },
+    ]);
+    const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
+    expect(versions).toContain(3);
   });
 
   it('refuses a file written by a newer schema: warns, drops rows, does not crash', async () => {
