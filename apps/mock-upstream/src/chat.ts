@@ -111,6 +111,10 @@ async function answerToolCalls(ex: Exchange, step: ToolCallsStep, reply: ChatRep
   const chunk = (delta: object, finishReason: string | null): object => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] });
   send(chunk({ role: 'assistant', content: content ?? null }, null));
   for (const [i, fragment] of toolCallFragments(step, calls).entries()) {
+    if (i === step.truncateAfter) {
+      ex.res.end();
+      return;
+    }
     await delay(i === 0 ? (ex.source.script.ttftMs ?? 0) : (ex.source.script.interTokenMs ?? 0), ex.signal);
     send(chunk({ tool_calls: [fragment] }, null));
   }

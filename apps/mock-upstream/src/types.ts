@@ -32,9 +32,10 @@ export type Step =
   /**
    * The answer asks for tool calls (`finish_reason: 'tool_calls'`, content null unless `content`).
    * Streamed: per call a first fragment with id and name, then its arguments in `chunkChars`-character
-   * pieces (default 7, so escapes get split); `interleave` sends the calls' fragments round-robin.
+   * pieces (default 7, so escapes get split); `interleave` sends the calls' fragments round-robin;
+   * `truncateAfter` ends the stream after that many fragments (no finish, no [DONE]).
    */
-  | { kind: 'tool_calls'; calls: ScriptToolCall[]; content?: string; interleave?: boolean; chunkChars?: number };
+  | { kind: 'tool_calls'; calls: ScriptToolCall[]; content?: string; interleave?: boolean; chunkChars?: number; truncateAfter?: number };
 
 /** A scripted tool call: `arguments` is sent as written (a string may be malformed JSON on purpose); an object is sent as its JSON. */
 export interface ScriptToolCall {

@@ -74,6 +74,7 @@ function validateStep(where: string, step: Step): void {
       }
     });
     if (step.chunkChars !== undefined && !(Number.isInteger(step.chunkChars) && step.chunkChars > 0)) throw new TypeError(`${where}.chunkChars: must be an integer > 0`);
+    if (step.truncateAfter !== undefined && !(Number.isInteger(step.truncateAfter) && step.truncateAfter >= 0)) throw new TypeError(`${where}.truncateAfter: must be an integer >= 0`);
   }
   if (step.kind === 'in_band_error') {
     if (step.as !== undefined && step.as !== 'data' && step.as !== 'event') throw new TypeError(`${where}.as: must be 'data' or 'event'`);
