@@ -60,6 +60,14 @@ export function renderSummary(result: DemoResult): string {
       ['dimension', String(result.embeddings.dim)],
       ['attempts (batches)', String(result.embeddings.attempts)],
     ]),
+    'Tool round (runTools: one governed call per step, one logical call id)',
+    table([
+      ['tool calls', result.toolRound.calls.join(', ')],
+      ['tool results', result.toolRound.results.join(', ')],
+      ['final answer', result.toolRound.answer],
+      ['steps', String(result.toolRound.steps)],
+      ['logical call id', result.toolRound.logicalCallId],
+    ]),
     `Telemetry rows: ${result.sqlitePath}`,
   ];
   return sections.join('\n');
