@@ -10,6 +10,7 @@ import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CallDeadlineExceeded, GatewayClient, ResultInvalidError, StreamInterruptedError, ToolExecutionError } from '../src/index.js';
 import type { ChatDelta, RunnableTool } from '../src/index.js';
+import type { SourceScript } from '@pgw/mock-upstream';
 import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const ASK = [{ role: 'user' as const, content: 'What is the weather in Paris?' }];
@@ -207,6 +208,20 @@ describe('chatStream with tools', () => {
     );
   });
 
+  it('does not re-ask an invalid streamed call (its fragments are out): ResultInvalidError after one request', async () => {
+    const source = fixture.source('noreask', {
+      steps: [
+        { kind: 'tool_calls', calls: [{ name: 'weather', arguments: '{"city": 12' }] },
+        { kind: 'tool_calls', calls: [{ name: 'weather', arguments: { city: 'Paris' } }] },
+      ],
+    });
+    await withClient(source, { STRUCTURED__MAX_RETRIES: '2' }, async (client) => {
+      const { error } = await outcome(() => client.chatStream(ASK, { tools: TOOLS }).response);
+      expect(error).toBeInstanceOf(ResultInvalidError);
+      expect(fixture.mock.counters(source).chat).toBe(1);
+    });
+  });
+
   it('counts a tool-call fragment as the first token: a stream cut after it is not retried nor failed over', async () => {
     const cut = fixture.source('cut', { steps: [{ kind: 'tool_calls', calls: [{ name: 'weather', arguments: { city: 'Paris' } }], truncateAfter: 2 }] });
     const spare = fixture.source('spare');
@@ -232,8 +247,8 @@ describe('chatStream with tools', () => {
 });
 
 describe('runTools', () => {
-  const finalAnswer = (label: string, steps: object[] = []) =>
-    fixture.source(label, { steps: [...steps], content: 'It is 21 °C and sunny in Paris.' });
+  const finalAnswer = (label: string, steps: SourceScript['steps'] = []) =>
+    fixture.source(label, { steps, content: 'It is 21 °C and sunny in Paris.' });
   const weatherCall = { kind: 'tool_calls' as const, calls: [{ id: 'w1', name: 'weather', arguments: { city: 'Paris' } }] };
 
   it('runs one tool round to a final answer; sums usage; every step shares one logicalCallId', async () => {
