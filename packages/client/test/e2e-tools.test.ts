@@ -110,6 +110,18 @@ describe('chat with tools', () => {
     });
   });
 
+  it('sends native json_schema output next to tools; an answer without calls is judged by the schema', async () => {
+    const source = fixture.source('native', { content: '{"wear":"a light jacket"}' });
+    await withClient(source, { STRUCTURED__STRATEGY: 'json_schema' }, async (client) => {
+      const response = await client.chat(ASK, { tools: TOOLS, structured: z.object({ wear: z.string() }) });
+      expect(response.parsed).toEqual({ wear: 'a light jacket' });
+      expect(response.toolCalls).toBeUndefined();
+      const body = lastBody(source);
+      expect(body['response_format']).toMatchObject({ type: 'json_schema', json_schema: { name: 'response' } });
+      expect(body['tools']).toHaveLength(1);
+    }, { fields: { PROVIDER: 'openai' } });
+  });
+
   it('fails with ResultInvalidError when arguments do not validate and no re-ask is allowed', async () => {
     const source = fixture.source('invalid', { steps: [{ kind: 'tool_calls', calls: [{ name: 'weather', arguments: { town: 'Paris' } }] }] });
     await withClient(source, { STRUCTURED__MAX_RETRIES: '0' }, async (client) => {
