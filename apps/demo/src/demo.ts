@@ -28,6 +28,8 @@ export interface DemoResult {
   costUsd: number;
   /** The embedding call: one attempt per batch, plus its re-attempts (`retries`). */
   embeddings: { vectors: number; dim: number; attempts: number; retries: number };
+  /** One runTools round: the calls the model asked for, what the tools returned, the final answer. */
+  toolRound: { calls: string[]; results: string[]; answer: string; steps: number; logicalCallId: string };
   telemetry: Awaited<ReturnType<typeof summarize>>;
   sqlitePath: string;
   elapsedMs: number;
@@ -88,6 +90,25 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       embeddings = { vectors: result.vectors.length, dim: result.vectors[0]?.length ?? 0, attempts: result.callStats.attempts };
     }
 
+    let toolRound: DemoResult['toolRound'];
+    {
+      await using tools = await GatewayClient.fromEnv('TOOLS', { env, warn });
+      const weather = {
+        description: 'Current weather of a city',
+        parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] },
+        execute: ({ city }: { city: string }) => ({ city, tempC: 21, sky: 'sunny' }),
+      };
+      const run = await tools.runTools([{ role: 'user', content: 'What should I wear in Paris today?' }], { tools: { weather } });
+      const first = run.steps[0]!;
+      toolRound = {
+        calls: (first.response.toolCalls ?? []).map((call) => `${call.name}(${call.arguments})`),
+        results: first.toolResults.map((result) => result.content),
+        answer: run.response.content,
+        steps: run.steps.length,
+        logicalCallId: run.logicalCallId,
+      };
+    }
+
     const latencies = responses.map((r) => r.callStats.totalLatencyMs).sort((a, b) => a - b);
     const sources: Record<string, number> = {};
     for (const r of responses) sources[r.source] = (sources[r.source] ?? 0) + 1;
@@ -104,6 +125,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       latencyMs: { p50: nearestRank(latencies, 50), p95: nearestRank(latencies, 95) },
       costUsd: responses.reduce((sum, r) => sum + (r.costUsd ?? 0), 0),
       embeddings: { ...embeddings, retries: telemetry.operations.embed?.retries ?? 0 },
+      toolRound,
       telemetry,
       sqlitePath: options.sqlitePath,
       elapsedMs: performance.now() - started,

@@ -61,6 +61,14 @@ export function renderSummary(result: DemoResult): string {
       ['attempts', `${result.embeddings.attempts}   (one per batch, plus retries)`],
       ['retries', String(result.embeddings.retries)],
     ]),
+    'Tool round (runTools: one governed call per step, one logical call id)',
+    table([
+      ['tool calls', result.toolRound.calls.join(', ')],
+      ['tool results', result.toolRound.results.join(', ')],
+      ['final answer', result.toolRound.answer],
+      ['steps', String(result.toolRound.steps)],
+      ['logical call id', result.toolRound.logicalCallId],
+    ]),
     `Telemetry rows: ${result.sqlitePath}`,
     'Next',
     table([

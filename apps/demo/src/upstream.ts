@@ -1,4 +1,4 @@
-/** The demo's upstream: the local mock with a steady, a flaky, a revoked and a slow source, plus an embedder. */
+/** The demo's upstream: the local mock with a steady, a flaky, a revoked and a slow source, a tool caller and an embedder. */
 import { startMockUpstream, type MockUpstream, type MockScript } from '@pgw/mock-upstream';
 
 export const DEMO_SCRIPT: MockScript = {
@@ -20,10 +20,16 @@ export const DEMO_SCRIPT: MockScript = {
     revoked: { otherwise: { kind: 'status', status: 401, body: { error: { message: 'invalid api key' } } } },
     slow: { latencyMs: 250, ttftMs: 80, interTokenMs: 10, content: 'The slow source takes its time, but answers.' },
     embedder: { latencyMs: 5, embeddingDim: 16 },
+    // One tool round: the first answer asks for the weather tool, the next (with its result) answers.
+    toolsmith: {
+      latencyMs: 5,
+      steps: [{ kind: 'tool_calls', calls: [{ id: 'call_weather', name: 'weather', arguments: { city: 'Paris' } }] }],
+      content: 'It is 21 °C and sunny in Paris: a light jacket will do.',
+    },
   },
 };
 
-/** Env keys that point the LLM and EMBED scopes at the mock, on embedded defaults (memory + SQLite). */
+/** Env keys that point the LLM, TOOLS and EMBED scopes at the mock, on embedded defaults (memory + SQLite). */
 export function demoEnv(mock: MockUpstream, sqlitePath: string): Record<string, string> {
   const source = (name: string, model: string, extra: Record<string, string> = {}) => {
     const prefix = `LLM__SOURCE__${name.toUpperCase()}__`;
@@ -50,6 +56,10 @@ export function demoEnv(mock: MockUpstream, sqlitePath: string): Record<string, 
     LLM__BREAKER__COOLDOWN_S: '1',
     LLM__BREAKER__FAILURE_RATE: '0.7',
     LLM__CALL_DEADLINE_S: '20',
+    TOOLS__SOURCE__TOOLSMITH__BASE_URL: mock.baseUrl('toolsmith'),
+    TOOLS__SOURCE__TOOLSMITH__API_KEY: 'demo-key-toolsmith',
+    TOOLS__SOURCE__TOOLSMITH__MODEL: 'gpt-4o-mini',
+    TOOLS__CALL_DEADLINE_S: '10',
     EMBED__SOURCE__EMBEDDER__BASE_URL: mock.baseUrl('embedder'),
     EMBED__SOURCE__EMBEDDER__API_KEY: 'demo-key-embedder',
     EMBED__SOURCE__EMBEDDER__MODEL: 'text-embedding-3-small',

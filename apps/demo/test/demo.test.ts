@@ -32,13 +32,19 @@ describe('the demo', () => {
     expect(result.attempts).toBe(result.telemetry.attempts - 3);
     expect(result.retries).toBeLessThanOrEqual(result.attempts - result.calls);
     expect(fs.statSync(sqlitePath).size).toBeGreaterThan(0);
+    expect(result.toolRound).toMatchObject({
+      calls: ['weather({"city":"Paris"})'],
+      results: ['{"city":"Paris","tempC":21,"sky":"sunny"}'],
+      answer: expect.stringContaining('sunny in Paris'),
+      steps: 2,
+    });
 
     // The flaky source's 5xx/429/truncations and the revoked key failed attempts, whatever became of the calls.
     expect(result.telemetry.attemptErrorsByType.TransientError).toBeGreaterThan(0);
     expect(result.telemetry.attemptErrorsBySource.revoked).toEqual({ SourceDeadError: expect.any(Number) });
 
     const text = renderSummary(result);
-    const headings = ['Summary (chat calls', 'Failures by type', 'Failed attempts by type', 'Answers by source', 'Embeddings', sqlitePath];
+    const headings = ['Summary (chat calls', 'Failures by type', 'Failed attempts by type', 'Answers by source', 'Embeddings', 'Tool round', sqlitePath];
     for (const heading of headings) {
       expect(text).toContain(heading);
     }

@@ -1,6 +1,7 @@
 import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
 import { MIB, drained, inBandError, playStep, sendWholeOrCut, type RouteStep } from './steps.js';
 import { countTokens, splitTokens } from './tokens.js';
+import { toolCallFragments, wireToolCalls, type ToolCallsStep } from './tool-calls.js';
 import type { ScriptUsage, SourceScript } from './types.js';
 
 interface ChatReply {
@@ -24,8 +25,10 @@ export async function handleChat(ex: Exchange, json: unknown): Promise<void> {
   }
   const reply = buildReply(ex.source.name, ex.source.script, request.messages, request.model, request.stream_options?.include_usage === true);
   const stream = request.stream === true;
-  await playStep(ex, ex.source.nextStep('chat'), (e, step) =>
-    stream
+  await playStep(ex, ex.source.nextStep('chat'), async (e, step) =>
+    step.kind === 'tool_calls'
+      ? answerToolCalls(e, step, reply, stream)
+      : stream
       ? streamChat(e, step, reply)
       : sendWholeOrCut(e, step, jsonPayload(completionBody(reply)), malformedChat(step), [
           `{"id":"${reply.id}","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`,
@@ -96,6 +99,38 @@ function completionBody(reply: ChatReply): object {
     ],
     ...(reply.usage ? { usage: reply.usage } : {}),
   };
+}
+
+/** A tool-call answer: one JSON body, or SSE with the calls' fragments (then a usage chunk when asked, then [DONE]). */
+async function answerToolCalls(ex: Exchange, step: ToolCallsStep, reply: ChatReply, stream: boolean): Promise<void> {
+  const calls = wireToolCalls(step);
+  const content = step.content ?? null;
+  const usage = reply.usage && { ...reply.usage, completion_tokens: countTokens(calls.map((c) => c.function.arguments).join(' ')) };
+  const base = { id: reply.id, created: reply.created, model: reply.model };
+  if (!stream) {
+    const message = { role: 'assistant', content, tool_calls: calls };
+    sendJson(ex.res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'tool_calls' }], ...(usage && { usage }) });
+    return;
+  }
+  ex.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });
+  ex.res.flushHeaders();
+  const send = (data: unknown): void => {
+    ex.res.write(`data: ${typeof data === 'string' ? data : JSON.stringify(data)}\n\n`);
+  };
+  const chunk = (delta: object, finishReason: string | null): object => ({ ...base, object: 'chat.completion.chunk', choices: [{ index: 0, delta, finish_reason: finishReason }] });
+  send(chunk({ role: 'assistant', content: content ?? null }, null));
+  for (const [i, fragment] of toolCallFragments(step, calls).entries()) {
+    if (i === step.truncateAfter) {
+      ex.res.end();
+      return;
+    }
+    await delay(i === 0 ? (ex.source.script.ttftMs ?? 0) : (ex.source.script.interTokenMs ?? 0), ex.signal);
+    send(chunk({ tool_calls: [fragment] }, null));
+  }
+  send(chunk({}, 'tool_calls'));
+  if (reply.includeUsageChunk && usage) send({ ...base, object: 'chat.completion.chunk', choices: [], usage });
+  send('[DONE]');
+  ex.res.end();
 }
 
 function malformedChat(step: RouteStep): Payload {

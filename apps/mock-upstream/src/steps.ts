@@ -2,7 +2,7 @@ import { delay, errorBody, jsonPayload, sendJson, sendPayload, waitForAbort, typ
 import type { InBandError, Step } from './types.js';
 
 /** Steps a route answers itself (everything else is handled alike for all routes). */
-export type RouteStep = Extract<Step, { kind: 'ok' | 'truncate' | 'stall' | 'malformed' | 'wrong_dim' | 'in_band_error' | 'oversized' }>;
+export type RouteStep = Extract<Step, { kind: 'ok' | 'truncate' | 'stall' | 'malformed' | 'wrong_dim' | 'in_band_error' | 'oversized' | 'tool_calls' }>;
 
 export const MIB = 1024 * 1024;
 const OVERSIZED_CHUNK = 64 * 1024;

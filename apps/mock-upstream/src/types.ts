@@ -30,7 +30,21 @@ export type Step =
    */
   | { kind: 'in_band_error'; error?: InBandError; as?: 'data' | 'event'; afterTokens?: number }
   /** A 2xx body of `mb` MiB (a stream: content chunks of that total), sent chunked unless `contentLength`. */
-  | { kind: 'oversized'; mb: number; contentLength?: boolean };
+  | { kind: 'oversized'; mb: number; contentLength?: boolean }
+  /**
+   * The answer asks for tool calls (`finish_reason: 'tool_calls'`, content null unless `content`).
+   * Streamed: per call a first fragment with id and name, then its arguments in `chunkChars`-character
+   * pieces (default 7, so escapes get split); `interleave` sends the calls' fragments round-robin;
+   * `truncateAfter` ends the stream after that many fragments (no finish, no [DONE]).
+   */
+  | { kind: 'tool_calls'; calls: ScriptToolCall[]; content?: string; interleave?: boolean; chunkChars?: number; truncateAfter?: number };
+
+/** A scripted tool call: `arguments` is sent as written (a string may be malformed JSON on purpose); an object is sent as its JSON. */
+export interface ScriptToolCall {
+  id?: string;
+  name: string;
+  arguments: string | object;
+}
 
 /** The error object of an in-band error; default `{ message, type: 'invalid_request_error' }`. */
 export interface InBandError {

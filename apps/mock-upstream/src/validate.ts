@@ -14,6 +14,7 @@ const STEP_KINDS = new Set<Step['kind']>([
   'latency',
   'in_band_error',
   'oversized',
+  'tool_calls',
 ]);
 
 /** Throws a TypeError naming the offending key; scripts also arrive from JSON files, so shape is checked. */
@@ -67,6 +68,17 @@ function validateStep(where: string, step: Step): void {
   }
   if (step.kind === 'oversized' && !(typeof step.mb === 'number' && step.mb > 0 && step.mb <= 1024)) {
     throw new TypeError(`${where}.mb: must be a number in (0, 1024]`);
+  }
+  if (step.kind === 'tool_calls') {
+    if (!Array.isArray(step.calls) || step.calls.length === 0) throw new TypeError(`${where}.calls: must be a non-empty array of { id?, name, arguments }`);
+    step.calls.forEach((call, i) => {
+      if (typeof call !== 'object' || call === null || typeof call.name !== 'string') throw new TypeError(`${where}.calls[${i}].name: must be a string`);
+      if (typeof call.arguments !== 'string' && (typeof call.arguments !== 'object' || call.arguments === null)) {
+        throw new TypeError(`${where}.calls[${i}].arguments: must be a string or an object`);
+      }
+    });
+    if (step.chunkChars !== undefined && !(Number.isInteger(step.chunkChars) && step.chunkChars > 0)) throw new TypeError(`${where}.chunkChars: must be an integer > 0`);
+    if (step.truncateAfter !== undefined && !(Number.isInteger(step.truncateAfter) && step.truncateAfter >= 0)) throw new TypeError(`${where}.truncateAfter: must be an integer >= 0`);
   }
   if (step.kind === 'in_band_error') {
     if (step.as !== undefined && step.as !== 'data' && step.as !== 'event') throw new TypeError(`${where}.as: must be 'data' or 'event'`);

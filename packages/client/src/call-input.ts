@@ -30,7 +30,7 @@ export function assertMessages(messages: unknown, origin: string): asserts messa
           throw new TypeError(`${at}.content[${partIndex}] must be a content part {type, …}, got ${describe(part)}`);
         }
       });
-    } else if (typeof content !== 'string') {
+    } else if (typeof content !== 'string' && content !== null) {
       throw new TypeError(`${at}.content must be a string or an array of content parts, got ${describe(content)}`);
     }
     if (message.name !== undefined && typeof message.name !== 'string') throw new TypeError(`${at}.name must be a string`);

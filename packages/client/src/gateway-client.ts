@@ -1,4 +1,5 @@
 /** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
+import { randomUUID } from 'node:crypto';
 import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core';
 import type { Cache, ChatMessage, ChatModel, Effort, GatewaySettings, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
@@ -21,10 +22,12 @@ import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { gatewaySettings } from './settings/construct.js';
+import { runToolLoop, type RunnableTool, type ToolRunResult } from './tool-loop.js';
+import { TOOL_OPTIONS, assertToolConversation, toolRequest, type ToolOptions } from './tool-options.js';
 import { loadGatewaySettings } from './settings/load-env.js';
 import type { LoadSettingsOptions } from './settings/load-env.js';
 
-export interface ChatOptions extends CommonCallOptions {
+export interface ChatOptions extends CommonCallOptions, ToolOptions {
   /** Ask for a typed result; the parsed value lands in `response.parsed`. */
   structured?: ZodType;
   reasoningEffort?: Effort | string;
@@ -34,7 +37,18 @@ export interface ChatOptions extends CommonCallOptions {
   cacheBypass?: boolean;
 }
 
-const CHAT_OPTIONS = ['structured', 'reasoningEffort', 'sampling', 'cacheBypass'];
+const CHAT_OPTIONS = ['structured', 'reasoningEffort', 'sampling', 'cacheBypass', ...TOOL_OPTIONS];
+
+/** `runTools` takes every chat option; its tools may carry `execute`. */
+export interface RunToolsOptions extends Omit<ChatOptions, 'tools'> {
+  tools: Readonly<Record<string, RunnableTool>>;
+  /** Governed calls at most (default 8). */
+  maxSteps?: number;
+  /** A tool that throws: its error text goes back to the model (`'report'`, default) or ends the loop (`'throw'`). */
+  onToolError?: 'report' | 'throw';
+}
+
+const DEFAULT_MAX_STEPS = 8;
 
 /** `chatStream` takes every chat option but `structured` (a re-asked answer cannot take back streamed tokens). */
 export type ChatStreamOptions = Omit<ChatOptions, 'structured'>;
@@ -118,15 +132,44 @@ export class GatewayClient extends OwningClient {
     return this.#pipeline.stream(request, call);
   }
 
+  /**
+   * A governed multi-step tool loop (see the README, "Tool calling"): each step one governed call,
+   * the step's tool calls executed in parallel under the call's signal, their results sent back as
+   * tool messages, until an answer without tool calls or `maxSteps` — all under ONE call deadline.
+   * Every step's telemetry rows share one `logicalCallId` (returned). Arguments are validated first.
+   */
+  async runTools(messages: ChatMessage[], options: RunToolsOptions): Promise<ToolRunResult> {
+    const { maxSteps = DEFAULT_MAX_STEPS, onToolError = 'report', ...chatOptions } = options ?? ({} as RunToolsOptions);
+    if (!Number.isInteger(maxSteps) || maxSteps < 1) throw new TypeError(`runTools(maxSteps) must be an integer >= 1, got ${String(maxSteps)}`);
+    if (onToolError !== 'report' && onToolError !== 'throw') throw new TypeError(`runTools(onToolError) must be 'report' or 'throw'`);
+    if (chatOptions.tools === undefined) throw new TypeError('runTools(tools) is required');
+    const { request, call } = this.#validated('runTools', messages, chatOptions, ['execute']);
+    for (const [name, tool] of Object.entries(chatOptions.tools)) {
+      if (tool.execute !== undefined && typeof tool.execute !== 'function') throw new TypeError(`runTools(tools.${name}.execute) must be a function`);
+    }
+    const { callDeadlineMs, signal, ...dimensions } = call;
+    const logicalCallId = randomUUID();
+    const plan = { tools: chatOptions.tools, maxSteps, onToolError, logicalCallId, scope: this.settings.scope, deadlineMs: callDeadlineMs, signal };
+    return runToolLoop(messages, plan, (conversation, timeLeft) =>
+      this.#pipeline.run(
+        { ...request, messages: conversation },
+        { ...dimensions, logicalCallId, ...(signal && { signal }), ...(timeLeft !== undefined && { callDeadlineMs: timeLeft }) },
+      ),
+    );
+  }
+
   /** Validates a chat call's arguments before anything starts; returns the pipeline's request and call options. */
   #validated(
-    method: 'chat' | 'chatStream',
+    method: 'chat' | 'chatStream' | 'runTools',
     messages: ChatMessage[],
     options: ChatOptions,
+    toolKeys: readonly string[] = [],
   ): { request: GatewayChatRequest; call: CallOptions } {
     this.assertOpen(method);
     assertMessages(messages, `${method}(messages)`);
+    assertToolConversation(messages, `${method}(messages)`);
     const call = commonCallOptions(options, method, CHAT_OPTIONS, this.#callDeadlineMs);
+    const tools = toolRequest(options, method, toolKeys);
     const { structured, reasoningEffort, sampling = {}, cacheBypass } = options;
     if (structured !== undefined && method === 'chatStream') {
       throw new TypeError(
@@ -151,6 +194,7 @@ export class GatewayClient extends OwningClient {
       ...sent,
       ...(effort && { reasoningEffort: effort }),
       ...(structured && { structured }),
+      ...tools,
     };
     return { request, call: { ...call, ...(effort && { reasoningEffort: effort }), ...(cacheBypass && { cacheBypass }) } };
   }

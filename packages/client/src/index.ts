@@ -15,6 +15,7 @@ export {
   GovernanceBackendError,
   SourceNotConfiguredError,
   CallDeadlineExceeded,
+  ToolExecutionError,
   SCOPE_REASONS,
   EFFORTS,
   PROVIDER_PROFILES,
@@ -27,7 +28,9 @@ export {
 } from '@pgw/core';
 
 export { GatewayClient } from './gateway-client.js';
-export type { ChatOptions, ChatStreamOptions, GatewayParts, GatewayClientOverrides } from './gateway-client.js';
+export type { ChatOptions, ChatStreamOptions, RunToolsOptions, GatewayParts, GatewayClientOverrides } from './gateway-client.js';
+export type { ChatTool, ToolOptions } from './tool-options.js';
+export type { RunnableTool, ToolExecutionContext, ToolResult, ToolStep, ToolRunResult } from './tool-loop.js';
 export type { ChatStream, EmbeddingResponse } from '@pgw/middleware';
 export { EmbeddingClient } from './embedding-client.js';
 export type { EmbedOptions, EmbeddingParts, EmbeddingClientOverrides } from './embedding-client.js';

@@ -248,6 +248,23 @@ export class CallDeadlineExceeded extends PolyGatewayError {
   }
 }
 
+/**
+ * A tool's `execute` threw inside `runTools` with `onToolError: 'throw'`: the loop ended there.
+ * `cause` is what the tool threw.
+ */
+export class ToolExecutionError extends PolyGatewayError {
+  static override readonly kind: string = 'ToolExecutionError';
+  readonly toolName: string;
+  readonly toolCallId: string;
+
+  constructor(options: { toolName: string; toolCallId: string; cause?: unknown }) {
+    const reason = options.cause instanceof Error ? options.cause.message : String(options.cause);
+    super({ message: `tool '${options.toolName}' (call ${options.toolCallId}) failed: ${reason}`, cause: options.cause });
+    this.toolName = options.toolName;
+    this.toolCallId = options.toolCallId;
+  }
+}
+
 /** The error a caller's abort surfaces as: Node's convention (`name` AbortError, `code` ABORT_ERR, `cause` = the signal's reason). */
 export function abortError(signal: AbortSignal): Error {
   const error = new Error('The operation was aborted', { cause: signal.reason });

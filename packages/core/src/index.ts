@@ -1,5 +1,6 @@
 export * from './errors.js';
 export * from './types.js';
+export { wholeAnswerDelta } from './chat-delta.js';
 export * from './ports.js';
 export * from './models.js';
 export * from './settings.js';

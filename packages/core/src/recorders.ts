@@ -54,7 +54,7 @@ export class MemoryRecorder implements TelemetryRecorder {
 type RowField = (typeof TELEMETRY_COLUMNS)[number][1];
 
 const REQUIRED_TEXT: ReadonlySet<RowField> = new Set(['scope', 'operation', 'eventKind', 'callId', 'logicalCallId', 'status']);
-const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'cachedPromptTokens', 'attempts']);
+const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'cachedPromptTokens', 'attempts', 'toolCalls']);
 const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'cacheSavingUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
 
 /** One column value as a store binds it: `meta` is JSON text, absent values are `null`. */

@@ -40,6 +40,8 @@ export interface TelemetryRow {
   thinkingObservation?: ThinkingObservation;
   requestText?: string;
   responseText?: string;
+  /** How many tool calls the answer carried (chat; absent when it carried none or failed). */
+  toolCalls?: number;
 }
 
 /** Column names of `llm_calls`, in table order, with the row field each one stores. */
@@ -72,7 +74,8 @@ export const TELEMETRY_COLUMNS = [
   ['thinking_observation', 'thinkingObservation'],
   ['request_text', 'requestText'],
   ['response_text', 'responseText'],
-  // Added by schema version 2, hence last.
+  // Added by schema versions 2 and 3, hence last, in that order.
   ['cached_prompt_tokens', 'cachedPromptTokens'],
   ['cache_saving_usd', 'cacheSavingUsd'],
+  ['tool_calls', 'toolCalls'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

@@ -13,10 +13,53 @@ export type ContentPart =
   | { type: 'image_url'; image_url: { url: string; detail?: string } }
   | { type: 'input_audio'; input_audio: { data: string; format: string } };
 
+/** A tool call in the OpenAI wire shape, as an assistant message of a tool conversation carries it. */
+export interface WireToolCall {
+  id: string;
+  type: 'function';
+  function: { name: string; arguments: string };
+}
+
+/**
+ * One message in the OpenAI wire shape. A tool conversation adds an assistant message with
+ * `tool_calls` (its `content` may be null) and `tool` messages answering one call each by `tool_call_id`.
+ */
 export interface ChatMessage {
   role: ChatRole;
-  content: string | ContentPart[];
+  content: string | ContentPart[] | null;
   name?: string;
+  tool_calls?: WireToolCall[];
+  tool_call_id?: string;
+}
+
+/** A tool the model may call: `parameters` is the JSON Schema (type object) of its input. */
+export interface ToolDefinition {
+  name: string;
+  description?: string;
+  parameters: Record<string, unknown>;
+}
+
+export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
+
+/** A tool call as the model sent it: `arguments` is the raw JSON text. */
+export interface ToolCall {
+  id: string;
+  name: string;
+  arguments: string;
+}
+
+/** A tool call of an answer: `input` is `arguments` parsed (and validated by the tool's zod schema when it has one). */
+export interface ParsedToolCall extends ToolCall {
+  input: unknown;
+}
+
+/** One streamed fragment of a tool call; fragments of one call share `index`, `id` and `name` come first. */
+export interface ToolCallDelta {
+  index: number;
+  id?: string;
+  name?: string;
+  /** The next piece of the raw arguments text. */
+  arguments?: string;
 }
 
 export interface Usage {
@@ -49,12 +92,17 @@ export interface LLMResponse {
   thinkingObservation: ThinkingObservation;
   callStats: CallStats;
   costUsd?: number;
+  /** The tools the model asked to call (absent when it called none). */
+  toolCalls?: ParsedToolCall[];
+  /** Why the model stopped, as the upstream said (`stop`, `length`, `tool_calls`, …). */
+  finishReason?: string;
 }
 
 /** One streamed piece of an answer. */
 export interface ChatDelta {
   content?: string;
   reasoningContent?: string;
+  toolCalls?: ToolCallDelta[];
 }
 
 /** How a structured answer is asked for (docs/architecture.md#structured-output). */
@@ -72,6 +120,10 @@ export interface ChatRequest {
    * the prompt instead (the governed path rewrites the request per source).
    */
   responseFormat?: { type: 'json_schema'; name: string; schema: Record<string, unknown> };
+  /** Tools the model may call (the wire's `tools`), with `tool_choice` and `parallel_tool_calls`. */
+  tools?: ToolDefinition[];
+  toolChoice?: ToolChoice;
+  parallelToolCalls?: boolean;
 }
 
 export interface ChatResult {
@@ -81,6 +133,8 @@ export interface ChatResult {
   usage: Usage;
   thinkingObservation: ThinkingObservation;
   finishReason?: string;
+  /** The tools the model asked to call, in the order of their index. */
+  toolCalls?: ToolCall[];
   /** Time to first token when streamed. */
   ttftMs?: number;
 }

@@ -22,7 +22,8 @@ export function sha256Hex(text: string): string {
 /**
  * SHA-256 over model, a digest of the messages, namespace, the partition (the tenant under `tenant`
  * isolation), salt, sampling (canonical JSON), the effective reasoning effort (low and max never
- * share an entry) and the structured schema.
+ * share an entry), the structured schema and, for a call with tools, the tools (schemas included),
+ * the tool choice and the parallel flag. Keys of calls without tools are unchanged by tool support.
  */
 export function chatCacheKey(request: GatewayChatRequest, scope: CacheKeyScope): string {
   return sha256Hex(
@@ -37,6 +38,11 @@ export function chatCacheKey(request: GatewayChatRequest, scope: CacheKeyScope):
       effort: request.reasoningEffort ?? null,
       responseFormat: request.responseFormat ?? null,
       structured: request.structured ? sha256Hex(canonicalJson(schemaShape(request.structured))) : null,
+      ...(request.tools !== undefined && {
+        tools: request.tools,
+        toolChoice: request.toolChoice ?? null,
+        parallelToolCalls: request.parallelToolCalls ?? null,
+      }),
     }),
   );
 }
@@ -48,7 +54,9 @@ export function messagesDigest(messages: readonly ChatMessage[]): string {
       messages.map((message) => ({
         role: message.role,
         name: message.name ?? null,
-        content: typeof message.content === 'string' ? message.content : message.content.map(partDigest),
+        content: Array.isArray(message.content) ? message.content.map(partDigest) : message.content,
+        ...(message.tool_calls !== undefined && { toolCalls: message.tool_calls }),
+        ...(message.tool_call_id !== undefined && { toolCallId: message.tool_call_id }),
       })),
     ),
   );

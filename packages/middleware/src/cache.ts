@@ -1,10 +1,11 @@
-import type { Cache, CachePolicy, Clock, LLMResponse } from '@pgw/core';
+import type { Cache, CachePolicy, CallStats, Clock, LLMResponse, ToolCall } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import { chatCacheKey } from './cache-key.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import type { Middleware } from './compose.js';
 import { callStats } from './context.js';
-import { parseStructuredAnswer } from './json-extract.js';
+import { judge } from './structured.js';
+import { leniently } from './tool-calls.js';
 import type { TelemetryEmitter } from './telemetry-emitter.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
@@ -19,7 +20,10 @@ export interface CacheMiddlewareOptions {
 }
 
 /** What is stored: the answer, not the call that produced it (no stats, no cost). */
-type StoredAnswer = Pick<LLMResponse, 'content' | 'reasoningContent' | 'source' | 'model' | 'usage' | 'thinkingObservation'>;
+type StoredAnswer = Pick<LLMResponse, 'content' | 'reasoningContent' | 'source' | 'model' | 'usage' | 'thinkingObservation' | 'finishReason'> & {
+  /** Raw calls: their inputs are re-derived on a hit. */
+  toolCalls?: ToolCall[];
+};
 
 /**
  * Chat cache (docs/architecture.md#cache). Only complete successes are stored — anything that reached here as a response
@@ -50,11 +54,13 @@ export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<Gat
       degrade('get', error);
     }
     if (stored !== undefined) {
-      const hit = decodeHit(stored, request, degrade);
-      if (hit) {
-        const response: LLMResponse = { ...hit, cached: true, costUsd: 0, callStats: callStats(ctx, options.now) };
-        options.emitter.cacheHit(ctx, response);
-        return response;
+      const answer = decodeHit(stored, degrade);
+      const hit = answer && judge(cachedResponse(answer, callStats(ctx, options.now)), request.structured, request, request.toolSchemas);
+      // The parsed value and tool inputs are re-derived from the stored text, so schema transforms apply
+      // exactly as on a fresh call; an entry that no longer validates is a miss.
+      if (hit?.ok) {
+        options.emitter.cacheHit(ctx, hit.response);
+        return hit.response;
       }
     }
 
@@ -70,28 +76,40 @@ export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<Gat
 }
 
 function storedAnswer(response: LLMResponse): StoredAnswer {
-  const { content, reasoningContent, source, model, usage, thinkingObservation } = response;
-  return { content, reasoningContent, source, model, usage, thinkingObservation };
+  const { content, reasoningContent, source, model, usage, thinkingObservation, finishReason, toolCalls } = response;
+  return {
+    content,
+    reasoningContent,
+    source,
+    model,
+    usage,
+    thinkingObservation,
+    finishReason,
+    ...(toolCalls !== undefined && { toolCalls: toolCalls.map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) }),
+  };
 }
 
-/** A stored entry that no longer decodes or validates is a miss, never a failed call. */
-function decodeHit(
-  stored: string,
-  request: GatewayChatRequest,
-  degrade: (kind: string, error: unknown) => void,
-): (StoredAnswer & { parsed?: unknown }) | undefined {
-  let answer: StoredAnswer;
+function cachedResponse(answer: StoredAnswer, stats: CallStats): LLMResponse {
+  const { toolCalls, ...rest } = answer;
+  return {
+    ...rest,
+    cached: true,
+    costUsd: 0,
+    callStats: stats,
+    ...(toolCalls !== undefined && { toolCalls: leniently(toolCalls) }),
+  };
+}
+
+/** A stored entry that no longer decodes is a miss, never a failed call. */
+function decodeHit(stored: string, degrade: (kind: string, error: unknown) => void): StoredAnswer | undefined {
   try {
-    answer = JSON.parse(stored) as StoredAnswer;
+    const answer = JSON.parse(stored) as StoredAnswer;
     if (typeof answer.content !== 'string' || typeof answer.source !== 'string' || typeof answer.usage !== 'object') {
       throw new TypeError('stored entry has no answer shape');
     }
+    return answer;
   } catch (error) {
     degrade('decode', error);
     return undefined;
   }
-  if (!request.structured) return answer;
-  // The parsed value is re-derived from the stored text, so schema transforms apply exactly as on a fresh call.
-  const parsed = parseStructuredAnswer(answer.content, request.structured);
-  return parsed.ok ? { ...answer, parsed: parsed.value } : undefined;
 }

@@ -1,3 +1,4 @@
+import { wholeAnswerDelta } from '@pgw/core';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext, ThinkingContradictions } from '@pgw/core';
 import { inPromptJsonRequest } from './json-prompt.js';
 import type { AttemptOperation } from './operation.js';
@@ -20,6 +21,7 @@ export function chatOperation(thinking: ThinkingContradictions): AttemptOperatio
       responseText: result?.content,
       thinkingObservation: result?.thinkingObservation,
       ttftMs: result?.ttftMs,
+      toolCalls: result?.toolCalls?.length,
     }),
   };
 }
@@ -28,22 +30,21 @@ export function chatOperation(thinking: ThinkingContradictions): AttemptOperatio
 async function streamed(model: ChatModel, request: ChatRequest, attempt: StreamAttemptContext): Promise<ChatResult> {
   if (model.stream !== undefined) return model.stream(request, attempt);
   const result = await model.generate(request, attempt);
-  const { content, reasoningContent } = result;
-  if (content !== '' || (reasoningContent ?? '') !== '') {
-    attempt.onDelta({ ...(content !== '' && { content }), ...(reasoningContent && { reasoningContent }) });
-  }
+  const delta = wholeAnswerDelta(result);
+  if (delta !== undefined) attempt.onDelta(delta);
   return result;
 }
 
-/** Messages as readable lines for telemetry; media parts are named, never inlined. */
+/** Messages as readable lines for telemetry; media parts are named, never inlined; tool calls as `name(arguments)`. */
 export function transcript(messages: readonly ChatMessage[]): string {
   return messages
     .map((message) => {
-      const text =
-        typeof message.content === 'string'
-          ? message.content
-          : message.content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ');
-      return `${message.role}: ${text}`;
+      const { content } = message;
+      const text = Array.isArray(content)
+        ? content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')
+        : (content ?? '');
+      const calls = (message.tool_calls ?? []).map((call) => ` ${call.function.name}(${call.function.arguments})`).join('');
+      return `${message.role}: ${text}${calls}`;
     })
     .join('\n');
 }

@@ -11,6 +11,7 @@ import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { structuredMiddleware } from './structured.js';
 import { telemetryMiddleware } from './telemetry-emitter.js';
+import { leniently } from './tool-calls.js';
 
 /** Per-call options of a pipeline run (the scope, operation and clock come from the pipeline). */
 export type CallOptions = Omit<CallContextInit, 'scope' | 'operation' | 'now'>;
@@ -29,7 +30,8 @@ export interface ChatPipeline {
   /**
    * The same governed call, its content streamed to the caller as it arrives (see README "Streaming").
    * A source whose model does not stream yields its whole answer as one delta. Throws a TypeError at once for
-   * `request.structured`: a re-asked answer cannot take back tokens already shown.
+   * `request.structured`: a re-asked answer cannot take back tokens already shown (for the same reason an
+   * invalid tool call of a stream is not re-asked).
    */
   stream(request: GatewayChatRequest, options?: StreamCallOptions): ChatStream;
   /** Telemetry rows a failing recorder refused. */
@@ -62,6 +64,8 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       thinkingObservation: result.thinkingObservation,
       callStats: callStats(call.ctx, now),
       costUsd: costUsd(result.usage, result.model, pricing, source.price),
+      ...(result.toolCalls !== undefined && { toolCalls: leniently(result.toolCalls) }),
+      ...(result.finishReason !== undefined && { finishReason: result.finishReason }),
     };
   });
   const start = (request: GatewayChatRequest, options: CallOptions, signal: AbortSignal | undefined): Promise<LLMResponse> =>

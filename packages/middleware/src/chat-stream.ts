@@ -1,4 +1,4 @@
-import { combineSignals, type ChatDelta, type LLMResponse } from '@pgw/core';
+import { combineSignals, wholeAnswerDelta, type ChatDelta, type LLMResponse } from '@pgw/core';
 
 /** What a streamed chat call hands back: the deltas as they arrive, and the whole answer once complete. */
 export interface ChatStream extends AsyncIterable<ChatDelta> {
@@ -35,7 +35,7 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
   readonly response: Promise<LLMResponse>;
   private readonly queue: ChatDelta[] = [];
   private readonly consumerStop = new AbortController();
-  private contentForwarded = false;
+  private answerForwarded = false;
   /** How the call ended; the iterator reports it once the queue is drained. */
   private ending: Ending | undefined;
   /** The consumer is done: it stopped early, or it has seen the end. */
@@ -49,7 +49,9 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
       .then(
         (response) => {
           // Nothing was streamed (a cache hit, a transport that answered whole): the answer is one delta.
-          if (!this.contentForwarded && response.content !== '') this.push(wholeAnswer(response));
+          const answered = response.content !== '' || (response.toolCalls?.length ?? 0) > 0;
+          const whole = answered && !this.answerForwarded ? wholeAnswerDelta(response) : undefined;
+          if (whole !== undefined) this.push(whole);
           this.end({ failed: false });
           return response;
         },
@@ -97,7 +99,7 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
 
   private readonly push = (delta: ChatDelta): void => {
     if (this.closed) return;
-    if (delta.content) this.contentForwarded = true;
+    if (delta.content || delta.toolCalls?.length) this.answerForwarded = true;
     this.queue.push(delta);
     this.wakeConsumer();
   };
@@ -118,8 +120,4 @@ function withWake(): { promise: Promise<void>; wake: () => void } {
   let wake!: () => void;
   const promise = new Promise<void>((resolve) => (wake = resolve));
   return { promise, wake };
-}
-
-function wholeAnswer(response: LLMResponse): ChatDelta {
-  return { content: response.content, ...(response.reasoningContent && { reasoningContent: response.reasoningContent }) };
 }

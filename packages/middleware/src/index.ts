@@ -11,6 +11,8 @@ export {
   type CallLedger,
 } from './context.js';
 export type { GatewayChatRequest } from './chat-request.js';
+export type { ToolSchemas } from './tool-calls.js';
+export { toWireCall } from './tool-calls.js';
 
 // Assembly: what the client calls
 export {

@@ -5,10 +5,9 @@ export function askForJson(messages: readonly ChatMessage[], jsonSchema: Record<
   const instruction = `Respond with only a JSON value that conforms to this JSON Schema:\n${JSON.stringify(jsonSchema)}`;
   const last = messages.at(-1);
   if (!last || last.role !== 'user') return [...messages, { role: 'user', content: instruction }];
-  const content =
-    typeof last.content === 'string'
-      ? `${last.content}\n\n${instruction}`
-      : [...last.content, { type: 'text' as const, text: instruction }];
+  const content = Array.isArray(last.content)
+    ? [...last.content, { type: 'text' as const, text: instruction }]
+    : `${last.content ?? ''}\n\n${instruction}`;
   return [...messages.slice(0, -1), { ...last, content }];
 }
 

@@ -9,6 +9,8 @@ export interface AttemptDescription {
   responseText?: string;
   thinkingObservation?: ThinkingObservation;
   ttftMs?: number;
+  /** Tool calls of a chat answer. */
+  toolCalls?: number;
 }
 
 /** What an operation's `invoke` gets: the model's attempt context, and the delta sink of a streamed call. */

@@ -74,6 +74,7 @@ export class TelemetryEmitter {
     row.thinkingObservation = description.thinkingObservation;
     row.requestText = this.cap(description.requestText);
     row.responseText = this.cap(description.responseText);
+    if (description.toolCalls) row.toolCalls = description.toolCalls;
     this.recorder.record(row);
   };
 
@@ -85,6 +86,7 @@ export class TelemetryEmitter {
     row.costUsd = 0;
     row.thinkingObservation = response.thinkingObservation;
     row.responseText = this.cap(response.content);
+    if (response.toolCalls?.length) row.toolCalls = response.toolCalls.length;
     this.recorder.record(row);
   }
 

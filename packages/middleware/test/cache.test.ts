@@ -42,6 +42,27 @@ describe('cache key', () => {
     expect(chatCacheKey(request(), { ...KEY_SCOPE, tenantId: 'acme' })).not.toBe(chatCacheKey(request(), { ...KEY_SCOPE, tenantId: 'globex' }));
   });
 
+  it('changes with tools, tool choice, the parallel flag and a tool conversation; unchanged without tools', () => {
+    const weather = { name: 'weather', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
+    const base = chatCacheKey(request(), KEY_SCOPE);
+    expect(chatCacheKey(request({ toolSchemas: {} }), KEY_SCOPE)).toBe(base);
+    const call = (args: string): ChatMessage[] => [
+      ...HI,
+      { role: 'assistant', content: null, tool_calls: [{ id: 'c', type: 'function', function: { name: 'weather', arguments: args } }] },
+      { role: 'tool', tool_call_id: 'c', content: '21' },
+    ];
+    const variants = [
+      chatCacheKey(request({ tools: [weather] }), KEY_SCOPE),
+      chatCacheKey(request({ tools: [{ ...weather, description: 'd' }] }), KEY_SCOPE),
+      chatCacheKey(request({ tools: [weather], toolChoice: 'required' }), KEY_SCOPE),
+      chatCacheKey(request({ tools: [weather], toolChoice: { name: 'weather' } }), KEY_SCOPE),
+      chatCacheKey(request({ tools: [weather], parallelToolCalls: false }), KEY_SCOPE),
+      chatCacheKey(request({ messages: call('{"city":"Paris"}') }), KEY_SCOPE),
+      chatCacheKey(request({ messages: call('{"city":"Oslo"}') }), KEY_SCOPE),
+    ];
+    expect(new Set([base, ...variants]).size).toBe(variants.length + 1);
+  });
+
   it('digests multimodal parts first: different payloads differ, and raw payloads never enter the digest input', () => {
     const withImage = (url: string): ChatMessage[] => [
       { role: 'user', content: [{ type: 'text', text: 'what is this' }, { type: 'image_url', image_url: { url } }] },

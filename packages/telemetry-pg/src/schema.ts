@@ -58,6 +58,7 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS cache_saving_usd double precision;
     `,
   },
+  { version: 3, sql: (n) => `ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS tool_calls integer;` },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -56,6 +56,7 @@ const MIGRATIONS: readonly Migration[] = [
       ALTER TABLE llm_calls ADD COLUMN cache_saving_usd REAL;
     `,
   },
+  { version: 3, sql: 'ALTER TABLE llm_calls ADD COLUMN tool_calls INTEGER;' },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

@@ -34,7 +34,7 @@ function inspect<T>(path: string, query: (db: Database.Database) => T): T {
 }
 
 describe('SqliteRecorder schema', () => {
-  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema versions 1 and 2', async () => {
+  it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema versions 1, 2 and 3', async () => {
     const path = join(scratch(), 'telemetry.sqlite');
     const recorder = await openRecorder({ path });
     const journal = inspect(path, (db) => db.pragma('journal_mode', { simple: true }));
@@ -54,18 +54,18 @@ describe('SqliteRecorder schema', () => {
     await recorder.close();
     await (await openRecorder({ path })).close();
     const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
-    expect(versions).toEqual([1, 2]);
+    expect(versions).toEqual([1, 2, 3]);
   });
 
-  it('migrates a version-1 file to version 2 (the prompt-cache columns), keeping its rows, once', async () => {
+  it('migrates a version-1 file to versions 2 and 3 (the prompt-cache columns, then tool_calls), keeping its rows, once', async () => {
     const path = join(scratch(), 'telemetry.sqlite');
     await (await openRecorder({ path })).close();
     const old = telemetryRow();
     const db = new Database(path);
     try {
       // Back to what a release with schema version 1 left behind.
-      db.exec('ALTER TABLE llm_calls DROP COLUMN cached_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN cache_saving_usd');
-      db.exec('DELETE FROM schema_version WHERE version = 2');
+      db.exec('ALTER TABLE llm_calls DROP COLUMN cached_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN cache_saving_usd; ALTER TABLE llm_calls DROP COLUMN tool_calls');
+      db.exec('DELETE FROM schema_version WHERE version >= 2');
       db.prepare('INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
         old.ts, old.scope, old.operation, old.eventKind, old.callId, old.logicalCallId, old.status,
       );
@@ -77,10 +77,29 @@ describe('SqliteRecorder schema', () => {
     recorder.record(fresh);
     await recorder.close();
     await (await openRecorder({ path })).close();
-    expect(inspect(path, (d) => d.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2]);
+    expect(inspect(path, (d) => d.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2, 3]);
     const rows = readRows(path);
     expect(rows.map((r) => r.callId).sort()).toEqual([old.callId, fresh.callId].sort());
     expect(rows.find((r) => r.callId === fresh.callId)).toMatchObject({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });
+  });
+
+  it('migrates a file from before tool_calls (version 3): old rows keep null, new rows carry the count', async () => {
+    const path = join(scratch(), 'telemetry.sqlite');
+    await (await openRecorder({ path })).close();
+    const old = new Database(path); // back to the file as the release before version 3 left it
+    old.exec('ALTER TABLE llm_calls DROP COLUMN tool_calls; DELETE FROM schema_version WHERE version = 3');
+    old.prepare("INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (1, 'LLM', 'chat', 'attempt', 'old', 'old', 'ok')").run();
+    old.close();
+    const recorder = await openRecorder({ path });
+    recorder.record(telemetryRow({ callId: 'new', toolCalls: 3 }));
+    await recorder.close();
+    const rows = inspect(path, (db) => db.prepare('SELECT call_id, tool_calls FROM llm_calls ORDER BY call_id').all());
+    expect(rows).toEqual([
+      { call_id: 'new', tool_calls: 3 },
+      { call_id: 'old', tool_calls: null },
+    ]);
+    const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
+    expect(versions).toContain(3);
   });
 
   it('refuses a file written by a newer schema: warns, drops rows, does not crash', async () => {

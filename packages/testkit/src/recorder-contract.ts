@@ -77,6 +77,7 @@ function fullRow(): TelemetryRow {
     thinkingObservation: 'observed',
     requestText: longText,
     responseText: `答案：42 ✅ ${'𝔘𝔫𝔦𝔠𝔬𝔡𝔢'.repeat(500)}`,
+    toolCalls: 2,
   });
 }
 

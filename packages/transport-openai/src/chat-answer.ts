@@ -1,22 +1,25 @@
 /** A chat answer, however it arrived (one JSON body or a stream), and its translation to ChatResult. */
-import { observeThinking, type ChatMessage, type ChatResult, type Usage } from '@pgw/core';
+import { observeThinking, type ChatMessage, type ChatResult, type ToolCall, type Usage } from '@pgw/core';
 import { parseAnswerBody } from './answer-json.js';
 import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
 import { isRecord } from './json.js';
+import { parseToolCalls } from './tool-wire.js';
 import { estimatedChatUsage, measuredChatUsage } from './usage.js';
 
 export interface ChatAnswer {
   content: string;
   reasoningContent: string;
   finishReason?: string;
+  toolCalls?: ToolCall[];
   /** Measured usage; undefined when the upstream reported none. */
   usage?: Usage;
   ttftMs?: number;
 }
 
 export function toChatResult(answer: ChatAnswer, modelId: string, messages: readonly ChatMessage[]): ChatResult {
-  const { content, reasoningContent, finishReason, ttftMs } = answer;
-  const usage = answer.usage ?? estimatedChatUsage(messages, content + reasoningContent);
+  const { content, reasoningContent, finishReason, toolCalls, ttftMs } = answer;
+  const calls = (toolCalls ?? []).map((call) => `${call.name} ${call.arguments}`).join('\n');
+  const usage = answer.usage ?? estimatedChatUsage(messages, content + reasoningContent + calls);
   return {
     content,
     ...(reasoningContent !== '' && { reasoningContent }),
@@ -28,6 +31,7 @@ export function toChatResult(answer: ChatAnswer, modelId: string, messages: read
       ...(answer.usage?.reasoningTokens !== undefined && { reasoningTokens: answer.usage.reasoningTokens }),
     }),
     ...(finishReason !== undefined && { finishReason }),
+    ...(toolCalls !== undefined && { toolCalls }),
     ...(ttftMs !== undefined && { ttftMs }),
   };
 }
@@ -44,10 +48,12 @@ export function parseChatCompletion(body: string, origin: AnswerOrigin): ChatAns
   if (typeof content !== 'string') throw invalidAnswer(origin, 'choices[0].message.content is not a string', body);
   const finishReason = choice['finish_reason'];
   const usage = measuredChatUsage(json['usage']);
+  const toolCalls = parseToolCalls(message['tool_calls'], origin, body);
   return {
     content,
     reasoningContent: reasoningText(message),
     ...(typeof finishReason === 'string' && { finishReason }),
+    ...(toolCalls !== undefined && { toolCalls }),
     ...(usage !== undefined && { usage }),
   };
 }

@@ -5,10 +5,11 @@ import { inBandError, parseJsonObject } from './answer-json.js';
 import { reasoningText, type ChatAnswer } from './chat-answer.js';
 import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
 import { isRecord } from './json.js';
+import { ToolCallAssembly, toolCallFragments } from './tool-wire.js';
 import { measuredChatUsage } from './usage.js';
 
 export interface ChunkNews {
-  /** Content and/or reasoning this chunk added (absent when it added none). */
+  /** Content, reasoning and/or tool-call fragments this chunk added (absent when it added none). */
   delta?: ChatDelta;
   /** Usage this chunk reported. */
   usage?: Usage;
@@ -19,6 +20,7 @@ export class ChatStreamAssembler {
   private reasoning = '';
   private finishReason: string | undefined;
   private usage: Usage | undefined;
+  private readonly toolCalls = new ToolCallAssembly();
   private sawDone = false;
   private sawChoice = false;
   /** The first payload, shown when the stream as a whole turns out unusable. */
@@ -54,10 +56,16 @@ export class ChatStreamAssembler {
     if (!isRecord(delta)) return news;
     const content = typeof delta['content'] === 'string' ? delta['content'] : '';
     const reasoning = reasoningText(delta);
+    const fragments = toolCallFragments(delta['tool_calls']);
     this.content += content;
     this.reasoning += reasoning;
-    if (content !== '' || reasoning !== '') {
-      news.delta = { ...(content !== '' && { content }), ...(reasoning !== '' && { reasoningContent: reasoning }) };
+    for (const fragment of fragments) this.toolCalls.add(fragment);
+    if (content !== '' || reasoning !== '' || fragments.length > 0) {
+      news.delta = {
+        ...(content !== '' && { content }),
+        ...(reasoning !== '' && { reasoningContent: reasoning }),
+        ...(fragments.length > 0 && { toolCalls: fragments }),
+      };
     }
     return news;
   }
@@ -65,7 +73,9 @@ export class ChatStreamAssembler {
   /** The assembled answer; a stream that never carried a choice is as unusable as a body without one. */
   answer(ttftMs: number | undefined): ChatAnswer {
     if (!this.sawChoice) throw invalidAnswer(this.origin, 'no choices in the stream', this.firstData ?? '');
+    const toolCalls = this.toolCalls.result();
     return {
+      ...(toolCalls !== undefined && { toolCalls }),
       content: this.content,
       reasoningContent: this.reasoning,
       ...(this.finishReason !== undefined && { finishReason: this.finishReason }),

@@ -5,6 +5,7 @@
  */
 import {
   MODEL_SPECIFICATION_VERSION,
+  wholeAnswerDelta,
   type AttemptContext,
   type ChatDelta,
   type ChatModel,
@@ -159,9 +160,4 @@ async function readChatJson(answer: HttpAnswer, attempt: AttemptContext): Promis
   const parsed = parseChatCompletion(await answer.text(), answer);
   if (parsed.usage !== undefined) attempt.onUsage?.(parsed.usage);
   return parsed;
-}
-
-function wholeAnswerDelta(result: ChatResult): ChatDelta | undefined {
-  if (result.content === '' && (result.reasoningContent ?? '') === '') return undefined;
-  return { ...(result.content !== '' && { content: result.content }), ...(result.reasoningContent && { reasoningContent: result.reasoningContent }) };
 }

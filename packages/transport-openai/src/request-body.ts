@@ -1,5 +1,6 @@
 /** Wire bodies of the two routes. */
 import type { ChatRequest, EmbedRequest, ProviderProfile } from '@pgw/core';
+import { applyTools } from './tool-wire.js';
 
 export interface ChatWire {
   model: string;
@@ -12,8 +13,8 @@ export interface ChatWire {
 /**
  * `POST /chat/completions`. The model's `extraBody` and the caller's `sampling` overlay the body;
  * `model`, `messages` and the stream flags are the model's (a stray `stream` would change how the
- * answer must be read); `response_format` goes only to a profile with native json_schema; the
- * provider profile puts the reasoning effort on last.
+ * answer must be read); `response_format` goes only to a profile with native json_schema (next to
+ * `tools` when both are asked for); the provider profile puts the reasoning effort on last.
  */
 export function chatBody(wire: ChatWire, request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
@@ -29,6 +30,7 @@ export function chatBody(wire: ChatWire, request: ChatRequest): Record<string, u
     const { name, schema } = request.responseFormat;
     body['response_format'] = { type: 'json_schema', json_schema: { name, schema } };
   }
+  applyTools(body, request);
   wire.profile.applyEffort(body, request.reasoningEffort);
   return body;
 }

@@ -52,8 +52,11 @@ export function estimatedEmbedUsage(texts: readonly string[]): Usage {
   return { promptTokens: texts.reduce((sum, text) => sum + estimateTokens(text), 0), completionTokens: 0, usageSource: 'estimated' };
 }
 
-/** Only text parts are estimated: an image's token cost is the upstream's secret. */
+/** Only text parts (and tool call arguments) are estimated: an image's token cost is the upstream's secret. */
 function messageText(message: ChatMessage): string {
-  if (typeof message.content === 'string') return message.content;
-  return message.content.map((part) => (part.type === 'text' ? part.text : '')).join('\n');
+  const calls = (message.tool_calls ?? []).map((call) => `${call.function.name} ${call.function.arguments}`);
+  const { content } = message;
+  if (content === null) return calls.join('\n');
+  if (typeof content === 'string') return [content, ...calls].join('\n');
+  return [...content.map((part) => (part.type === 'text' ? part.text : '')), ...calls].join('\n');
 }

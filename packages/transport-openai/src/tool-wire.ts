@@ -1,0 +1,76 @@
+/** Tool calling on the OpenAI wire: the request's `tools` / `tool_choice`, and the `tool_calls` of an answer. */
+import type { ChatRequest, ToolCall, ToolCallDelta } from '@pgw/core';
+import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
+import { isRecord } from './json.js';
+
+/** Sets `tools`, `tool_choice` and `parallel_tool_calls` on a chat body when the request has tools. */
+export function applyTools(body: Record<string, unknown>, request: ChatRequest): void {
+  const { tools, toolChoice, parallelToolCalls } = request;
+  if (tools === undefined) return;
+  body['tools'] = tools.map(({ name, description, parameters }) => ({
+    type: 'function',
+    function: { name, ...(description !== undefined && { description }), parameters },
+  }));
+  if (toolChoice !== undefined) {
+    body['tool_choice'] = typeof toolChoice === 'string' ? toolChoice : { type: 'function', function: { name: toolChoice.name } };
+  }
+  if (parallelToolCalls !== undefined) body['parallel_tool_calls'] = parallelToolCalls;
+}
+
+/** `message.tool_calls` of a non-streamed answer; undefined when there are none. */
+export function parseToolCalls(value: unknown, origin: AnswerOrigin, body: string): ToolCall[] | undefined {
+  if (value === undefined || value === null) return undefined;
+  if (!Array.isArray(value)) throw invalidAnswer(origin, 'choices[0].message.tool_calls is not an array', body);
+  const calls = value.map((item: unknown, index) => {
+    const fn = isRecord(item) ? item['function'] : undefined;
+    if (!isRecord(item) || !isRecord(fn) || typeof item['id'] !== 'string' || typeof fn['name'] !== 'string') {
+      throw invalidAnswer(origin, `choices[0].message.tool_calls[${index}] lacks an id or a function name`, body);
+    }
+    const args = fn['arguments'] ?? '';
+    // Some servers send the arguments as an object rather than JSON text: keep the text form.
+    return { id: item['id'], name: fn['name'], arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+  });
+  return calls.length === 0 ? undefined : calls;
+}
+
+/** The tool-call fragments of one stream chunk's `delta.tool_calls` (malformed entries are skipped). */
+export function toolCallFragments(value: unknown): ToolCallDelta[] {
+  if (!Array.isArray(value)) return [];
+  const fragments: ToolCallDelta[] = [];
+  value.forEach((item: unknown, position) => {
+    if (!isRecord(item)) return;
+    const fn = isRecord(item['function']) ? item['function'] : {};
+    const index = typeof item['index'] === 'number' ? item['index'] : position;
+    const fragment: ToolCallDelta = { index };
+    if (typeof item['id'] === 'string') fragment.id = item['id'];
+    if (typeof fn['name'] === 'string') fragment.name = fn['name'];
+    if (typeof fn['arguments'] === 'string' && fn['arguments'] !== '') fragment.arguments = fn['arguments'];
+    fragments.push(fragment);
+  });
+  return fragments;
+}
+
+/**
+ * Assembles streamed tool calls: fragments of one call share an index and may interleave with those
+ * of others; the id and name arrive once (usually first), the arguments text in pieces that may split
+ * anywhere — inside a string, between a backslash and what it escapes — so the pieces are only joined.
+ */
+export class ToolCallAssembly {
+  private readonly calls = new Map<number, ToolCall>();
+
+  add(fragment: ToolCallDelta): void {
+    const call = this.calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
+    if (fragment.id !== undefined) call.id = fragment.id;
+    // Some servers repeat the name on every fragment: it names the call, it is not a piece of it.
+    if (fragment.name !== undefined && fragment.name !== '') call.name = fragment.name;
+    if (fragment.arguments !== undefined) call.arguments += fragment.arguments;
+    this.calls.set(fragment.index, call);
+  }
+
+  /** The calls in index order; undefined when none arrived. */
+  result(): ToolCall[] | undefined {
+    if (this.calls.size === 0) return undefined;
+    // A server that sends no id still needs one: a tool message must answer the call by it.
+    return [...this.calls.entries()].sort(([a], [b]) => a - b).map(([index, call]) => ({ ...call, id: call.id || `call_${index}` }));
+  }
+}
