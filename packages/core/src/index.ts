@@ -14,3 +14,4 @@ export * from './telemetry-queue.js';
 export * from './queued-recorder.js';
 export * from './recorders.js';
 export * from './arguments.js';
+export * from './events.js';

@@ -1,5 +1,6 @@
 import type { GateTicket, Gate, LimitGate, Limiter, Permit, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
+import type { BreakerWatch } from './breaker-watch.js';
 import type { Pacer } from './pacer.js';
 import type { WriteBacks } from './write-backs.js';
 
@@ -20,6 +21,7 @@ export interface AdmissionDeps {
   limiter: Limiter;
   pacer: Pacer;
   writeBacks: WriteBacks;
+  breakers?: BreakerWatch;
 }
 
 /**
@@ -41,10 +43,12 @@ export async function admit(
       if (late.ok) void releaseProbe(deps, late);
     });
     if (!verdict.ok) {
+      deps.breakers?.refused(verdict);
       deps.pacer.leave(source.name);
       return { kind: 'circuit', source, retryAfterMs: verdict.retryAfterMs };
     }
     ticket = verdict;
+    deps.breakers?.admitted(ticket);
     const admission = await raceAbort(deps.limiter.tryEnter(source.name, estTokens), signal, (late) => {
       if (late.ok) void giveBack(deps, late.permit);
     });

@@ -9,6 +9,10 @@ import {
   type GateOutcome,
   type ModelIdentity,
   type Source,
+  type AttemptContent,
+  type AttemptOutcomeCategory,
+  type ChatDelta,
+  type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
 import { cancellationError, raceAbort } from './abort.js';
@@ -17,7 +21,9 @@ import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
 import { registerAttempt } from './context.js';
 import type { HealthBook } from './health.js';
-import type { AttemptObserver, AttemptOperation, AttemptReport } from './operation.js';
+import type { BreakerWatch } from './breaker-watch.js';
+import type { EventHub } from './event-hub.js';
+import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
 import { Settlement } from './settlement.js';
 import type { ScopeProgress } from './stall-clock.js';
@@ -30,8 +36,10 @@ export interface AttemptDeps {
   progress: ScopeProgress;
   writeBacks: WriteBacks;
   now: Clock;
-  /** Absent when nothing records attempts: the attempt's report (texts, description) is then never built. */
-  onAttempt?: AttemptObserver;
+  /** The pipeline's events; absent in unit harnesses. An attempt event nobody listens to is never built. */
+  events?: EventHub;
+  /** Observes breaker transitions when someone listens to them. */
+  breakers?: BreakerWatch;
 }
 
 export type AttemptOutcome<Res> =
@@ -68,6 +76,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   private result: Res | undefined;
   private reported = false;
   private verdictSent = false;
+  private attemptNumber = 0;
 
   constructor(
     private readonly deps: AttemptDeps,
@@ -77,7 +86,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   ) {
     this.started = deps.now();
     this.settlement = new Settlement(operation.tokenAccounting, admitted.permit.estTokens);
-    this.deltas = call.ctx.onDelta && new AttemptDeltas(call.ctx.onDelta);
+    const sink = call.ctx.onDelta;
+    this.deltas = sink && new AttemptDeltas(deps.events?.on.onFirstToken ? this.firstTokenWatch(sink) : sink);
   }
 
   async run(): Promise<AttemptOutcome<Res>> {
@@ -87,6 +97,10 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     const signal = ctx.signal;
     // Registered before the transport is called: failed and cancelled attempts were really sent.
     registerAttempt(ctx, source.name);
+    this.attemptNumber = ctx.ledger.attempts;
+    if (deps.events?.on.onAttemptStart) {
+      deps.events.emit('onAttemptStart', { call: ctx, callId, attempt: this.attemptNumber, source: source.name, model: source.model });
+    }
     try {
       let result: Res;
       try {
@@ -163,27 +177,58 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     this.settlement.learnUsage(usage);
   }
 
-  /** One row per attempt: a cancellation landing after the verdict row was written adds none. */
-  private report(status: AttemptReport['status'], error?: unknown): void {
-    const { deps } = this;
-    if (this.reported || deps.onAttempt === undefined) return;
+  /** One end event per attempt: a cancellation landing after the verdict was reported adds none. */
+  private report(status: TelemetryStatus, error?: unknown): void {
+    const { events } = this.deps;
+    if (this.reported || !events?.on.onAttemptEnd) return;
     this.reported = true;
-    deps.onAttempt(this.call.ctx, {
-      source: this.admitted.source,
+    const { operation, call } = this;
+    const result = this.result;
+    let content: AttemptContent | undefined;
+    events.emit('onAttemptEnd', {
+      call: call.ctx,
       callId: this.callId,
-      latencyMs: Math.max(0, deps.now() - this.started),
+      attempt: this.attemptNumber,
+      source: this.source.name,
+      model: this.source.model,
       status,
+      outcome: outcomeOf(status, error),
       error,
+      statusCode: statusCodeOf(error),
       usage: this.usage,
-      description: this.operation.describe(this.call.request, this.result),
+      latencyMs: Math.max(0, this.deps.now() - this.started),
+      retryAfterMs: error instanceof TransientError ? error.retryAfterMs : undefined,
+      // Transcripts are built only for a subscriber that reads them.
+      get content() {
+        return (content ??= operation.describe(call.request, result));
+      },
     });
+  }
+
+  /** Wraps the delta sink so the attempt's first content delta is reported once. */
+  private firstTokenWatch(sink: (delta: ChatDelta) => void): (delta: ChatDelta) => void {
+    let seen = false;
+    return (delta) => {
+      if (!seen && delta.content) {
+        seen = true;
+        this.deps.events!.emit('onFirstToken', {
+          call: this.call.ctx,
+          callId: this.callId,
+          source: this.source.name,
+          ttftMs: Math.max(0, this.deps.now() - this.started),
+        });
+      }
+      sink(delta);
+    };
   }
 
   private verdict(outcome: GateOutcome): Promise<void> {
     const { gate, writeBacks } = this.deps;
     const { ticket } = this.admitted;
     this.verdictSent = true;
-    return writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
+    const { breakers } = this.deps;
+    const recorded = writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
+    return breakers ? recorded.then(() => breakers.afterVerdict(ticket, outcome)) : recorded;
   }
 
   /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
@@ -194,4 +239,24 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     pacer.leave(source.name);
     await writeBacks.settleAndRelease(permit, this.settlement.value());
   }
+}
+
+/** The upstream's HTTP status, when the error is one of the four upstream categories and carries one. */
+function statusCodeOf(error: unknown): number | undefined {
+  const upstream =
+    error instanceof TransientError ||
+    error instanceof SourceDeadError ||
+    error instanceof RequestRejectedError ||
+    error instanceof ResultInvalidError;
+  return upstream ? error.statusCode : undefined;
+}
+
+function outcomeOf(status: TelemetryStatus, error: unknown): AttemptOutcomeCategory {
+  if (status === 'ok') return 'success';
+  if (status === 'cancelled') return 'cancelled';
+  if (error instanceof TransientError) return 'transient';
+  if (error instanceof SourceDeadError) return 'dead';
+  if (error instanceof RequestRejectedError) return 'rejected';
+  if (error instanceof ResultInvalidError) return 'invalid';
+  return 'error';
 }

@@ -5,7 +5,7 @@ import type { GatewayChatRequest } from './chat-request.js';
 import type { Middleware } from './compose.js';
 import { callStats } from './context.js';
 import { parseStructuredAnswer } from './json-extract.js';
-import type { TelemetryEmitter } from './telemetry-emitter.js';
+import type { EventHub } from './event-hub.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
 export interface CacheMiddlewareOptions {
@@ -13,7 +13,7 @@ export interface CacheMiddlewareOptions {
   policy: CachePolicy;
   /** The scope's model identity in the key (its sources' models). */
   model: string;
-  emitter: TelemetryEmitter;
+  events: EventHub;
   warnings: WarnOnce;
   now: Clock;
 }
@@ -27,7 +27,7 @@ type StoredAnswer = Pick<LLMResponse, 'content' | 'reasoningContent' | 'source' 
  * (`get`, `set`, `decode`) and the call proceeds. `ctx.cacheBypass` skips read and write.
  */
 export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<GatewayChatRequest, LLMResponse> {
-  const { cache, policy, warnings } = options;
+  const { cache, policy, warnings, events } = options;
   const degrade = (kind: string, error: unknown): void =>
     warnings.warnOnce(`cache.${kind}`, `cache ${kind} failed, the call proceeds without it: ${describeError(error)}`);
 
@@ -47,10 +47,14 @@ export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<Gat
       const hit = decodeHit(stored, request, degrade);
       if (hit) {
         const response: LLMResponse = { ...hit, cached: true, costUsd: 0, callStats: callStats(ctx, options.now) };
-        options.emitter.cacheHit(ctx, response);
+        if (events.on.onCacheHit) {
+          const { source, model, content, thinkingObservation } = response;
+          events.emit('onCacheHit', { call: ctx, source, model, content, thinkingObservation });
+        }
         return response;
       }
     }
+    if (events.on.onCacheMiss) events.emit('onCacheMiss', { call: ctx });
 
     const response = await next(call);
     try {

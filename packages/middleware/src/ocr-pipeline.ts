@@ -3,11 +3,11 @@ import type { CallOptions } from './chat-pipeline.js';
 import { compose, type Middleware } from './compose.js';
 import { createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
+import { callEventsMiddleware } from './call-events.js';
 import { buildGovernance, type GovernanceParts } from './governance.js';
 import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
-import { telemetryMiddleware } from './telemetry-emitter.js';
 
 export type OcrPipelineParts = GovernanceParts<OcrModel>;
 
@@ -17,11 +17,14 @@ export interface OcrPipeline {
   readonly droppedTelemetryRows: number;
 }
 
-/** The OCR onions (text and layout), outer → inner: telemetry emitter → call deadline → retry loop → transport. */
+/** The OCR onions (text and layout), outer → inner: call events → call deadline → retry loop → model. */
 export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   const { settings, now } = parts;
-  const { retryDeps, emitter } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
-  const outer = <Res>(): Array<Middleware<OcrRequest, Res>> => [telemetryMiddleware(emitter, now), callDeadlineBoundary()];
+  const { retryDeps, emitter, events, models } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
+  const outer = <Res extends { source: string }>(): Array<Middleware<OcrRequest, Res>> => [
+    callEventsMiddleware({ events, now, models, summarize: (response) => ({ source: response.source, cached: false }) }),
+    callDeadlineBoundary(),
+  ];
   const retryText = retryLoop(retryDeps, ocrTextOperation());
   const retryLayout = retryLoop(retryDeps, ocrLayoutOperation());
   const text = compose<OcrRequest, OcrTextResult>(outer(), async (call) => {

@@ -11,12 +11,14 @@ import {
   type Sleep,
   type ModelIdentity,
   type Source,
+  type QuotaWaitStartEvent,
 } from '@pgw/core';
 import { raceAbort, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
+import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import { deprioritiseFailed, type Selector } from './selector.js';
 import { StallClock } from './stall-clock.js';
@@ -142,10 +144,17 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       });
     }
     // A dead source is switched away from at once: its breaker is open, nothing to wait for.
+    const delayMs =
+      error instanceof SourceDeadError ? 0 : backoffDelayMs(this.transientFailures, this.deps.retry, this.deps.rng, error.retryAfterMs);
+    const { events } = this.deps;
+    if (events?.on.onRetryScheduled) {
+      const { ctx } = this.call;
+      const source = ctx.ledger.sourcesTried.at(-1) ?? '';
+      events.emit('onRetryScheduled', { call: ctx, attempt: ctx.ledger.attempts, source, delayMs, reason: failureReason(error) });
+    }
     if (error instanceof SourceDeadError) return;
-    const delayMs = backoffDelayMs(this.transientFailures, this.deps.retry, this.deps.rng, error.retryAfterMs);
     this.transientFailures += 1;
-    if (rateLimited) await this.waitNonProductively(delayMs, this.reasons);
+    if (rateLimited) await this.waitNonProductively(delayMs, this.reasons, 'rate_limited');
     else await this.deps.sleep(delayMs, this.signal);
   }
 
@@ -159,7 +168,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       if (this.deps.circuitOpen === 'fail_fast') {
         throw new CircuitOpenError({ scope: this.deps.scope, retryAfterMs: reopenMs, perSourceReasons: reasons });
       }
-      await this.waitNonProductively(reopenMs, reasons);
+      await this.waitNonProductively(reopenMs, reasons, 'circuit_open');
       return;
     }
     const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' ? [refusal.retryAfterMs] : []));
@@ -173,13 +182,34 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       });
     }
     const { minMs, maxMs } = this.deps.quotaNap;
-    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons);
+    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, 'quota_full');
   }
 
-  private async waitNonProductively(ms: number, reasons: Record<string, string>): Promise<void> {
+  private async waitNonProductively(ms: number, reasons: Record<string, string>, reason: QuotaWaitStartEvent['reason']): Promise<void> {
     this.stall.assertNotStalled(reasons);
-    await this.deps.sleep(ms, this.signal);
+    const { events, now } = this.deps;
+    if (!events?.on.onQuotaWaitStart && !events?.on.onQuotaWaitEnd) {
+      await this.deps.sleep(ms, this.signal);
+    } else {
+      await this.observedWait(events, ms, reasons, reason, now());
+    }
     this.stall.addWaiting(ms);
+  }
+
+  private async observedWait(
+    events: EventHub,
+    ms: number,
+    reasons: Record<string, string>,
+    reason: QuotaWaitStartEvent['reason'],
+    started: number,
+  ): Promise<void> {
+    const call = this.call.ctx;
+    if (events.on.onQuotaWaitStart) events.emit('onQuotaWaitStart', { call, reason, delayMs: ms, perSourceReasons: { ...reasons } });
+    try {
+      await this.deps.sleep(ms, this.signal);
+    } finally {
+      if (events.on.onQuotaWaitEnd) events.emit('onQuotaWaitEnd', { call, reason, waitedMs: Math.max(0, this.deps.now() - started) });
+    }
   }
 
   private estTokens(source: Source): number {

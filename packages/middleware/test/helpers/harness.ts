@@ -1,4 +1,5 @@
 import type {
+  AttemptEndEvent,
   Cache,
   ChatMessage,
   ChatResult,
@@ -22,7 +23,7 @@ import {
   WarnOnce,
   WriteBacks,
   type AttemptOperation,
-  type AttemptReport,
+  EventHub,
   type RetryLoopDeps,
   assembleChatPipeline,
   assembleEmbedPipeline,
@@ -145,7 +146,7 @@ export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
   const pacer = new Pacer(base.settings.sources);
   const health = new HealthBook();
   const progress = new ScopeProgress(base.clock.now);
-  const reports: AttemptReport[] = [];
+  const reports: AttemptEndEvent[] = [];
   const deps: RetryLoopDeps = {
     scope: base.settings.scope,
     gate: base.gate,
@@ -163,7 +164,7 @@ export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
     sleep: base.sleep.sleep,
     rng: options.rng ?? (() => 0.5),
     now: base.clock.now,
-    onAttempt: (_ctx, report) => reports.push(report),
+    events: new EventHub([{ onAttemptEnd: (event) => reports.push(event) }], warnOnce),
   };
   const loop = retryLoop(deps, makeOperation(script));
   const start = (request: Req, signal?: AbortSignal) => {
