@@ -2,6 +2,7 @@ import type {
   AttemptEndEvent,
   Cache,
   ChatMessage,
+  GatewaySubscriber,
   ChatResult,
   EmbedResult,
   Gate,
@@ -30,6 +31,7 @@ import {
   assembleOcrPipeline,
   type CallOptions,
   type ChatPipelineParts,
+  type ChatMiddleware,
   type GatewayChatRequest,
   type StreamCallOptions,
 } from '../../src/index.js';
@@ -75,6 +77,7 @@ export interface HarnessOptions {
   recorder?: TelemetryRecorder;
   /** Share one clock with real backends built by the test. */
   clock?: ManualClock;
+  subscribers?: GatewaySubscriber[];
 }
 
 function common(options: HarnessOptions, script: Script<unknown>) {
@@ -97,16 +100,21 @@ function common(options: HarnessOptions, script: Script<unknown>) {
     sleep: sleep.sleep,
     rng: options.rng ?? (() => 0.5),
     warn: (message: string) => warnings.push(message),
+    subscribers: options.subscribers,
   };
   return { clock, sleep, limiter, gate, recorder, warnings, settings, parts };
 }
 
 export const HI: ChatMessage[] = [{ role: 'user', content: 'hi' }];
 
-export function chatHarness(steps: Array<Step<ChatResult>>, options: HarnessOptions = {}, fallback?: Step<ChatResult>) {
+export function chatHarness(
+  steps: Array<Step<ChatResult>>,
+  options: HarnessOptions & { middleware?: ChatMiddleware[] } = {},
+  fallback?: Step<ChatResult>,
+) {
   const script = new Script<ChatResult>(steps, fallback);
   const base = common(options, script);
-  const pipeline = assembleChatPipeline({ ...base.parts, cache: options.cache });
+  const pipeline = assembleChatPipeline({ ...base.parts, cache: options.cache, middleware: options.middleware });
   const run = (request: Partial<GatewayChatRequest> = {}, callOptions: CallOptions = {}) =>
     pipeline.run({ messages: HI, sampling: {}, ...request }, callOptions);
   const stream = (request: Partial<GatewayChatRequest> = {}, callOptions: StreamCallOptions = {}) =>
