@@ -27,7 +27,15 @@ export {
 
 export { GatewayClient } from './gateway-client.js';
 export type { ChatOptions, ChatStreamOptions, GatewayParts, GatewayClientOverrides } from './gateway-client.js';
-export type { ChatStream, EmbeddingResponse } from '@pgw/middleware';
+export type {
+  ChatStream,
+  EmbeddingResponse,
+  ChatMiddleware,
+  EmbeddingMiddleware,
+  EmbeddingCallRequest,
+  MiddlewareContext,
+  UserMiddleware,
+} from '@pgw/middleware';
 export { EmbeddingClient } from './embedding-client.js';
 export type { EmbedOptions, EmbeddingParts, EmbeddingClientOverrides } from './embedding-client.js';
 export { OcrClient } from './ocr-client.js';

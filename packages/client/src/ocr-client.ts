@@ -59,6 +59,7 @@ export class OcrClient extends OwningClient {
       limiter: parts.limiter,
       gate: parts.gate,
       ...(parts.recorder && { recorder: parts.recorder }),
+      subscribers: parts.subscribers,
       ...seams(parts),
     });
   }

@@ -6,6 +6,7 @@
 import {
   MODEL_SPECIFICATION_VERSION,
   type AttemptContext,
+  type ModelEndpoint,
   type ChatDelta,
   type ChatModel,
   type ChatModelCapabilities,
@@ -48,12 +49,14 @@ class OpenAICompatible implements OpenAICompatibleModel {
   readonly capabilities: ChatModelCapabilities;
   readonly managedKeys: readonly string[];
   private readonly options: ResolvedOptions;
-  private readonly endpoint: Endpoint;
+  readonly endpoint: ModelEndpoint;
+  private readonly http: Endpoint;
   private readonly dispatcher: ModelDispatcher;
 
   constructor(options: OpenAICompatibleOptions) {
     this.options = resolveOptions(options);
-    this.endpoint = new Endpoint(options, FACTORY);
+    this.http = new Endpoint(options, FACTORY);
+    this.endpoint = this.http.server;
     this.modelId = this.options.model;
     this.capabilities = Object.freeze({ jsonSchema: this.options.profile.supportsJsonSchema, streaming: this.options.stream });
     this.managedKeys = this.options.profile.managedKeys;
@@ -108,7 +111,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
     const { options } = this;
     return {
       dispatcher: this.dispatcher.get(),
-      endpoint: this.endpoint,
+      endpoint: this.http,
       route,
       method: 'POST',
       headers: {
