@@ -23,6 +23,7 @@ export {
   NoopRecorder,
   MemoryRecorder,
   TELEMETRY_COLUMNS,
+  GATEWAY_EVENT_NAMES,
 } from '@pgw/core';
 
 export { GatewayClient } from './gateway-client.js';
