@@ -51,9 +51,10 @@ export function assertSubscribers(value: unknown, origin: string): readonly Gate
   if (!Array.isArray(value)) throw new TypeError(`${origin} must be an array of subscribers`);
   value.forEach((subscriber: unknown, index) => {
     if (typeof subscriber !== 'object' || subscriber === null) throw new TypeError(`${origin}[${index}] must be an object with on… methods`);
-    const unknown = Object.keys(subscriber).filter(
-      (key) => key.startsWith('on') && !GATEWAY_EVENT_NAMES.includes(key as GatewayEventName),
-    );
+    // A method named like an event that is none (a typo) would never be called: refuse it.
+    const unknown = Object.entries(subscriber)
+      .filter(([key, method]) => /^on[A-Z]/.test(key) && typeof method === 'function' && !GATEWAY_EVENT_NAMES.includes(key as GatewayEventName))
+      .map(([key]) => key);
     if (unknown.length > 0) throw new TypeError(`${origin}[${index}] has unknown event method(s) ${unknown.join(', ')}`);
   });
   return value as GatewaySubscriber[];

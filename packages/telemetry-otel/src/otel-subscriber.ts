@@ -248,11 +248,19 @@ function spanName(operation: string, model: string | undefined): string {
   return model === undefined ? operation : `${operation} ${model}`;
 }
 
-function modelAttributes(model: ModelInfo): Attributes {
-  const attributes: Attributes = { [ATTR.providerName]: model.provider };
-  if (model.endpoint) {
-    attributes[ATTR.serverAddress] = model.endpoint.address;
-    attributes[ATTR.serverPort] = model.endpoint.port;
+/** Built once per model: attempts of one model share the same (frozen) attribute set. */
+const modelAttributeCache = new WeakMap<ModelInfo, Readonly<Attributes>>();
+
+function modelAttributes(model: ModelInfo): Readonly<Attributes> {
+  let attributes = modelAttributeCache.get(model);
+  if (attributes === undefined) {
+    const built: Attributes = { [ATTR.providerName]: model.provider };
+    if (model.endpoint) {
+      built[ATTR.serverAddress] = model.endpoint.address;
+      built[ATTR.serverPort] = model.endpoint.port;
+    }
+    attributes = Object.freeze(built);
+    modelAttributeCache.set(model, attributes);
   }
   return attributes;
 }
