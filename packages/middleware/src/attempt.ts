@@ -10,6 +10,7 @@ import {
   type ModelIdentity,
   type Source,
   type AttemptContent,
+  type AttemptEndEvent,
   type AttemptOutcomeCategory,
   type ChatDelta,
   type TelemetryStatus,
@@ -19,7 +20,7 @@ import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
-import { registerAttempt } from './context.js';
+import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
 import type { BreakerWatch } from './breaker-watch.js';
 import type { EventHub } from './event-hub.js';
@@ -182,27 +183,22 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     const { events } = this.deps;
     if (this.reported || !events?.on.onAttemptEnd) return;
     this.reported = true;
-    const { operation, call } = this;
-    const result = this.result;
-    let content: AttemptContent | undefined;
-    events.emit('onAttemptEnd', {
-      call: call.ctx,
-      callId: this.callId,
-      attempt: this.attemptNumber,
-      source: this.source.name,
-      model: this.source.model,
-      status,
-      outcome: outcomeOf(status, error),
-      error,
-      statusCode: statusCodeOf(error),
-      usage: this.usage,
-      latencyMs: Math.max(0, this.deps.now() - this.started),
-      retryAfterMs: error instanceof TransientError ? error.retryAfterMs : undefined,
-      // Transcripts are built only for a subscriber that reads them.
-      get content() {
-        return (content ??= operation.describe(call.request, result));
-      },
-    });
+    events.emit(
+      'onAttemptEnd',
+      new AttemptEnd(this.call, this.operation, this.result, {
+        callId: this.callId,
+        attempt: this.attemptNumber,
+        source: this.source.name,
+        model: this.source.model,
+        status,
+        outcome: outcomeOf(status, error),
+        error,
+        statusCode: statusCodeOf(error),
+        usage: this.usage,
+        latencyMs: Math.max(0, this.deps.now() - this.started),
+        retryAfterMs: error instanceof TransientError ? error.retryAfterMs : undefined,
+      }),
+    );
   }
 
   /** Wraps the delta sink so the attempt's first content delta is reported once. */
@@ -259,4 +255,48 @@ function outcomeOf(status: TelemetryStatus, error: unknown): AttemptOutcomeCateg
   if (error instanceof RequestRejectedError) return 'rejected';
   if (error instanceof ResultInvalidError) return 'invalid';
   return 'error';
+}
+
+/**
+ * An attempt's end event. `content` is a prototype getter (an accessor in an object literal is
+ * defined per object, on V8's slow path): the transcript is built on first read only.
+ */
+class AttemptEnd<Req, Res, M extends ModelIdentity> implements AttemptEndEvent {
+  readonly call: CallContext;
+  readonly callId: string;
+  readonly attempt: number;
+  readonly source: string;
+  readonly model: ModelIdentity;
+  readonly status: TelemetryStatus;
+  readonly outcome: AttemptOutcomeCategory;
+  readonly error: unknown;
+  readonly statusCode: number | undefined;
+  readonly usage: Usage | undefined;
+  readonly latencyMs: number;
+  readonly retryAfterMs: number | undefined;
+  private described: AttemptContent | undefined;
+
+  constructor(
+    private readonly exchange: Call<Req>,
+    private readonly operation: AttemptOperation<Req, Res, M>,
+    private readonly result: Res | undefined,
+    fields: Omit<AttemptEndEvent, 'call' | 'content'>,
+  ) {
+    this.call = exchange.ctx;
+    this.callId = fields.callId;
+    this.attempt = fields.attempt;
+    this.source = fields.source;
+    this.model = fields.model as ModelIdentity;
+    this.status = fields.status;
+    this.outcome = fields.outcome;
+    this.error = fields.error;
+    this.statusCode = fields.statusCode;
+    this.usage = fields.usage;
+    this.latencyMs = fields.latencyMs;
+    this.retryAfterMs = fields.retryAfterMs;
+  }
+
+  get content(): AttemptContent {
+    return (this.described ??= this.operation.describe(this.exchange.request, this.result));
+  }
 }
