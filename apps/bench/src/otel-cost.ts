@@ -4,7 +4,7 @@
  * SDK (spans batched to an exporter that drops them, metrics to a reader), as ratios to "none".
  * Two settings: an in-process model that answers at once (the governed path alone, the worst case
  * for overhead) and the mock upstream in a child process over HTTP (what an application sees).
- * Run: pnpm --filter @pgw/bench otel-cost
+ * Run: pnpm --filter @pgw/bench otel-cost (with --expose-gc, so garbage is collected between rounds)
  */
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
@@ -64,7 +64,13 @@ async function measure(label: string, build: (subscribers: GatewaySubscriber[]) 
     round: () => runConcurrent(callsPerRound, CONCURRENCY, () => clients[index]!.chat(MESSAGES)),
   }));
   try {
-    const results = await interleave(contenders, { rounds: ROUNDS });
+    // Between rounds: export what the SDK batched and collect garbage, so one contender's debt
+    // (spans queued, objects to free) is not paid inside the next one's timing.
+    const between = async (): Promise<void> => {
+      await tracerProvider.forceFlush();
+      (globalThis as { gc?: () => void }).gc?.();
+    };
+    const results = await interleave(contenders, { rounds: ROUNDS, between });
     const none = results[0]!.median;
     console.log(`\n${label} (concurrency ${CONCURRENCY}, ${callsPerRound} calls × ${ROUNDS} rounds, medians)`);
     for (const result of results) {
