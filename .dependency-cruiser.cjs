@@ -3,10 +3,10 @@
  * so the rules match on paths. `scripts/layer-rules-selfcheck.mjs` proves each rule can fire.
  */
 const IO_LIBRARIES = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3)/|(^|/)node_modules/\\.pnpm/(undici|ioredis|pg|pg-pool|better-sqlite3)@';
-const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite)';
+const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel)';
 const PROVIDERS = '(transport-openai|transport-monkeyocr)';
 const HTTP_LIBRARY = '^node_modules/undici/|(^|/)node_modules/\\.pnpm/undici@';
-const OPTIONAL_ADAPTERS = '^packages/(backend-redis|telemetry-pg|telemetry-sqlite|transport-monkeyocr)/';
+const OPTIONAL_ADAPTERS = '^packages/(backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel|transport-monkeyocr)/';
 
 module.exports = {
   forbidden: [
@@ -26,7 +26,7 @@ module.exports = {
     },
     {
       name: 'adapters-import-only-core',
-      comment: 'Backends and telemetry stores import only @pgw/core: never each other, @pgw/http, middleware or client.',
+      comment: 'Backends and telemetry adapters (stores, OpenTelemetry) import only @pgw/core: never each other, @pgw/http, middleware, providers or client.',
       severity: 'error',
       from: { path: `^packages/${ADAPTERS}/src/` },
       to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/$1/'] },
@@ -68,7 +68,7 @@ module.exports = {
     },
     {
       name: 'client-loads-optional-adapters-dynamically',
-      comment: 'The client may load backend-redis, telemetry-*, transport-monkeyocr only with a dynamic import().',
+      comment: 'The client may load backend-redis, telemetry-* (OpenTelemetry included), transport-monkeyocr only with a dynamic import().',
       severity: 'error',
       from: { path: '^packages/client/src/' },
       to: { path: OPTIONAL_ADAPTERS, dynamic: false },

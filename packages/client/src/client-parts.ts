@@ -1,6 +1,6 @@
 /** What the three clients' constructors share: seams with real defaults, and a completeness check. */
 import { sleep as realSleep } from '@pgw/core';
-import type { Clock, Gate, Governor, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import type { Clock, Gate, GatewaySubscriber, Governor, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
 import { isPlainObject } from './call-input.js';
 
 /** What every client accepts besides its settings and governance components. Injected parts are never closed by the client. */
@@ -16,6 +16,8 @@ export interface ClientSeams {
   warn?: (message: string) => void;
   /** Replaces `settings.callDeadlineMs` for every call of this client. */
   callDeadlineMs?: number;
+  /** Listeners of the client's events (call, attempt, retry, breaker, quota wait, cache, first token); see README "Events". */
+  subscribers?: readonly GatewaySubscriber[];
 }
 
 /** Full injection of one client: its settings (every source with its model), the governance components, plus the seams. */

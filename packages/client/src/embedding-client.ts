@@ -1,7 +1,7 @@
 /** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
 import { wellFormed, type EmbeddingModel, type EmbeddingSettings } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
-import type { EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
+import type { EmbeddingMiddleware, EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { governedSources, withModels } from './assembly/models.js';
@@ -17,9 +17,14 @@ import type { LoadSettingsOptions } from './settings/load-env.js';
 export type EmbedOptions = CommonCallOptions;
 
 /** Full injection: settings whose sources carry an embedding model, the governance components and seams. */
-export type EmbeddingParts = ClientParts<EmbeddingSettings>;
+export interface EmbeddingParts extends ClientParts<EmbeddingSettings> {
+  /** Layers of your own, inside the call deadline and outside the batches; `[0]` outermost. */
+  middleware?: readonly EmbeddingMiddleware[];
+}
 
-export type EmbeddingClientOverrides = AssemblyOverrides;
+export interface EmbeddingClientOverrides extends AssemblyOverrides {
+  middleware?: readonly EmbeddingMiddleware[];
+}
 
 export class EmbeddingClient extends OwningClient {
   readonly settings: EmbeddingSettings;
@@ -37,8 +42,8 @@ export class EmbeddingClient extends OwningClient {
     const { value: client, owned } = await assembling(async (owned) => {
       const components = await assembleComponents(valid, { ...overrides, cache: false }, owned);
       const withModel = withModels(valid, openaiCompatibleFor(overrides, owned), owned);
-      const { now, sleep, rng, warn, callDeadlineMs } = overrides;
-      return new EmbeddingClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs });
+      const { now, sleep, rng, warn, callDeadlineMs, middleware } = overrides;
+      return new EmbeddingClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs, middleware });
     });
     client.adopt(owned);
     return client;
@@ -56,6 +61,8 @@ export class EmbeddingClient extends OwningClient {
       ...(parts.governor && { governor: parts.governor }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
+      subscribers: parts.subscribers,
+      middleware: parts.middleware,
       ...seams(parts),
     });
   }

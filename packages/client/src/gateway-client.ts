@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core';
 import type { Cache, ChatMessage, ChatModel, Effort, GatewaySettings, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
-import type { CallOptions, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
+import type { CallOptions, ChatMiddleware, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
 import type { ZodType } from 'zod';
 import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
@@ -61,11 +61,14 @@ export type ChatStreamOptions = Omit<ChatOptions, 'structured'>;
 export interface GatewayParts extends ClientParts<GatewaySettings> {
   /** Omit for no cache layer. */
   cache?: Cache;
+  /** Layers of your own (redaction, guardrails…), inside the call deadline and outside the cache; `[0]` outermost. */
+  middleware?: readonly ChatMiddleware[];
 }
 
 export interface GatewayClientOverrides extends AssemblyOverrides {
   /** `null` = no cache layer whatever PGW_CACHE_BACKEND says. */
   cache?: Cache | null;
+  middleware?: readonly ChatMiddleware[];
 }
 
 export class GatewayClient extends OwningClient {
@@ -90,8 +93,8 @@ export class GatewayClient extends OwningClient {
     const { value: client, owned } = await assembling(async (owned) => {
       const components = await assembleComponents(valid, overrides, owned);
       const withModel = withModels(valid, openaiCompatibleFor(overrides, owned), owned);
-      const { now, sleep, rng, warn, callDeadlineMs } = overrides;
-      return new GatewayClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs });
+      const { now, sleep, rng, warn, callDeadlineMs, middleware } = overrides;
+      return new GatewayClient({ ...components, settings: withModel, now, sleep, rng, warn, callDeadlineMs, middleware });
     });
     client.adopt(owned);
     return client;
@@ -111,6 +114,8 @@ export class GatewayClient extends OwningClient {
       ...(parts.cache && { cache: parts.cache }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
+      subscribers: parts.subscribers,
+      middleware: parts.middleware,
       ...seams(parts),
     });
   }

@@ -25,13 +25,22 @@ export {
   NoopRecorder,
   MemoryRecorder,
   TELEMETRY_COLUMNS,
+  GATEWAY_EVENT_NAMES,
 } from '@pgw/core';
 
 export { GatewayClient } from './gateway-client.js';
 export type { ChatOptions, ChatStreamOptions, RunToolsOptions, GatewayParts, GatewayClientOverrides } from './gateway-client.js';
 export type { ChatTool, ToolOptions } from './tool-options.js';
 export type { RunnableTool, ToolExecutionContext, ToolResult, ToolStep, ToolRunResult } from './tool-loop.js';
-export type { ChatStream, EmbeddingResponse } from '@pgw/middleware';
+export type {
+  ChatStream,
+  EmbeddingResponse,
+  ChatMiddleware,
+  EmbeddingMiddleware,
+  EmbeddingCallRequest,
+  MiddlewareContext,
+  UserMiddleware,
+} from '@pgw/middleware';
 export { EmbeddingClient } from './embedding-client.js';
 export type { EmbedOptions, EmbeddingParts, EmbeddingClientOverrides } from './embedding-client.js';
 export { OcrClient } from './ocr-client.js';

@@ -68,6 +68,7 @@ export class OcrClient extends OwningClient {
       gate: parts.gate,
       ...(parts.governor && { governor: parts.governor }),
       ...(parts.recorder && { recorder: parts.recorder }),
+      subscribers: parts.subscribers,
       ...seams(parts),
     });
   }

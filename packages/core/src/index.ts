@@ -16,3 +16,4 @@ export * from './queued-recorder.js';
 export * from './recorders.js';
 export * from './arguments.js';
 export * from './well-formed.js';
+export * from './events.js';

@@ -5,6 +5,7 @@
  * that passes the model contract suite of `@pgw/testkit` works the same. See docs/writing-a-provider.md.
  */
 import type { ModelPrice } from './pricing.js';
+import type { ModelEndpoint } from './events.js';
 import type {
   ChatDelta,
   ChatRequest,
@@ -25,6 +26,8 @@ export interface ModelIdentity {
   readonly provider: string;
   /** The model name: prices, cache keys and telemetry rows use it. */
   readonly modelId: string;
+  /** Where requests go, when the model has one address (`server.address` / `server.port` in traces). Optional. */
+  readonly endpoint?: ModelEndpoint;
   /** Frees what the model holds (sockets of a dispatcher it created itself). Idempotent. */
   close?(): Promise<void>;
 }

@@ -110,6 +110,8 @@ export interface BackendSelection {
   redisUrl?: string;
   telemetryDsn?: string;
   sqlitePath?: string;
+  /** `PGW_OTEL=on`: attach `@pgw/telemetry-otel`'s subscriber on the global tracer and meter providers. */
+  otel?: boolean;
 }
 
 /** The validated, immutable configuration of one scope. */

@@ -2,6 +2,7 @@
  * Where a model sends its requests: base URL, credentials, per-source headers and query. Validated
  * once at model creation; errors name the option and never echo a value (header values are secrets).
  */
+import type { ModelEndpoint } from '@pgw/core';
 import { isRecord } from './json.js';
 
 export interface EndpointOptions {
@@ -107,6 +108,8 @@ export class Endpoint {
   readonly secrets: readonly string[];
   /** Auth and per-source headers, lower-cased names. */
   readonly headers: Readonly<Record<string, string>>;
+  /** Host and port requests go to (what traces call `server.address` / `server.port`). */
+  readonly server: ModelEndpoint;
   private readonly base: URL;
   /** Parsed targets by route: building a URL per request is measurable at loopback speed. */
   private readonly targets = new Map<string, RequestTarget>();
@@ -123,6 +126,10 @@ export class Endpoint {
     const auth = apiKey === undefined ? {} : { [apiKeyHeader]: apiKeyHeader === DEFAULT_API_KEY_HEADER ? `Bearer ${apiKey}` : apiKey };
     this.headers = Object.freeze({ ...custom, ...auth });
     this.secrets = [...(apiKey === undefined ? [] : [apiKey]), ...Object.values(custom)].filter((secret) => secret !== '');
+    this.server = Object.freeze({
+      address: this.base.hostname.replace(/^\[(.*)\]$/, '$1'),
+      port: this.base.port === '' ? (this.base.protocol === 'https:' ? 443 : 80) : Number(this.base.port),
+    });
   }
 
   /** `{baseUrl}/{route}` with the base URL's path prefix and the merged query. */

@@ -1,5 +1,6 @@
 import type { GateOutcome, GateTicket, Gate, Governor, LimitGate, Limiter, Permit, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
+import type { BreakerWatch } from './breaker-watch.js';
 import type { Pacer } from './pacer.js';
 import type { WriteBacks } from './write-backs.js';
 
@@ -26,6 +27,7 @@ export interface AdmissionDeps {
   governor?: Governor;
   pacer: Pacer;
   writeBacks: WriteBacks;
+  breakers?: BreakerWatch;
 }
 
 /**
@@ -49,10 +51,12 @@ export async function admit(
       if (late.ok) void releaseProbe(deps, late);
     });
     if (!verdict.ok) {
+      deps.breakers?.refused(verdict);
       deps.pacer.leave(source.name);
       return { kind: 'circuit', source, retryAfterMs: verdict.retryAfterMs };
     }
     ticket = verdict;
+    deps.breakers?.admitted(ticket);
     const admission = await raceAbort(deps.limiter.tryEnter(source.name, estTokens), signal, (late) => {
       if (late.ok) void giveBack(deps, late.permit);
     });

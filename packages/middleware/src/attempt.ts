@@ -8,16 +8,24 @@ import {
   type Gate,
   type GateOutcome,
   type ModelIdentity,
+  type ModelPrice,
   type Source,
+  type AttemptContent,
+  type AttemptEndEvent,
+  type AttemptOutcomeCategory,
+  type ChatDelta,
+  type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
 import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
-import { registerAttempt } from './context.js';
+import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
-import type { AttemptObserver, AttemptOperation, AttemptReport } from './operation.js';
+import type { BreakerWatch } from './breaker-watch.js';
+import type { EventHub } from './event-hub.js';
+import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
 import { Settlement } from './settlement.js';
 import type { ScopeProgress } from './stall-clock.js';
@@ -30,8 +38,10 @@ export interface AttemptDeps {
   progress: ScopeProgress;
   writeBacks: WriteBacks;
   now: Clock;
-  /** Absent when nothing records attempts: the attempt's report (texts, description) is then never built. */
-  onAttempt?: AttemptObserver;
+  /** The pipeline's events; absent in unit harnesses. An attempt event nobody listens to is never built. */
+  events?: EventHub;
+  /** Observes breaker transitions when someone listens to them. */
+  breakers?: BreakerWatch;
 }
 
 export type AttemptOutcome<Res> =
@@ -70,6 +80,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   private verdictSent = false;
   /** The breaker verdict a governor sends together with the permit's write-back. */
   private verdictToFinish: GateOutcome | undefined;
+  private attemptNumber = 0;
 
   constructor(
     private readonly deps: AttemptDeps,
@@ -79,7 +90,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   ) {
     this.started = deps.now();
     this.settlement = new Settlement(operation.tokenAccounting, admitted.permit.estTokens);
-    this.deltas = call.ctx.onDelta && new AttemptDeltas(call.ctx.onDelta);
+    const sink = call.ctx.onDelta;
+    this.deltas = sink && new AttemptDeltas(deps.events?.on.onFirstToken ? this.firstTokenWatch(sink) : sink);
   }
 
   async run(): Promise<AttemptOutcome<Res>> {
@@ -89,6 +101,10 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     const signal = ctx.signal;
     // Registered before the transport is called: failed and cancelled attempts were really sent.
     registerAttempt(ctx, source.name);
+    this.attemptNumber = ctx.ledger.attempts;
+    if (deps.events?.on.onAttemptStart) {
+      deps.events.emit('onAttemptStart', { call: ctx, callId, attempt: this.attemptNumber, source: source.name, model: source.model });
+    }
     try {
       let result: Res;
       try {
@@ -165,20 +181,45 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     this.settlement.learnUsage(usage);
   }
 
-  /** One row per attempt: a cancellation landing after the verdict row was written adds none. */
-  private report(status: AttemptReport['status'], error?: unknown): void {
-    const { deps } = this;
-    if (this.reported || deps.onAttempt === undefined) return;
+  /** One end event per attempt: a cancellation landing after the verdict was reported adds none. */
+  private report(status: TelemetryStatus, error?: unknown): void {
+    const { events } = this.deps;
+    if (this.reported || !events?.on.onAttemptEnd) return;
     this.reported = true;
-    deps.onAttempt(this.call.ctx, {
-      source: this.admitted.source,
-      callId: this.callId,
-      latencyMs: Math.max(0, deps.now() - this.started),
-      status,
-      error,
-      usage: this.usage,
-      description: this.operation.describe(this.call.request, this.result),
-    });
+    events.emit(
+      'onAttemptEnd',
+      new AttemptEnd(this.call, this.operation, this.result, {
+        callId: this.callId,
+        attempt: this.attemptNumber,
+        source: this.source.name,
+        model: this.source.model,
+        sourcePrice: this.source.price,
+        status,
+        outcome: outcomeOf(status, error),
+        error,
+        statusCode: statusCodeOf(error),
+        usage: this.usage,
+        latencyMs: Math.max(0, this.deps.now() - this.started),
+        retryAfterMs: error instanceof TransientError ? error.retryAfterMs : undefined,
+      }),
+    );
+  }
+
+  /** Wraps the delta sink so the attempt's first content delta is reported once. */
+  private firstTokenWatch(sink: (delta: ChatDelta) => void): (delta: ChatDelta) => void {
+    let seen = false;
+    return (delta) => {
+      if (!seen && delta.content) {
+        seen = true;
+        this.deps.events!.emit('onFirstToken', {
+          call: this.call.ctx,
+          callId: this.callId,
+          source: this.source.name,
+          ttftMs: Math.max(0, this.deps.now() - this.started),
+        });
+      }
+      sink(delta);
+    };
   }
 
   private verdict(outcome: GateOutcome): Promise<void> {
@@ -189,7 +230,9 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       this.verdictToFinish = outcome;
       return Promise.resolve();
     }
-    return writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
+    const { breakers } = this.deps;
+    const recorded = writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
+    return breakers ? recorded.then(() => breakers.afterVerdict(ticket, outcome)) : recorded;
   }
 
   /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
@@ -200,10 +243,78 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       pacer.leave(source.name);
       const verdict = this.verdictToFinish;
       await writeBacks.quietly('governor.finish', () => finish(verdict, this.settlement.value()));
+      const { breakers } = this.deps;
+      if (breakers && verdict !== undefined) await breakers.afterVerdict(ticket, verdict);
       return;
     }
     if (ticket.probe && !this.verdictSent) await writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket));
     pacer.leave(source.name);
     await writeBacks.settleAndRelease(permit, this.settlement.value());
+  }
+}
+
+/** The upstream's HTTP status, when the error is one of the four upstream categories and carries one. */
+function statusCodeOf(error: unknown): number | undefined {
+  const upstream =
+    error instanceof TransientError ||
+    error instanceof SourceDeadError ||
+    error instanceof RequestRejectedError ||
+    error instanceof ResultInvalidError;
+  return upstream ? error.statusCode : undefined;
+}
+
+function outcomeOf(status: TelemetryStatus, error: unknown): AttemptOutcomeCategory {
+  if (status === 'ok') return 'success';
+  if (status === 'cancelled') return 'cancelled';
+  if (error instanceof TransientError) return 'transient';
+  if (error instanceof SourceDeadError) return 'dead';
+  if (error instanceof RequestRejectedError) return 'rejected';
+  if (error instanceof ResultInvalidError) return 'invalid';
+  return 'error';
+}
+
+/**
+ * An attempt's end event. `content` is a prototype getter (an accessor in an object literal is
+ * defined per object, on V8's slow path): the transcript is built on first read only.
+ */
+class AttemptEnd<Req, Res, M extends ModelIdentity> implements AttemptEndEvent {
+  readonly call: CallContext;
+  readonly callId: string;
+  readonly attempt: number;
+  readonly source: string;
+  readonly model: ModelIdentity;
+  readonly sourcePrice: ModelPrice | undefined;
+  readonly status: TelemetryStatus;
+  readonly outcome: AttemptOutcomeCategory;
+  readonly error: unknown;
+  readonly statusCode: number | undefined;
+  readonly usage: Usage | undefined;
+  readonly latencyMs: number;
+  readonly retryAfterMs: number | undefined;
+  private described: AttemptContent | undefined;
+
+  constructor(
+    private readonly exchange: Call<Req>,
+    private readonly operation: AttemptOperation<Req, Res, M>,
+    private readonly result: Res | undefined,
+    fields: Omit<AttemptEndEvent, 'call' | 'content'>,
+  ) {
+    this.call = exchange.ctx;
+    this.callId = fields.callId;
+    this.attempt = fields.attempt;
+    this.source = fields.source;
+    this.model = fields.model as ModelIdentity;
+    this.sourcePrice = fields.sourcePrice;
+    this.status = fields.status;
+    this.outcome = fields.outcome;
+    this.error = fields.error;
+    this.statusCode = fields.statusCode;
+    this.usage = fields.usage;
+    this.latencyMs = fields.latencyMs;
+    this.retryAfterMs = fields.retryAfterMs;
+  }
+
+  get content(): AttemptContent {
+    return (this.described ??= this.operation.describe(this.exchange.request, this.result));
   }
 }

@@ -6,7 +6,7 @@ import type { Middleware } from './compose.js';
 import { callStats } from './context.js';
 import { judge } from './structured.js';
 import { leniently } from './tool-calls.js';
-import type { TelemetryEmitter } from './telemetry-emitter.js';
+import type { EventHub } from './event-hub.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
 export interface CacheMiddlewareOptions {
@@ -14,7 +14,7 @@ export interface CacheMiddlewareOptions {
   policy: CachePolicy;
   /** The scope's model identity in the key (its sources' models). */
   model: string;
-  emitter: TelemetryEmitter;
+  events: EventHub;
   warnings: WarnOnce;
   now: Clock;
 }
@@ -31,7 +31,7 @@ type StoredAnswer = Pick<LLMResponse, 'content' | 'reasoningContent' | 'source' 
  * (`get`, `set`, `decode`) and the call proceeds. `ctx.cacheBypass` skips read and write.
  */
 export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<GatewayChatRequest, LLMResponse> {
-  const { cache, policy, warnings } = options;
+  const { cache, policy, warnings, events } = options;
   const degrade = (kind: string, error: unknown): void =>
     warnings.warnOnce(`cache.${kind}`, `cache ${kind} failed, the call proceeds without it: ${describeError(error)}`);
 
@@ -59,10 +59,14 @@ export function cacheMiddleware(options: CacheMiddlewareOptions): Middleware<Gat
       // The parsed value and tool inputs are re-derived from the stored text, so schema transforms apply
       // exactly as on a fresh call; an entry that no longer validates is a miss.
       if (hit?.ok) {
-        options.emitter.cacheHit(ctx, hit.response);
+        if (events.on.onCacheHit) {
+          const { source, model, content, thinkingObservation, toolCalls } = hit.response;
+          events.emit('onCacheHit', { call: ctx, source, model, content, thinkingObservation, ...(toolCalls?.length && { toolCalls: toolCalls.length }) });
+        }
         return hit.response;
       }
     }
+    if (events.on.onCacheMiss) events.emit('onCacheMiss', { call: ctx });
 
     const response = await next(call);
     try {

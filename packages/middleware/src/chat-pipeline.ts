@@ -1,4 +1,4 @@
-import { costUsd, ThinkingContradictions, type Cache, type ChatModel, type GatewaySettings, type LLMResponse } from '@pgw/core';
+import { costUsd, ThinkingContradictions, type Cache, type CallResultSummary, type ChatModel, type GatewaySettings, type LLMResponse } from '@pgw/core';
 import { cacheMiddleware } from './cache.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import { chatOperation } from './chat-operation.js';
@@ -6,12 +6,13 @@ import { streamCall, type ChatStream } from './chat-stream.js';
 import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext, type CallContextInit } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
+import { callEventsMiddleware } from './call-events.js';
 import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { structuredMiddleware } from './structured.js';
-import { telemetryMiddleware } from './telemetry-emitter.js';
 import { leniently } from './tool-calls.js';
+import { userLayers, type UserMiddleware } from './user-middleware.js';
 
 /** Per-call options of a pipeline run (the scope, operation and clock come from the pipeline). */
 export type CallOptions = Omit<CallContextInit, 'scope' | 'operation' | 'now'>;
@@ -23,7 +24,11 @@ export interface ChatPipelineParts extends GovernanceParts<ChatModel> {
   settings: GovernanceSettings<ChatModel> & Pick<GatewaySettings, 'cache' | 'structured'>;
   /** Omit for no cache layer. */
   cache?: Cache;
+  /** The user's layers, inside the call deadline and outside the cache (`[0]` outermost). */
+  middleware?: readonly ChatMiddleware[];
 }
+
+export type ChatMiddleware = UserMiddleware<GatewayChatRequest, LLMResponse>;
 
 export interface ChatPipeline {
   run(request: GatewayChatRequest, options?: CallOptions): Promise<LLMResponse>;
@@ -39,17 +44,18 @@ export interface ChatPipeline {
 }
 
 /**
- * The chat onion, outer → inner: telemetry emitter → call deadline → cache → structured → retry loop → transport.
+ * The chat onion, outer → inner: call events (start/end; the terminal row) → call deadline → user
+ * middleware → cache → structured → retry loop → model.
  */
 export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
   const { settings, now, pricing } = parts;
-  const { retryDeps, emitter, warnings } = buildGovernance(parts, ['generate']);
+  const { retryDeps, emitter, events, warnings, models } = buildGovernance(parts, ['generate']);
   const retry = retryLoop(retryDeps, chatOperation(new ThinkingContradictions(parts.warn)));
-  const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort().join(',');
   const layers: Array<Middleware<GatewayChatRequest, LLMResponse>> = [
-    telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })),
+    callEventsMiddleware({ events, now, models, summarize: summarizeChat, finalize: (response, stats) => ({ ...response, callStats: stats }) }),
     callDeadlineBoundary(),
-    ...(parts.cache ? [cacheMiddleware({ cache: parts.cache, policy: settings.cache, model: models, emitter, warnings, now })] : []),
+    ...userLayers<GatewayChatRequest, LLMResponse>(parts.middleware, 'middleware'),
+    ...(parts.cache ? [cacheMiddleware({ cache: parts.cache, policy: settings.cache, model: models.join(','), events, warnings, now })] : []),
     structuredMiddleware({ policy: settings.structured }),
   ];
   const onion = compose(layers, async (call) => {
@@ -83,4 +89,9 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       return emitter.droppedRows;
     },
   };
+}
+
+function summarizeChat(response: LLMResponse): CallResultSummary {
+  const { source, model, usage, costUsd, cached } = response;
+  return { source, model, usage, costUsd, cached };
 }

@@ -3,9 +3,9 @@ import type { Middleware } from './compose.js';
 import { callerSignal, withSignal } from './context.js';
 
 /**
- * The call deadline (docs/architecture.md#call-deadline), placed just inside the telemetry emitter: everything below it —
- * cache IO, admission, backoff, attempts, structured re-asks, embedding batches — shares ONE deadline,
- * while the terminal row is written outside it and sees `CallDeadlineExceeded` itself.
+ * The call deadline (docs/architecture.md#call-deadline), placed just inside the call-events layer: everything below it —
+ * user middleware, cache IO, admission, backoff, attempts, structured re-asks, embedding batches — shares ONE deadline,
+ * while the call's end (and its terminal row) is emitted outside it and sees `CallDeadlineExceeded` itself.
  * `ctx.callDeadlineMs` undefined = off: no timer at all.
  */
 export function callDeadlineBoundary<Req, Res>(): Middleware<Req, Res> {

@@ -1,13 +1,14 @@
-import { costUsd, type CallStats, type EmbeddingModel, type EmbeddingSettings, type Usage, type UsageSource } from '@pgw/core';
+import { costUsd, type CallResultSummary, type CallStats, type EmbeddingModel, type EmbeddingSettings, type Usage, type UsageSource } from '@pgw/core';
 import type { CallOptions } from './chat-pipeline.js';
 import { compose } from './compose.js';
 import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { embedOperation } from './embed-operation.js';
+import { callEventsMiddleware } from './call-events.js';
 import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
-import { telemetryMiddleware } from './telemetry-emitter.js';
+import { userLayers, type UserMiddleware } from './user-middleware.js';
 
 export interface EmbeddingResponse {
   vectors: number[][];
@@ -23,7 +24,16 @@ export interface EmbeddingResponse {
 
 export interface EmbedPipelineParts extends GovernanceParts<EmbeddingModel> {
   settings: GovernanceSettings<EmbeddingModel> & Pick<EmbeddingSettings, 'batchSize' | 'normalize' | 'expectedDim'>;
+  /** The user's layers, inside the call deadline and outside the batches (`[0]` outermost). */
+  middleware?: readonly EmbeddingMiddleware[];
 }
+
+/** What an embedding middleware sees and may rewrite: all the call's texts, before batching. */
+export interface EmbeddingCallRequest {
+  texts: string[];
+}
+
+export type EmbeddingMiddleware = UserMiddleware<EmbeddingCallRequest, EmbeddingResponse>;
 
 export interface EmbedPipeline {
   run(texts: string[], options?: CallOptions): Promise<EmbeddingResponse>;
@@ -33,7 +43,8 @@ export interface EmbedPipeline {
 const USAGE_STRENGTH: readonly UsageSource[] = ['unavailable', 'estimated', 'measured'];
 
 /**
- * The embedding onion, outer → inner: telemetry emitter → call deadline → batches → retry loop → transport.
+ * The embedding onion, outer → inner: call events (start/end; the terminal row) → call deadline →
+ * user middleware → batches → retry loop → model.
  * Batches run one after another inside ONE logical call: one deadline, one attempt ledger, one terminal row.
  */
 export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline {
@@ -41,10 +52,14 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) {
     throw new RangeError(`settings.batchSize must be an integer ≥ 1, got ${settings.batchSize}`);
   }
-  const { retryDeps, emitter } = buildGovernance(parts, ['embed']);
+  const { retryDeps, emitter, events, models } = buildGovernance(parts, ['embed']);
   const retry = retryLoop(retryDeps, embedOperation(settings.expectedDim));
-  const onion = compose<{ texts: string[] }, EmbeddingResponse>(
-    [telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })), callDeadlineBoundary()],
+  const onion = compose<EmbeddingCallRequest, EmbeddingResponse>(
+    [
+      callEventsMiddleware({ events, now, models, summarize: summarizeEmbedding, finalize: (response, stats) => ({ ...response, callStats: stats }) }),
+      callDeadlineBoundary(),
+      ...userLayers<EmbeddingCallRequest, EmbeddingResponse>(parts.middleware, 'middleware'),
+    ],
     async (call) => {
       const response: EmbeddingResponse = {
         vectors: [],
@@ -97,4 +112,9 @@ function addUsage(total: Usage, batch: Usage): Usage {
 function unitLength(vector: number[]): number[] {
   const norm = Math.hypot(...vector);
   return norm > 0 ? vector.map((x) => x / norm) : vector;
+}
+
+function summarizeEmbedding(response: EmbeddingResponse): CallResultSummary {
+  const { model, usage, costUsd } = response;
+  return { source: response.sources.at(-1), model, usage, costUsd, cached: false };
 }

@@ -1,5 +1,19 @@
 import { assertModel } from '@pgw/core';
-import type { Clock, Gate, GatewaySettings, Governor, Limiter, ModelIdentity, PricingTable, Sleep, Source, TelemetryRecorder } from '@pgw/core';
+import type {
+  Clock,
+  Gate,
+  GatewaySettings,
+  GatewaySubscriber,
+  Governor,
+  Limiter,
+  ModelIdentity,
+  PricingTable,
+  Sleep,
+  Source,
+  TelemetryRecorder,
+} from '@pgw/core';
+import { BreakerWatch } from './breaker-watch.js';
+import { assertSubscribers, EventHub } from './event-hub.js';
 import { HealthBook } from './health.js';
 import { Pacer } from './pacer.js';
 import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
@@ -36,12 +50,17 @@ export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
   quotaNap?: QuotaNap;
   /** Share one scope's progress between pipelines of the same scope (default: one per pipeline). */
   progress?: ScopeProgress;
+  /** Listeners of the pipeline's events, besides the telemetry-row emitter (see README "Events"). */
+  subscribers?: readonly GatewaySubscriber[];
 }
 
 export interface Governance {
   retryDeps: RetryLoopDeps;
   emitter: TelemetryEmitter;
+  events: EventHub;
   warnings: WarnOnce;
+  /** The scope's distinct model ids, sorted. */
+  models: readonly string[];
 }
 
 /**
@@ -67,6 +86,9 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     now,
     warnings,
   });
+  const subscribers = assertSubscribers(parts.subscribers, 'subscribers');
+  // The row emitter is one subscriber among the others, attached only when rows go somewhere.
+  const events = new EventHub(emitter.recording ? [emitter, ...subscribers] : subscribers, warnings);
   const retryDeps: RetryLoopDeps = {
     scope: settings.scope,
     gate,
@@ -86,9 +108,11 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     sleep: parts.sleep,
     rng: parts.rng,
     now,
-    ...(emitter.recording && { onAttempt: emitter.attempt }),
+    events,
+    ...(events.on.onBreakerStateChange && { breakers: new BreakerWatch(settings.scope, gate, events) }),
   };
-  return { retryDeps, emitter, warnings };
+  const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort();
+  return { retryDeps, emitter, events, warnings, models };
 }
 
 /** Direct assembly skips the settings schema, so the values the loop relies on are checked here. */

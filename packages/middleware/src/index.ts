@@ -20,6 +20,7 @@ export {
   type CallOptions,
   type ChatPipeline,
   type ChatPipelineParts,
+  type ChatMiddleware,
   type StreamCallOptions,
 } from './chat-pipeline.js';
 export { streamCall, type ChatStream, type StreamHooks } from './chat-stream.js';
@@ -28,13 +29,15 @@ export {
   type EmbeddingResponse,
   type EmbedPipeline,
   type EmbedPipelineParts,
+  type EmbeddingCallRequest,
+  type EmbeddingMiddleware,
 } from './embed-pipeline.js';
 export { assembleOcrPipeline, type OcrPipeline, type OcrPipelineParts } from './ocr-pipeline.js';
 export { buildGovernance, type Governance, type GovernanceParts, type GovernanceSettings } from './governance.js';
 
 // Retry loop and its parts
 export { DEFAULT_QUOTA_NAP, retryLoop, type Governed, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
-export type { AttemptDescription, AttemptObserver, AttemptOperation, AttemptReport, OperationAttempt } from './operation.js';
+export type { AttemptDescription, AttemptOperation, OperationAttempt } from './operation.js';
 export { chatOperation } from './chat-operation.js';
 export { embedOperation } from './embed-operation.js';
 export { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
@@ -54,7 +57,13 @@ export { canonicalJson } from './canonical-json.js';
 export { structuredMiddleware, type StructuredMiddlewareOptions } from './structured.js';
 export { extractJsonText, parseStructuredAnswer, type StructuredParse } from './json-extract.js';
 export { askForJson, inPromptJsonRequest } from './json-prompt.js';
-export { TelemetryEmitter, telemetryMiddleware, type TelemetryEmitterOptions } from './telemetry-emitter.js';
+export { TelemetryEmitter, type TelemetryEmitterOptions } from './telemetry-emitter.js';
+
+// Events and the user's layers
+export { EventHub, assertSubscribers } from './event-hub.js';
+export { callEventsMiddleware } from './call-events.js';
+export { BreakerWatch } from './breaker-watch.js';
+export { userLayers, type MiddlewareContext, type UserMiddleware } from './user-middleware.js';
 export { SafeRecorder } from './safe-recorder.js';
 export { WarnOnce } from './warn-once.js';
 export { WriteBacks } from './write-backs.js';

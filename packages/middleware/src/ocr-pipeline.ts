@@ -3,11 +3,11 @@ import type { CallOptions } from './chat-pipeline.js';
 import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
+import { callEventsMiddleware } from './call-events.js';
 import { buildGovernance, type GovernanceParts } from './governance.js';
 import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
-import { telemetryMiddleware } from './telemetry-emitter.js';
 
 export type OcrPipelineParts = GovernanceParts<OcrModel>;
 
@@ -17,12 +17,18 @@ export interface OcrPipeline {
   readonly droppedTelemetryRows: number;
 }
 
-/** The OCR onions (text and layout), outer → inner: telemetry emitter → call deadline → retry loop → transport. */
+/** The OCR onions (text and layout), outer → inner: call events → call deadline → retry loop → model. */
 export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   const { settings, now } = parts;
-  const { retryDeps, emitter } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
-  const outer = <Res extends { callStats: CallStats }>(): Array<Middleware<OcrRequest, Res>> => [
-    telemetryMiddleware(emitter, now, (response, stats) => ({ ...response, callStats: stats })),
+  const { retryDeps, emitter, events, models } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
+  const outer = <Res extends { source: string; callStats: CallStats }>(): Array<Middleware<OcrRequest, Res>> => [
+    callEventsMiddleware({
+      events,
+      now,
+      models,
+      summarize: (response) => ({ source: response.source, cached: false }),
+      finalize: (response, stats) => ({ ...response, callStats: stats }),
+    }),
     callDeadlineBoundary(),
   ];
   const retryText = retryLoop(retryDeps, ocrTextOperation());

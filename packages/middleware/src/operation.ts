@@ -34,16 +34,3 @@ export interface AttemptOperation<Req, Res, M extends ModelIdentity = ModelIdent
   observe?(source: Source<M>, result: Res, ctx: CallContext): void;
   describe(request: Req, result: Res | undefined): AttemptDescription;
 }
-
-/** One attempt as telemetry records it. */
-export interface AttemptReport {
-  readonly source: Source;
-  readonly callId: string;
-  readonly latencyMs: number;
-  readonly status: 'ok' | 'error' | 'cancelled';
-  readonly error?: unknown;
-  readonly usage?: Usage;
-  readonly description: AttemptDescription;
-}
-
-export type AttemptObserver = (ctx: CallContext, report: AttemptReport) => void;

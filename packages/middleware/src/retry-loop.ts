@@ -13,12 +13,14 @@ import {
   type Sleep,
   type ModelIdentity,
   type Source,
+  type QuotaWaitStartEvent,
 } from '@pgw/core';
 import { raceAbort, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
+import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import { deprioritiseFailed, type Selector } from './selector.js';
 import { StallClock } from './stall-clock.js';
@@ -161,7 +163,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private async admitInTurn(): Promise<Admitted | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, this.place);
+      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
       return undefined;
     }
     // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
@@ -222,10 +224,17 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       });
     }
     // A dead source is switched away from at once: its breaker is open, nothing to wait for.
+    const delayMs =
+      error instanceof SourceDeadError ? 0 : backoffDelayMs(this.transientFailures, this.deps.retry, this.deps.rng, error.retryAfterMs);
+    const { events } = this.deps;
+    if (events?.on.onRetryScheduled) {
+      const { ctx } = this.call;
+      const source = ctx.ledger.sourcesTried.at(-1) ?? '';
+      events.emit('onRetryScheduled', { call: ctx, attempt: ctx.ledger.attempts, source, delayMs, reason: failureReason(error) });
+    }
     if (error instanceof SourceDeadError) return;
-    const delayMs = backoffDelayMs(this.transientFailures, this.deps.retry, this.deps.rng, error.retryAfterMs);
     this.transientFailures += 1;
-    if (rateLimited) await this.waitNonProductively(delayMs, this.reasons);
+    if (rateLimited) await this.waitNonProductively(delayMs, this.reasons, 'rate_limited');
     else await this.deps.sleep(delayMs, this.signal);
   }
 
@@ -239,7 +248,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       if (this.deps.circuitOpen === 'fail_fast') {
         throw new CircuitOpenError({ scope: this.deps.scope, retryAfterMs: reopenMs, perSourceReasons: reasons });
       }
-      await this.waitNonProductively(reopenMs, reasons, this.joinLine());
+      await this.waitNonProductively(reopenMs, reasons, 'circuit_open', this.joinLine());
       return;
     }
     const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : []));
@@ -253,7 +262,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       });
     }
     const { minMs, maxMs } = this.deps.quotaNap;
-    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, this.joinLine());
+    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, 'quota_full', this.joinLine());
   }
 
   private joinLine(): Waiter {
@@ -261,15 +270,28 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     return this.place;
   }
 
-  /** Waits up to `ms` (less when woken in line), counting the time actually waited towards the stall rule. */
-  private async waitNonProductively(ms: number, reasons: Record<string, string>, place?: Waiter): Promise<void> {
+  /**
+   * Waits up to `ms` (less when woken in line), counting the time actually waited towards the stall
+   * rule; the quota-wait events, when someone listens, see its start and its end.
+   */
+  private async waitNonProductively(
+    ms: number,
+    reasons: Record<string, string>,
+    reason: QuotaWaitStartEvent['reason'],
+    place?: Waiter,
+  ): Promise<void> {
     this.stall.assertNotStalled(reasons);
+    const { events } = this.deps;
+    const call = this.call.ctx;
     const started = this.deps.now();
+    if (events?.on.onQuotaWaitStart) events.emit('onQuotaWaitStart', { call, reason, delayMs: ms, perSourceReasons: { ...reasons } });
     try {
       if (place) await place.wait(ms, this.signal, this.deps.sleep);
       else await this.deps.sleep(ms, this.signal);
     } finally {
-      this.stall.addWaiting(Math.max(0, this.deps.now() - started));
+      const waitedMs = Math.max(0, this.deps.now() - started);
+      this.stall.addWaiting(waitedMs);
+      if (events?.on.onQuotaWaitEnd) events.emit('onQuotaWaitEnd', { call, reason, waitedMs });
     }
   }
 

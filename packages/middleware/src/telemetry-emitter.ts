@@ -3,18 +3,17 @@ import {
   cacheSavingUsd,
   costUsd,
   NoopRecorder,
-  PolyGatewayError,
   summarizeBody,
-  type CallStats,
+  type AttemptEndEvent,
+  type CacheHitEvent,
+  type CallEndEvent,
+  type CallInfo,
   type Clock,
-  type LLMResponse,
+  type GatewaySubscriber,
   type PricingTable,
   type TelemetryRecorder,
   type TelemetryRow,
 } from '@pgw/core';
-import type { Middleware } from './compose.js';
-import { callStats, claimTerminal, type CallContext } from './context.js';
-import type { AttemptReport } from './operation.js';
 import { SafeRecorder } from './safe-recorder.js';
 import type { WarnOnce } from './warn-once.js';
 
@@ -27,8 +26,12 @@ export interface TelemetryEmitterOptions {
   warnings: WarnOnce;
 }
 
-/** Builds the `llm_calls` rows of docs/architecture.md#telemetry: one per attempt, one per cache hit, one terminal row per failed call. */
-export class TelemetryEmitter {
+/**
+ * Builds the `llm_calls` rows: one per attempt, one per cache hit, one terminal row per failed call.
+ * It is one subscriber of the pipeline's events, attached only while `recording`.
+ */
+export class TelemetryEmitter implements GatewaySubscriber {
+  readonly name = 'telemetry rows';
   /**
    * Whether rows go anywhere. Without a recorder (or with the NoopRecorder) no row is built at all:
    * no text capping, no pricing, no copy of the call's dimensions. Call stats live in the call's
@@ -48,77 +51,73 @@ export class TelemetryEmitter {
   }
 
   /** One row per attempt, cancelled ones included (`error='cancelled'`). */
-  readonly attempt = (ctx: CallContext, report: AttemptReport): void => {
-    if (!this.recording) return;
-    const { description, usage } = report;
+  readonly onAttemptEnd = (event: AttemptEndEvent): void => {
+    const { content, usage } = event;
     // Filled in place rather than spread together (here and below): a row literal assembled from
     // several spreads cost tens of microseconds, and rows are built for every attempt.
-    const row = this.base(ctx, 'attempt', report.callId);
-    row.source = report.source.name;
-    row.model = description.model ?? report.source.model.modelId;
-    row.status = report.status;
-    if (report.status !== 'ok') this.setError(row, report.error, report.status === 'cancelled');
+    const row = this.base(event.call, 'attempt', event.callId, event.attempt);
+    row.source = event.source;
+    row.model = content.model ?? event.model.modelId;
+    row.status = event.status;
+    if (event.status !== 'ok') this.setError(row, event.error, event.status === 'cancelled');
     if (usage) {
       row.promptTokens = usage.promptTokens;
       row.completionTokens = usage.completionTokens;
       row.reasoningTokens = usage.reasoningTokens;
       row.usageSource = usage.usageSource;
       row.cachedPromptTokens = usage.cachedPromptTokens;
-      row.costUsd = costUsd(usage, row.model, this.options.pricing, report.source.price);
+      row.costUsd = costUsd(usage, row.model, this.options.pricing, event.sourcePrice);
       if (usage.cachedPromptTokens !== undefined) {
-        row.cacheSavingUsd = cacheSavingUsd(usage, row.model, this.options.pricing, report.source.price);
+        row.cacheSavingUsd = cacheSavingUsd(usage, row.model, this.options.pricing, event.sourcePrice);
       }
     }
-    row.latencyMs = report.latencyMs;
-    row.ttftMs = description.ttftMs;
-    row.thinkingObservation = description.thinkingObservation;
-    row.requestText = this.cap(description.requestText);
-    row.responseText = this.cap(description.responseText);
-    if (description.toolCalls) row.toolCalls = description.toolCalls;
+    row.latencyMs = event.latencyMs;
+    row.ttftMs = content.ttftMs;
+    row.thinkingObservation = content.thinkingObservation;
+    row.requestText = this.cap(content.requestText);
+    row.responseText = this.cap(content.responseText);
+    if (content.toolCalls) row.toolCalls = content.toolCalls;
     this.recorder.record(row);
   };
 
-  cacheHit(ctx: CallContext, response: LLMResponse): void {
-    if (!this.recording) return;
-    const row = this.base(ctx, 'cache_hit', randomUUID());
-    row.source = response.source;
-    row.model = response.model;
+  readonly onCacheHit = (event: CacheHitEvent): void => {
+    const row = this.base(event.call, 'cache_hit', randomUUID(), 0);
+    row.source = event.source;
+    row.model = event.model;
     row.costUsd = 0;
-    row.thinkingObservation = response.thinkingObservation;
-    row.responseText = this.cap(response.content);
-    if (response.toolCalls?.length) row.toolCalls = response.toolCalls.length;
+    row.thinkingObservation = event.thinkingObservation;
+    row.responseText = this.cap(event.content);
+    if (event.toolCalls) row.toolCalls = event.toolCalls;
     this.recorder.record(row);
-  }
+  };
 
-  /** Exactly one terminal row per failed logical call: claimed once in the call's ledger. */
-  terminalFailure(ctx: CallContext, error: unknown): void {
-    if (!claimTerminal(ctx) || !this.recording) return;
-    // A caller's abort is a cancellation; a library verdict (deadline, unavailable, …) is an error.
-    const cancelled = ctx.signal.aborted && !(error instanceof PolyGatewayError);
-    const row = this.base(ctx, 'terminal_failure', ctx.logicalCallId);
-    row.source = ctx.ledger.sourcesTried.at(-1);
-    row.status = cancelled ? 'cancelled' : 'error';
-    this.setError(row, error, cancelled);
+  /** Exactly one terminal row per failed logical call (the call-events layer ends a call once). */
+  readonly onCallEnd = (event: CallEndEvent): void => {
+    if (event.status === 'ok') return;
+    const row = this.base(event.call, 'terminal_failure', event.call.logicalCallId, event.attempts);
+    row.source = event.sourcesTried.at(-1);
+    row.status = event.status;
+    this.setError(row, event.error, event.status === 'cancelled');
     this.recorder.record(row);
-  }
+  };
 
-  private base(ctx: CallContext, eventKind: TelemetryRow['eventKind'], callId: string): TelemetryRow {
-    const stats: CallStats = callStats(ctx, this.options.now);
+  private base(call: CallInfo, eventKind: TelemetryRow['eventKind'], callId: string, attempts: number): TelemetryRow {
+    const ts = this.options.now();
     return {
-      ts: this.options.now(),
-      scope: ctx.scope,
-      operation: ctx.operation,
+      ts,
+      scope: call.scope,
+      operation: call.operation,
       eventKind,
       callId,
-      logicalCallId: ctx.logicalCallId,
-      sessionId: ctx.sessionId,
-      parentCallId: ctx.parentCallId,
-      tenantId: ctx.tenantId,
-      meta: ctx.meta,
+      logicalCallId: call.logicalCallId,
+      sessionId: call.sessionId,
+      parentCallId: call.parentCallId,
+      tenantId: call.tenantId,
+      meta: call.meta,
       status: 'ok',
-      attempts: stats.attempts,
-      totalLatencyMs: stats.totalLatencyMs,
-      reasoningEffort: ctx.reasoningEffort,
+      attempts,
+      totalLatencyMs: Math.max(0, ts - call.startedAt),
+      reasoningEffort: call.reasoningEffort,
     };
   }
 
@@ -131,23 +130,4 @@ export class TelemetryEmitter {
     if (text === undefined || this.options.textCap <= 0) return undefined;
     return text.length > this.options.textCap ? text.slice(0, this.options.textCap) : text;
   }
-}
-
-/**
- * The outermost layer: on success stamps the call's stats on the response (`finalize`); on failure
- * writes the terminal row (once, however many emitters are nested) and rethrows unchanged.
- */
-export function telemetryMiddleware<Req, Res>(
-  emitter: TelemetryEmitter,
-  now: Clock,
-  finalize: (response: Res, stats: CallStats) => Res = (response) => response,
-): Middleware<Req, Res> {
-  return async (call, next) => {
-    try {
-      return finalize(await next(call), callStats(call.ctx, now));
-    } catch (error) {
-      emitter.terminalFailure(call.ctx, error);
-      throw error;
-    }
-  };
 }

@@ -1,6 +1,6 @@
 import { GatewayUnavailableError, NoopRecorder, TransientError, type ChatMessage, type TelemetryRecorder } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { compose, createCallContext, TelemetryEmitter, telemetryMiddleware, WarnOnce } from '../src/index.js';
+import { callEventsMiddleware, compose, createCallContext, EventHub, TelemetryEmitter, WarnOnce } from '../src/index.js';
 import { ArrayRecorder, chatResult, HANG, ManualClock, source, usage } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 
@@ -75,18 +75,19 @@ describe('telemetry emitter', () => {
     ]);
   });
 
-  it('a failed call gets exactly one terminal row, even through nested emitters; a success gets none', async () => {
+  it('a failed call gets exactly one terminal row, even through nested call-events layers; a success gets none', async () => {
     const clock = new ManualClock();
     const recorder = new ArrayRecorder();
     const emitter = new TelemetryEmitter({ recorder, textCap: 100, now: clock.now, warnings: new WarnOnce(() => undefined) });
+    const events = new EventHub([emitter], new WarnOnce(() => undefined));
     const failure = new GatewayUnavailableError({ scope: 'LLM', reason: 'stalled' });
-    const onion = compose([telemetryMiddleware(emitter, clock.now), telemetryMiddleware(emitter, clock.now)], async () => {
+    const layer = () => callEventsMiddleware({ events, now: clock.now, models: [], summarize: () => ({ cached: false }) });
+    const onion = compose([layer(), layer()], async () => {
       clock.advance(30);
       throw failure;
     });
     const ctx = createCallContext({ scope: 'LLM', operation: 'chat', now: clock.now, tenantId: 't1' });
     await expect(onion({ request: {}, ctx })).rejects.toBe(failure);
-    emitter.terminalFailure(ctx, failure); // an outer boundary trying again changes nothing
     expect(recorder.rows).toEqual([
       expect.objectContaining({
         eventKind: 'terminal_failure',

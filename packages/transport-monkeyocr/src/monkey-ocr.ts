@@ -7,6 +7,7 @@ import {
   MODEL_SPECIFICATION_VERSION,
   PolyGatewayError,
   type AttemptContext,
+  type ModelEndpoint,
   type Clock,
   type OcrLayoutPayload,
   type OcrModel,
@@ -59,7 +60,8 @@ class MonkeyOcr implements MonkeyOcrModel {
   readonly specificationVersion = MODEL_SPECIFICATION_VERSION;
   readonly provider = MONKEYOCR_PROVIDER;
   readonly modelId: string;
-  private readonly endpoint: Endpoint;
+  readonly endpoint: ModelEndpoint;
+  private readonly http: Endpoint;
   private readonly maxResponseBytes: number;
   private readonly dispatcher: ModelDispatcher;
   private readonly warn: (message: string) => void;
@@ -68,7 +70,8 @@ class MonkeyOcr implements MonkeyOcrModel {
   constructor(options: MonkeyOcrOptions) {
     const name = (key: string) => `${FACTORY}(options.${key})`;
     if (typeof options !== 'object' || options === null) throw new TypeError(`${FACTORY}(options) must be an object`);
-    this.endpoint = new Endpoint(options, FACTORY);
+    this.http = new Endpoint(options, FACTORY);
+    this.endpoint = this.http.server;
     this.modelId = options.model === undefined ? MONKEYOCR_PROVIDER : checkNonEmptyString(options.model, name('model'));
     this.maxResponseBytes = checkMaxResponseBytes(options.maxResponseBytes, name('maxResponseBytes'));
     this.dispatcher = new ModelDispatcher(checkDispatcher(options.dispatcher, name('dispatcher')), `${FACTORY} model ${this.modelId}`);
@@ -120,7 +123,7 @@ class MonkeyOcr implements MonkeyOcrModel {
     return sendAttempt(
       {
         dispatcher: this.dispatcher.get(),
-        endpoint: this.endpoint,
+        endpoint: this.http,
         route,
         method: upload === undefined ? 'GET' : 'POST',
         headers: { accept: route === 'parse' ? 'application/zip' : 'application/json' },

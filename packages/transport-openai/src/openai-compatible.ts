@@ -7,6 +7,7 @@ import {
   MODEL_SPECIFICATION_VERSION,
   wholeAnswerDelta,
   type AttemptContext,
+  type ModelEndpoint,
   type ChatDelta,
   type ChatModel,
   type ChatModelCapabilities,
@@ -49,12 +50,14 @@ class OpenAICompatible implements OpenAICompatibleModel {
   readonly capabilities: ChatModelCapabilities;
   readonly managedKeys: readonly string[];
   private readonly options: ResolvedOptions;
-  private readonly endpoint: Endpoint;
+  readonly endpoint: ModelEndpoint;
+  private readonly http: Endpoint;
   private readonly dispatcher: ModelDispatcher;
 
   constructor(options: OpenAICompatibleOptions) {
     this.options = resolveOptions(options);
-    this.endpoint = new Endpoint(options, FACTORY);
+    this.http = new Endpoint(options, FACTORY);
+    this.endpoint = this.http.server;
     this.modelId = this.options.model;
     this.capabilities = Object.freeze({ jsonSchema: this.options.profile.supportsJsonSchema, streaming: this.options.stream });
     this.managedKeys = this.options.profile.managedKeys;
@@ -109,7 +112,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
     const { options } = this;
     return {
       dispatcher: this.dispatcher.get(),
-      endpoint: this.endpoint,
+      endpoint: this.http,
       route,
       method: 'POST',
       headers: {

@@ -6,7 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
 import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
-import type { Cache, Gate, GatewaySettings, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
+import type { Cache, Gate, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
 import type { Dispatcher } from './providers.js';
@@ -28,6 +28,8 @@ export interface Components {
   cache?: Cache;
   recorder?: TelemetryRecorder;
   pricing: PricingTable;
+  /** The overrides' subscribers, then OpenTelemetry's when `PGW_OTEL=on`. */
+  subscribers: readonly GatewaySubscriber[];
 }
 
 /**
@@ -71,7 +73,8 @@ export async function assembleComponents(
   if (wantsCache && backends.cache === 'memory') cache = closeWith(owned, new InMemoryCache(clock));
   const recorder = overrides.recorder ?? (await createRecorder(settings, overrides.warn, owned));
   const pricing = overrides.pricing ?? (await loadPricing(settings));
-  return { limiter, gate, pricing, ...(governor && { governor }), ...(cache && { cache }), ...(recorder && { recorder }) };
+  const subscribers = [...(overrides.subscribers ?? []), ...(backends.otel ? [await otelSubscriber()] : [])];
+  return { limiter, gate, pricing, subscribers, ...(governor && { governor }), ...(cache && { cache }), ...(recorder && { recorder }) };
 }
 
 const limiterOptions = (settings: GatewaySettings) => ({
@@ -131,6 +134,12 @@ async function createRecorder(
       return closeWith(owned, await PgRecorder.open({ dsn: telemetryDsn!, ...queue }));
     }
   }
+}
+
+/** OpenTelemetry on the globally registered tracer and meter providers, as instrumentation libraries do. */
+async function otelSubscriber(): Promise<GatewaySubscriber> {
+  const { otelSubscriber } = await loadOptional('@pgw/telemetry-otel', 'PGW_OTEL=on', () => import('@pgw/telemetry-otel'));
+  return otelSubscriber();
 }
 
 /** Built-in prices with the `PRICING_PATH` file merged over them. */

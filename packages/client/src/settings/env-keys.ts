@@ -106,6 +106,7 @@ export const ASSEMBLY_KEYS: readonly { key: string; field: readonly string[]; pa
   { key: 'REDIS_URL', field: ['backends', 'redisUrl'], parse: 'text' },
   { key: 'PGW_TELEMETRY_DSN', field: ['backends', 'telemetryDsn'], parse: 'text' },
   { key: 'PGW_SQLITE_PATH', field: ['backends', 'sqlitePath'], parse: 'text' },
+  { key: 'PGW_OTEL', field: ['backends', 'otel'], parse: 'bool' },
 ];
 
 /** Legacy spellings still read; the current key wins when both agree, and disagreement is an error. */

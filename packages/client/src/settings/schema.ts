@@ -184,6 +184,7 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
       redisUrl: urlList(['redis:', 'rediss:']).optional(),
       telemetryDsn: urlWithScheme(['postgres:', 'postgresql:']).optional(),
       sqlitePath: nonEmpty.optional(),
+      otel: z.boolean().optional(),
     })
     .prefault({}),
 });
@@ -236,6 +237,7 @@ function normaliseBackends(b: Parsed['backends']): BackendSelection {
     ...(b.redisUrl === undefined ? {} : { redisUrl: b.redisUrl }),
     ...(b.telemetryDsn === undefined ? {} : { telemetryDsn: b.telemetryDsn }),
     ...(b.telemetry === 'sqlite' || b.sqlitePath !== undefined ? { sqlitePath: b.sqlitePath ?? DEFAULTS.sqlitePath } : {}),
+    ...(b.otel === true && { otel: true }),
   };
 }
 

@@ -1,6 +1,8 @@
 import type {
+  AttemptEndEvent,
   Cache,
   ChatMessage,
+  GatewaySubscriber,
   ChatResult,
   EmbedResult,
   Gate,
@@ -24,13 +26,14 @@ import {
   WarnOnce,
   WriteBacks,
   type AttemptOperation,
-  type AttemptReport,
+  EventHub,
   type RetryLoopDeps,
   assembleChatPipeline,
   assembleEmbedPipeline,
   assembleOcrPipeline,
   type CallOptions,
   type ChatPipelineParts,
+  type ChatMiddleware,
   type GatewayChatRequest,
   type StreamCallOptions,
 } from '../../src/index.js';
@@ -77,6 +80,7 @@ export interface HarnessOptions {
   recorder?: TelemetryRecorder;
   /** Share one clock with real backends built by the test. */
   clock?: ManualClock;
+  subscribers?: GatewaySubscriber[];
 }
 
 function common(options: HarnessOptions, script: Script<unknown>) {
@@ -100,16 +104,21 @@ function common(options: HarnessOptions, script: Script<unknown>) {
     sleep: sleep.sleep,
     rng: options.rng ?? (() => 0.5),
     warn: (message: string) => warnings.push(message),
+    subscribers: options.subscribers,
   };
   return { clock, sleep, limiter, gate, recorder, warnings, settings, parts };
 }
 
 export const HI: ChatMessage[] = [{ role: 'user', content: 'hi' }];
 
-export function chatHarness(steps: Array<Step<ChatResult>>, options: HarnessOptions = {}, fallback?: Step<ChatResult>) {
+export function chatHarness(
+  steps: Array<Step<ChatResult>>,
+  options: HarnessOptions & { middleware?: ChatMiddleware[] } = {},
+  fallback?: Step<ChatResult>,
+) {
   const script = new Script<ChatResult>(steps, fallback);
   const base = common(options, script);
-  const pipeline = assembleChatPipeline({ ...base.parts, cache: options.cache });
+  const pipeline = assembleChatPipeline({ ...base.parts, cache: options.cache, middleware: options.middleware });
   const run = (request: Partial<GatewayChatRequest> = {}, callOptions: CallOptions = {}) =>
     pipeline.run({ messages: HI, sampling: {}, ...request }, callOptions);
   const stream = (request: Partial<GatewayChatRequest> = {}, callOptions: StreamCallOptions = {}) =>
@@ -149,7 +158,7 @@ export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
   const pacer = new Pacer(base.settings.sources);
   const health = new HealthBook();
   const progress = new ScopeProgress(base.clock.now);
-  const reports: AttemptReport[] = [];
+  const reports: AttemptEndEvent[] = [];
   const deps: RetryLoopDeps = {
     scope: base.settings.scope,
     gate: base.gate,
@@ -168,7 +177,7 @@ export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
     sleep: base.sleep.sleep,
     rng: options.rng ?? (() => 0.5),
     now: base.clock.now,
-    onAttempt: (_ctx, report) => reports.push(report),
+    events: new EventHub([{ onAttemptEnd: (event) => reports.push(event) }], warnOnce),
   };
   const loop = retryLoop(deps, makeOperation(script));
   const start = (request: Req, signal?: AbortSignal) => {

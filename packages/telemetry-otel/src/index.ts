@@ -1,0 +1,2 @@
+export { otelSubscriber, INSTRUMENTATION_NAME, type OtelSubscriberOptions } from './otel-subscriber.js';
+export { ATTR, METRIC, OPERATION_NAME, BREAKER_STATE_VALUE, errorType } from './attributes.js';
