@@ -60,6 +60,12 @@ export class RedisGovernor implements Governor {
       const reply = await this.#run(ADMIT, keys, args);
       if (Array.isArray(reply) && reply[0] === 3) return QUEUED;
       return Array.isArray(reply) && reply[0] === 2 ? parseDenial(reply) : parseAcquireReply(reply, source, token);
+    }).catch((error: unknown) => {
+      // A frozen server may still run the admission it never answered: settling it 0 and releasing
+      // it, queued behind it on the same connection (and replayed if that fails), gives back a slot
+      // nobody holds. Both are no-ops for an entry the script never made.
+      void plan.permit().settleAndRelease(0).catch(() => undefined);
+      throw error;
     });
     if ('queued' in verdict) return verdict;
     if (!verdict.ok) return 'gate' in verdict ? verdict : { ok: false, refusal: verdict };

@@ -4,7 +4,7 @@
  */
 import { InMemoryLimiter } from '@pgw/backend-memory';
 import { probeHandles } from '@pgw/mock-upstream';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AllSourcesExhausted,
@@ -19,11 +19,7 @@ import { MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 const HI = [{ role: 'user' as const, content: 'hi' }];
 const MEMORY = { PGW_LIMITER_BACKEND: 'memory', PGW_CACHE_BACKEND: 'memory' };
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 /** A client on a fresh scope over `sources` (tried in this order), with an inspectable limiter and recorder. */
 async function withClient<T>(

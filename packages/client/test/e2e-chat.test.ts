@@ -2,7 +2,7 @@
  * The governed chat path end to end: GatewayClient.fromEnv against the loopback mock, on memory and
  * on Redis backends. Real time is the subject here, so waits use real timers with wide margins.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import {
   AllSourcesExhausted,
@@ -17,11 +17,7 @@ import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helper
 
 const HI = [{ role: 'user' as const, content: 'hi' }];
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 describe.each(BACKENDS)('chat through fromEnv on $name backends', (backend) => {
   /** A client on a fresh scope; `keys` are scope keys without the prefix, `sources` are mock source names. */

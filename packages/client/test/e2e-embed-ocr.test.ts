@@ -1,13 +1,9 @@
 /** Embedding and OCR end to end: fromEnv against the loopback mock, on memory and on Redis backends. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CallDeadlineExceeded, EmbeddingClient, OcrClient, ResultInvalidError } from '../src/index.js';
 import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 const FAST_RETRY = { RETRY__BACKOFF_BASE_S: '0.01', RETRY__BACKOFF_MAX_S: '0.05' };
 

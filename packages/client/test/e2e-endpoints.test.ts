@@ -3,7 +3,7 @@
  * headers, query and the key land; STREAM=false; the response cap; an error reported inside a 200
  * answer classified like the HTTP error it stands for, caller faults never counting toward a breaker.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { describe, expect, it } from 'vitest';
 import {
   AllSourcesExhausted,
   EmbeddingClient,
@@ -17,12 +17,7 @@ import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const HI = [{ role: 'user' as const, content: 'hi' }];
 const SECRET_HEADER = 'route-SECRET-7d1f';
-let fixture: MockFixture;
-
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 async function chatClient(label: string, fields: Record<string, string>, scopeExtra: Record<string, string> = {}, script = {}) {
   const scope = uniqueScope(label);

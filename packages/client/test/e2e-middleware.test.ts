@@ -1,5 +1,5 @@
 /** User middleware end to end: a redaction layer and a guardrail on GatewayClient and EmbeddingClient, against the mock. */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { EmbeddingClient, GatewayClient, RequestRejectedError } from '../src/index.js';
 import type { ChatMiddleware, ChatMessage, EmbeddingMiddleware } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
@@ -31,11 +31,7 @@ const guardrail: ChatMiddleware = {
   },
 };
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 async function chatClient(name: string, middleware: ChatMiddleware[], keys: Record<string, string> = {}) {
   const scope = uniqueScope('mw');

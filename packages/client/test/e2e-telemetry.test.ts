@@ -7,7 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import pg from 'pg';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { AllSourcesExhausted, CallDeadlineExceeded, GatewayClient } from '../src/index.js';
 import { BACKENDS, MockFixture, PG_DSN, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
@@ -52,12 +52,8 @@ const STORES = [
   },
 ] as const;
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
+const fixture = MockFixture.use();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

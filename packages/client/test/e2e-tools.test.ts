@@ -6,7 +6,7 @@ import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CallDeadlineExceeded, GatewayClient, ResultInvalidError, StreamInterruptedError, ToolExecutionError } from '../src/index.js';
 import type { ChatDelta, RunnableTool } from '../src/index.js';
@@ -18,12 +18,8 @@ const weatherInput = z.object({ city: z.string() });
 const TOOLS = { weather: { description: 'Current weather of a city', parameters: weatherInput } };
 const dir = mkdtempSync(join(tmpdir(), 'pgw-client-tools-'));
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
+const fixture = MockFixture.use();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

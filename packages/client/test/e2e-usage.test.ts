@@ -10,7 +10,7 @@ import Database from 'better-sqlite3';
 import pg from 'pg';
 import { summarize as summarizePg } from '@pgw/telemetry-pg';
 import { summarize as summarizeSqlite } from '@pgw/telemetry-sqlite';
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { ContextLengthExceededError, GatewayClient, type TelemetrySummary } from '../src/index.js';
 import { MockFixture, PG_DSN, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
@@ -63,12 +63,8 @@ const STORES = [
   },
 ] as const;
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(async () => {
-  await fixture.close();
+const fixture = MockFixture.use();
+afterAll(() => {
   rmSync(dir, { recursive: true, force: true });
 });
 

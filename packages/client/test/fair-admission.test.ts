@@ -3,15 +3,11 @@
  * room frees (no polling gaps), and waiting in numbers leaves no listener pile-up on any signal.
  * Real time is the subject: the mock upstream answers after a fixed latency.
  */
-import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { afterAll, describe, expect, it } from 'vitest';
 import { CallDeadlineExceeded, GatewayClient, GatewayUnavailableError } from '../src/index.js';
 import { MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 async function withClient<T>(
   upstreamMs: number,

@@ -5,7 +5,7 @@
  */
 import { spawn, type ChildProcess } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { MockFixture, REDIS_URL, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const WORKERS = 4;
@@ -16,11 +16,7 @@ const SLOTS = 2;
 const WORKER = fileURLToPath(new URL('./fixtures/fair-worker.ts', import.meta.url));
 const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 interface Report {
   done: number;

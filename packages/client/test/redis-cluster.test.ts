@@ -2,17 +2,13 @@
  * PGW_REDIS_MODE=cluster: governance and the cache on a Redis Cluster through fromEnv, with REDIS_URL
  * a list of seed nodes (`scripts/services.sh` starts a 3-master cluster on 7001-7003).
  */
-import { afterAll, beforeAll, expect, it } from 'vitest';
+import { afterAll, expect, it } from 'vitest';
 import { GatewayClient, SettingsError } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const SEEDS = process.env['PGW_TEST_REDIS_CLUSTER'] ?? 'redis://127.0.0.1:7001';
 
-let fixture: MockFixture;
-beforeAll(async () => {
-  fixture = await MockFixture.start();
-});
-afterAll(() => fixture.close());
+const fixture = MockFixture.use();
 
 it('governs and caches on a cluster given by its seed nodes', async () => {
   const scope = uniqueScope('cluster');
