@@ -5,9 +5,13 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TelemetryRecorder, TelemetryRow } from '@pgw/core';
+import { timeOrderedId } from '@pgw/middleware';
 import { createTelemetryStores, type StoreKind } from './telemetry-stores.js';
 
 const STORES: readonly StoreKind[] = ['sqlite', 'postgres'];
+/** The gateway's ids (time-ordered) and, for comparison, random UUIDv4s: both go into indexed columns. */
+const ID_KINDS = { 'time-ordered': () => timeOrderedId(), 'random v4': () => randomUUID() } as const;
+export type IdKind = keyof typeof ID_KINDS;
 
 export interface TelemetryBenchOptions {
   pgDsn: string;
@@ -17,6 +21,7 @@ export interface TelemetryBenchOptions {
 
 export interface CapacityRow {
   store: StoreKind;
+  ids: IdKind;
   rows: number;
   rowsPerSecond: number;
   written: number;
@@ -34,7 +39,10 @@ export async function runTelemetryBench(options: TelemetryBenchOptions): Promise
     // The whole batch is queued at once, so the queue must hold it and the final flush may take a while.
     const capacityQueue = { maxQueue: options.capacityRows, flushTimeoutMs: 120_000 };
     for (const store of STORES) {
-      capacity.push(await measureCapacity(store, options.capacityRows, await stores.open(store, `capacity_${store}`, capacityQueue)));
+      for (const ids of Object.keys(ID_KINDS) as IdKind[]) {
+        const recorder = await stores.open(store, `capacity_${store}_${ids === 'random v4' ? 'v4' : 'ordered'}`, capacityQueue);
+        capacity.push(await measureCapacity(store, ids, options.capacityRows, recorder));
+      }
     }
     return { capacity };
   } finally {
@@ -43,8 +51,8 @@ export async function runTelemetryBench(options: TelemetryBenchOptions): Promise
 }
 
 /** A realistic successful attempt row (texts capped well below the default 4096). */
-function syntheticRow(i: number): TelemetryRow {
-  const id = randomUUID();
+function syntheticRow(i: number, newId: () => string): TelemetryRow {
+  const id = newId();
   return {
     ts: Date.now(),
     scope: 'BENCH',
@@ -70,14 +78,15 @@ function syntheticRow(i: number): TelemetryRow {
   };
 }
 
-async function measureCapacity(store: StoreKind, rows: number, recorder: TelemetryRecorder): Promise<CapacityRow> {
+async function measureCapacity(store: StoreKind, ids: IdKind, rows: number, recorder: TelemetryRecorder): Promise<CapacityRow> {
   try {
+    const newId = ID_KINDS[ids];
     const started = performance.now();
-    for (let i = 0; i < rows; i++) recorder.record(syntheticRow(i));
+    for (let i = 0; i < rows; i++) recorder.record(syntheticRow(i, newId));
     await recorder.flush();
     const seconds = (performance.now() - started) / 1000;
     const { written, dropped } = recorder.stats();
-    return { store, rows, rowsPerSecond: written / seconds, written, dropped };
+    return { store, ids, rows, rowsPerSecond: written / seconds, written, dropped };
   } finally {
     await recorder.close();
   }

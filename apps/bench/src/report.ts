@@ -135,8 +135,8 @@ export function governanceTable(governance: GovernanceBenchResult): string {
 
 export function telemetryTables(telemetry: TelemetryBenchResult): string {
   const capacity = table(
-    ['store', 'rows', 'rows/s', 'written', 'dropped'],
-    telemetry.capacity.map((c) => [c.store, String(c.rows), formatRate(c.rowsPerSecond), String(c.written), String(c.dropped)]),
+    ['store', 'ids', 'rows', 'rows/s', 'written', 'dropped'],
+    telemetry.capacity.map((c) => [c.store, c.ids, String(c.rows), formatRate(c.rowsPerSecond), String(c.written), String(c.dropped)]),
   );
   return `Store capacity (the recorder alone, synthetic attempt rows, one flush at the end; what telemetry costs calls is in the chat tables):\n\n${capacity}`;
 }

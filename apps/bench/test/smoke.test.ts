@@ -83,9 +83,11 @@ describe('benchmarks, one tiny round each', () => {
 
   it('telemetry: both stores write every row', async () => {
     results.telemetry = await runTelemetryBench({ pgDsn, capacityRows: 50 });
-    expect(results.telemetry.capacity.map((c) => [c.store, c.written, c.dropped])).toEqual([
-      ['sqlite', 50, 0],
-      ['postgres', 50, 0],
+    expect(results.telemetry.capacity.map((c) => [c.store, c.ids, c.written, c.dropped])).toEqual([
+      ['sqlite', 'time-ordered', 50, 0],
+      ['sqlite', 'random v4', 50, 0],
+      ['postgres', 'time-ordered', 50, 0],
+      ['postgres', 'random v4', 50, 0],
     ]);
   });
 

@@ -55,3 +55,4 @@ export { TelemetryEmitter, telemetryMiddleware, type TelemetryEmitterOptions } f
 export { SafeRecorder } from './safe-recorder.js';
 export { WarnOnce } from './warn-once.js';
 export { WriteBacks } from './write-backs.js';
+export { timeOrderedId } from './time-ordered-id.js';

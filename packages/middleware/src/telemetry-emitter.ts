@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import {
   costUsd,
   NoopRecorder,
@@ -74,7 +74,7 @@ export class TelemetryEmitter {
 
   cacheHit(ctx: CallContext, response: LLMResponse): void {
     if (!this.recording) return;
-    const row = this.base(ctx, 'cache_hit', randomUUID());
+    const row = this.base(ctx, 'cache_hit', timeOrderedId());
     row.source = response.source;
     row.model = response.model;
     row.costUsd = 0;
