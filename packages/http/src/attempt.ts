@@ -3,6 +3,7 @@
  * abort, total timeout, optional stream liveness), non-2xx answers and network failures translated
  * to the error taxonomy, 2xx bodies read under a size cap, and the body destroyed if not read to its end.
  */
+import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import { PolyGatewayError, abortError, type AttemptContext, type Clock } from '@pgw/core';
@@ -75,7 +76,8 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
       method: request.method,
       headers: { ...request.headers, ...endpoint.headers },
       body: request.body,
-      signal: scope.cancel.signal,
+      // undici takes an EventEmitter-style signal; the handle is one (typed as its EventEmitter).
+      signal: scope.cancel as unknown as EventEmitter,
     });
     const { statusCode: status, headers, body } = response;
     if (status < 200 || status >= 300) {
