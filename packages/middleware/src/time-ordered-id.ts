@@ -10,6 +10,9 @@ const BYTES_PER_ID = 10;
 const random = Buffer.alloc(BYTES_PER_ID * 256);
 let offset = random.length;
 const HEX = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, '0'));
+// Ids come by the thousand per millisecond: the time part is built once per millisecond.
+let prefixMs = Number.NaN;
+let prefix = '';
 
 export function timeOrderedId(nowMs: number = Date.now()): string {
   if (offset === random.length) {
@@ -18,9 +21,13 @@ export function timeOrderedId(nowMs: number = Date.now()): string {
   }
   const r = offset;
   offset += BYTES_PER_ID;
-  const time = Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, '0').slice(-12);
+  if (nowMs !== prefixMs) {
+    const time = Math.max(0, Math.floor(nowMs)).toString(16).padStart(12, '0').slice(-12);
+    prefixMs = nowMs;
+    prefix = `${time.slice(0, 8)}-${time.slice(8)}-7`;
+  }
   return (
-    `${time.slice(0, 8)}-${time.slice(8)}-7${HEX[random[r]! & 0x0f]!.slice(1)}${HEX[random[r + 1]!]}-` +
+    `${prefix}${HEX[random[r]! & 0x0f]![1]}${HEX[random[r + 1]!]}-` +
     `${HEX[(random[r + 2]! & 0x3f) | 0x80]}${HEX[random[r + 3]!]}-` +
     `${HEX[random[r + 4]!]}${HEX[random[r + 5]!]}${HEX[random[r + 6]!]}${HEX[random[r + 7]!]}${HEX[random[r + 8]!]}${HEX[random[r + 9]!]}`
   );
