@@ -13,12 +13,12 @@ export interface ModePlan {
 
 export const PLANS: Record<Mode, ModePlan> = {
   quick: {
-    chat: { concurrencies: [1, 64, 512], rounds: 3, callsPerRound: { 1: 200, 64: 4000, 512: 5000 }, minRoundMs: 1000 },
+    chat: { concurrencies: [1, 64, 512], rounds: 3, callsPerRound: { 1: 200, 64: 2000, 512: 3000 }, minRoundMs: 1000 },
     stream: { levels: [1, 500], shapes: ['packet', 'burst'], rounds: 3, minRoundMs: 1000 },
     governance: { fleets: [1, 4], admissionsPerWorker: 1500, inFlightPerWorker: 8 },
     telemetry: { capacityRows: 20_000 },
     memory: { calls: 10_000, connectionCounts: [10_000], settleTimeoutMs: 120_000 },
-    sources: { sourceCounts: [1, 8, 32, 64], concurrency: 64, callsPerRound: 4000, rounds: 3 },
+    sources: { sourceCounts: [1, 8, 32, 64], concurrency: 64, callsPerRound: 2000, rounds: 3 },
   },
   full: {
     chat: { concurrencies: [1, 64, 512], rounds: 7, callsPerRound: { 1: 500, 64: 10_000, 512: 12_000 }, minRoundMs: 2000 },
