@@ -198,17 +198,20 @@ export function evaluateTargets(results: BenchResults): Target[] {
         for (const telemetryRow of [row(CHAT_CONTENDERS.sqlite), row(CHAT_CONTENDERS.postgres)]) {
           if (!telemetryRow || level.concurrency !== 64) continue;
           const over = ratio(telemetryRow.callsPerSecond, memoryRow.callsPerSecond);
+          const cpuOver = ratio(telemetryRow.cpuUsPerCall, memoryRow.cpuUsPerCall);
           const ok = over >= TELEMETRY_RATIO_TARGET && telemetryRow.dropped === 0;
           targets.push({
             benchmark: `chat c=${level.concurrency}`,
             target: `${telemetryRow.name} ≥ ${TELEMETRY_RATIO_TARGET} of governed (memory), flush inside the round, 0 rows dropped`,
-            measured: `${formatRatio(over)}, ${telemetryRow.written} written, ${telemetryRow.dropped} dropped`,
+            measured: `${formatRatio(over)} (CPU/call ${formatRatio(cpuOver)}×), ${telemetryRow.written} written, ${telemetryRow.dropped} dropped`,
             met: ok,
             ...(!ok && {
               note:
                 telemetryRow.dropped !== 0
                   ? 'the recorder queue overflowed: rows were dropped rather than slowing calls'
-                  : `the row costs ${formatRate(telemetryRow.cpuUsPerCall - memoryRow.cpuUsPerCall)} µs CPU per call in this process (see the profiles)`,
+                  : cpuOver <= 1 / TELEMETRY_RATIO_TARGET
+                    ? 'CPU per call is within the budget: the shortfall is the store working on the same two cores (SQLite in this process, the Postgres server) and the machine’s noise'
+                    : 'the row costs more CPU per call than the budget (see the profiles)',
             }),
           });
         }
