@@ -51,11 +51,45 @@ export interface HttpAnswer {
   stopLiveness(): void;
 }
 
+/** A 2xx answer: methods on a class rather than closures per attempt (it is built for every call). */
+class AttemptAnswer implements HttpAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    readonly dispatchedAt: number,
+    readonly failure: HttpFailureContext & { route: string },
+    private readonly body: Dispatcher.ResponseData['body'],
+    private readonly maxResponseBytes: number,
+    private readonly scope: AttemptScope,
+  ) {}
+
+  chunks(): AsyncIterable<Uint8Array> {
+    const { sourceName, route } = this.failure;
+    return cappedChunks(this.body, this.headers, this.maxResponseBytes, { sourceName, route, status: this.status });
+  }
+
+  bytes(): Promise<Buffer> {
+    return readCappedBytes(this.chunks());
+  }
+
+  async text(): Promise<string> {
+    return (await this.bytes()).toString('utf8');
+  }
+
+  tokenSeen(): void {
+    this.scope.tokenSeen();
+  }
+
+  stopLiveness(): void {
+    this.scope.stopLiveness();
+  }
+}
+
 /** Sends one request and hands a 2xx answer to `read`; everything else is thrown in its category. */
 export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAnswer) => Promise<T>): Promise<T> {
   const { endpoint, route, attempt } = request;
   const now = request.now ?? Date.now;
-  const failure: HttpFailureContext = { sourceName: attempt.sourceName, secrets: endpoint.secrets, route, warn: request.warn, now };
+  const failure: HttpFailureContext & { route: string } = { sourceName: attempt.sourceName, secrets: endpoint.secrets, route, warn: request.warn, now };
   if (!(typeof attempt.timeoutMs === 'number' && attempt.timeoutMs > 0)) {
     throw new RangeError(`source ${attempt.sourceName}: attempt.timeoutMs must be a positive number of milliseconds, got ${String(attempt.timeoutMs)}`);
   }
@@ -84,18 +118,7 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
       const text = await readCappedText(body, ERROR_BODY_LIMIT_BYTES);
       throw translateHttpFailure({ status, headers, body: text }, failure);
     }
-    const chunks = () => cappedChunks(body, headers, request.maxResponseBytes, { sourceName: attempt.sourceName, route, status });
-    const result = await read({
-      status,
-      headers,
-      dispatchedAt,
-      failure,
-      chunks,
-      bytes: () => readCappedBytes(chunks()),
-      text: async () => (await readCappedBytes(chunks())).toString('utf8'),
-      tokenSeen: () => scope.tokenSeen(),
-      stopLiveness: () => scope.stopLiveness(),
-    });
+    const result = await read(new AttemptAnswer(status, headers, dispatchedAt, failure, body, request.maxResponseBytes, scope));
     // Cancellation wins even over an answer that raced it.
     if (attempt.signal.aborted) throw abortError(attempt.signal);
     return result;
