@@ -2,33 +2,33 @@
  * Benchmark 1: non-streaming chat throughput at several concurrencies, raw undici vs the governed
  * client (memory, Redis, SQLite telemetry) vs the two peer SDKs; plus the latency each adds at concurrency 1.
  */
-import { mkdtemp, rm } from 'node:fs/promises';
-import os from 'node:os';
-import path from 'node:path';
-import { SqliteRecorder } from '@pgw/telemetry-sqlite';
 import { aiSdkCaller, CONNECTIONS, gatewayCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, median, percentile, ratio, runConcurrent, type Contender } from './harness.js';
-import type { MockProcess } from './mock-process.js';
-import { SOURCES } from './mock-script.js';
 import { deleteScopeKeys } from './redis-scope.js';
+import { createTelemetryStores } from './telemetry-stores.js';
+import { ZERO_ROUTES, type ZeroUpstream } from './zero-upstream.js';
 
 export const CHAT_CONTENDERS = {
   raw: 'raw undici',
   memory: 'gateway (memory)',
   redis: 'gateway (redis)',
   sqlite: 'gateway (memory + sqlite telemetry)',
+  postgres: 'gateway (memory + postgres telemetry)',
   openai: 'openai SDK',
   aiSdk: 'AI SDK',
 } as const;
 
 export interface ChatBenchOptions {
-  mock: MockProcess;
+  upstream: ZeroUpstream;
   redisUrl: string;
+  pgDsn: string;
   concurrencies: readonly number[];
   rounds: number;
-  /** Calls per contender per round at a concurrency. */
+  /** Calls per contender per round at a concurrency (at least; concurrency 1 also runs for ≥ minRoundMs). */
   callsPerRound: (concurrency: number) => number;
+  /** The shortest concurrency-1 round. */
+  minRoundMs: number;
 }
 
 export interface ChatRow {
@@ -37,6 +37,12 @@ export interface ChatRow {
   callsPerSecond: number;
   ratioVsRaw: number;
   rates: number[];
+  /** Median CPU µs of the client process per call, and each round's figure. */
+  cpuUsPerCall: number;
+  cpuUs: number[];
+  /** Telemetry contenders: rows written and dropped after the last round's flush. */
+  written?: number;
+  dropped?: number;
   /** Concurrency 1 only: median per-call latency and what it adds over raw undici's. */
   p50Ms?: number;
   p99Ms?: number;
@@ -51,13 +57,15 @@ export interface ChatLevel {
 
 export interface ChatBenchResult {
   connections: number;
+  rounds: number;
+  minRoundMs: number;
   levels: ChatLevel[];
 }
 
 export async function runChatBench(options: ChatBenchOptions): Promise<ChatBenchResult> {
-  const baseUrl = options.mock.baseUrl(SOURCES.chat);
+  const baseUrl = options.upstream.baseUrl(ZERO_ROUTES.chat);
   const redisScope = uniqueScope('BENCH_CHAT');
-  const sqliteDir = await mkdtemp(path.join(os.tmpdir(), 'pgw-bench-chat-'));
+  const stores = await createTelemetryStores(options.pgDsn);
   const callers: Caller[] = [];
   try {
     const memorySettings = () => benchSettings({ scope: uniqueScope(), baseUrl, backend: 'memory' });
@@ -65,8 +73,10 @@ export async function runChatBench(options: ChatBenchOptions): Promise<ChatBench
     callers.push(rawUndiciCaller(CHAT_CONTENDERS.raw, baseUrl, CONNECTIONS));
     callers.push(await gatewayCaller(CHAT_CONTENDERS.memory, memorySettings()));
     callers.push(await gatewayCaller(CHAT_CONTENDERS.redis, redisSettings));
-    const recorder = await SqliteRecorder.open({ path: path.join(sqliteDir, 'chat.sqlite') });
-    callers.push(await gatewayCaller(CHAT_CONTENDERS.sqlite, memorySettings(), { ownedRecorder: recorder }));
+    // A queue that holds a whole round: the flush at the end of each round is inside its timing.
+    const queue = { maxQueue: 200_000, flushTimeoutMs: 120_000 };
+    callers.push(await gatewayCaller(CHAT_CONTENDERS.sqlite, memorySettings(), { ownedRecorder: await stores.open('sqlite', 'chat', queue) }));
+    callers.push(await gatewayCaller(CHAT_CONTENDERS.postgres, memorySettings(), { ownedRecorder: await stores.open('postgres', 'chat', queue) }));
     callers.push(openAiSdkCaller(CHAT_CONTENDERS.openai, baseUrl, CONNECTIONS));
     callers.push(aiSdkCaller(CHAT_CONTENDERS.aiSdk, baseUrl, CONNECTIONS));
 
@@ -74,28 +84,41 @@ export async function runChatBench(options: ChatBenchOptions): Promise<ChatBench
     for (const concurrency of options.concurrencies) {
       levels.push(await runLevel(callers, concurrency, options));
     }
-    return { connections: CONNECTIONS, levels };
+    return { connections: CONNECTIONS, rounds: options.rounds, minRoundMs: options.minRoundMs, levels };
   } finally {
     for (const caller of callers) await caller.close();
     await deleteScopeKeys(options.redisUrl, redisScope);
-    await rm(sqliteDir, { recursive: true, force: true });
+    await stores.dispose();
   }
 }
 
 async function runLevel(callers: readonly Caller[], concurrency: number, options: ChatBenchOptions): Promise<ChatLevel> {
   const calls = options.callsPerRound(concurrency);
   const latencies = new Map<string, number[]>(callers.map((c) => [c.name, []]));
+  const minMs = concurrency === 1 ? options.minRoundMs : 0;
   const contenders: Contender[] = callers.map((caller) => ({
     name: caller.name,
-    round: ({ warmUp }) =>
-      runConcurrent(calls, concurrency, () => caller.call(), concurrency === 1 && !warmUp ? latencies.get(caller.name) : undefined),
+    async round({ warmUp }) {
+      const done = await runConcurrent(calls, concurrency, () => caller.call(), concurrency === 1 && !warmUp ? latencies.get(caller.name) : undefined, minMs);
+      await caller.recorder?.flush();
+      return done;
+    },
   }));
-  const results = await interleave(contenders, { rounds: options.rounds, between: () => options.mock.reset() });
+  const results = await interleave(contenders, { rounds: options.rounds });
   const raw = results.find((r) => r.name === CHAT_CONTENDERS.raw)!;
   const rawP50 = median(latencies.get(raw.name)!);
-  const rows = results.map((result): ChatRow => {
+  const rows = results.map((result, i): ChatRow => {
     const own = latencies.get(result.name)!;
-    const row: ChatRow = { name: result.name, callsPerSecond: result.median, ratioVsRaw: ratio(result.median, raw.median), rates: result.rates };
+    const stats = callers[i]!.recorder?.stats();
+    const row: ChatRow = {
+      name: result.name,
+      callsPerSecond: result.median,
+      ratioVsRaw: ratio(result.median, raw.median),
+      rates: result.rates,
+      cpuUsPerCall: result.medianCpuUs,
+      cpuUs: result.cpuUs,
+      ...(stats && { written: stats.written, dropped: stats.dropped }),
+    };
     if (concurrency !== 1) return row;
     const p50Ms = median(own);
     return { ...row, p50Ms, p99Ms: percentile(own, 99), addedP50Ms: p50Ms - rawP50 };

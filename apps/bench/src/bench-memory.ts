@@ -1,11 +1,17 @@
 /**
- * Benchmark 5: memory with many calls in flight. A child process (so the figures are the client's
- * alone) holds `calls` governed calls open against the mock's hanging source; heap and RSS are read
- * after a forced GC at baseline and at peak, then every call is aborted and the books checked.
+ * Benchmark 5: memory with many calls in flight. A plain-node child on the packages' built dist (so
+ * the figures are the client's alone, without tsx) holds `calls` streaming calls open against the
+ * mock's hanging source with one caller signal — governed, and raw undici in the same shape as the
+ * baseline; heap and RSS are read after a forced GC at baseline and at peak, then every call is
+ * aborted and the books checked.
  */
+import { execFileSync } from 'node:child_process';
 import { ChildChannel } from './child.js';
+import { benchSettings, uniqueScope } from './gateway-settings.js';
 import type { MockProcess } from './mock-process.js';
 import { SOURCES } from './mock-script.js';
+
+export type MemoryMode = 'governed' | 'raw';
 
 export interface MemoryBenchOptions {
   mock: MockProcess;
@@ -22,6 +28,7 @@ export interface MemorySample {
 }
 
 export interface MemoryRun {
+  mode: MemoryMode;
   calls: number;
   connections: number;
   /** Calls the mock saw open at peak (≤ connections: the rest wait in undici's queue). */
@@ -41,17 +48,30 @@ interface Status {
   inflight: number;
 }
 
+/** Builds the dist the probe imports (the client and the packages it loads). */
+export function buildDist(): void {
+  // turbo caches the outputs, so an unchanged tree builds in a moment.
+  execFileSync('pnpm', ['exec', 'turbo', 'run', 'build', '--filter=@pgw/client...', '--output-logs=errors-only'], { stdio: ['ignore', 'ignore', 'inherit'] });
+}
+
 export async function runMemoryBench(options: MemoryBenchOptions): Promise<MemoryRun[]> {
+  buildDist();
   const runs: MemoryRun[] = [];
-  for (const connections of options.connectionCounts) runs.push(await runOnce(options, connections));
+  for (const connections of options.connectionCounts) {
+    for (const mode of ['raw', 'governed'] as const) runs.push(await runOnce(options, mode, connections));
+  }
   return runs;
 }
 
-async function runOnce(options: MemoryBenchOptions, connections: number): Promise<MemoryRun> {
+async function runOnce(options: MemoryBenchOptions, mode: MemoryMode, connections: number): Promise<MemoryRun> {
   const { mock, calls } = options;
-  const child = new ChildChannel(new URL('./memory-child.ts', import.meta.url), {
-    args: [mock.baseUrl(SOURCES.hang), String(calls), String(connections)],
+  const baseUrl = mock.baseUrl(SOURCES.hang);
+  // Limits raised so every call is admitted; a timeout far beyond the hold so none expires on its own.
+  const settings = benchSettings({ scope: uniqueScope('BENCH_MEM'), baseUrl, backend: 'memory', maxConcurrency: calls, timeoutMs: 600_000 });
+  const child = new ChildChannel(new URL('../plain/memory-probe.mjs', import.meta.url), {
+    args: [mode, baseUrl, String(calls), String(connections), JSON.stringify(settings)],
     nodeFlags: ['--expose-gc'],
+    plain: true,
   });
   try {
     await mock.reset();
@@ -73,6 +93,7 @@ async function runOnce(options: MemoryBenchOptions, connections: number): Promis
     const peak = await child.request<MemorySample & { signalListeners: number }>('measure');
     const afterAbort = await child.request<MemorySample & { aborted: number; inflightAfter: number; signalListenersAfter: number }>('abort');
     return {
+      mode,
       calls,
       connections,
       onTheWire,

@@ -1,25 +1,28 @@
 /**
- * Benchmark 2: many concurrent SSE streams through our transport (watchdog on) vs raw undici with a
- * minimal split-on-blank-line parser. Both get one connection per stream, so every stream is live at once.
+ * Benchmark 2: streaming. Governed `chatStream` (memory backends, watchdog armed) against raw undici
+ * with a minimal split-on-blank-line SSE parser, at 1 and at many concurrent streams, for an
+ * upstream that writes one token per packet and one that writes the whole stream in one burst.
+ * Reports time to first token (p50/p99 over every measured stream) and tokens/s.
  */
-import { randomUUID } from 'node:crypto';
+import { GatewayClient } from '@pgw/client';
 import { createAgent } from '@pgw/http';
-import { openaiCompatible } from '@pgw/transport-openai';
 import { Pool } from 'undici';
-import { API_KEY } from './gateway-settings.js';
-import { interleave, ratio, runConcurrent, type Contender } from './harness.js';
-import type { MockProcess } from './mock-process.js';
-import { EXPECTED_STREAM_ANSWER, MESSAGES, MODEL, SOURCES, STREAM_TOKENS } from './mock-script.js';
+import { API_KEY, benchSettings, uniqueScope } from './gateway-settings.js';
+import { interleave, percentile, ratio, runConcurrent, type Contender } from './harness.js';
+import { EXPECTED_STREAM_ANSWER, MESSAGES, MODEL, STREAM_TOKENS } from './mock-script.js';
+import { ZERO_ROUTES, type ZeroUpstream } from './zero-upstream.js';
 
-export const STREAM_CONTENDERS = { raw: 'raw undici + minimal SSE split', transport: 'openaiCompatible model (watchdog on)' } as const;
-
-/** Liveness limits of the transport's watchdog: generous, but armed for every token. */
-const WATCHDOG = { firstTokenMs: 30_000, interTokenMs: 10_000 };
+export const STREAM_CONTENDERS = { raw: 'raw undici + minimal SSE split', governed: 'gateway chatStream (memory)' } as const;
+export type StreamShape = 'packet' | 'burst';
 
 export interface StreamBenchOptions {
-  mock: MockProcess;
-  streams: number;
+  upstream: ZeroUpstream;
+  /** Concurrent streams per level, e.g. [1, 500]. */
+  levels: readonly number[];
+  shapes: readonly StreamShape[];
   rounds: number;
+  /** The shortest round at 1 stream (one stream after another until it has passed). */
+  minRoundMs: number;
 }
 
 export interface StreamRow {
@@ -27,103 +30,135 @@ export interface StreamRow {
   streamsPerSecond: number;
   tokensPerSecond: number;
   ratioVsRaw: number;
+  ttftP50Ms: number;
+  ttftP99Ms: number;
+  cpuUsPerStream: number;
   rates: number[];
+  cpuUs: number[];
 }
 
-export interface StreamBenchResult {
+export interface StreamLevel {
+  shape: StreamShape;
   streams: number;
-  tokensPerStream: number;
-  connections: number;
-  watchdog: typeof WATCHDOG;
   rows: StreamRow[];
 }
 
-function checkStream(contender: string, content: string): void {
+export interface StreamBenchResult {
+  tokensPerStream: number;
+  rounds: number;
+  levels: StreamLevel[];
+}
+
+/** One stream: resolves once it is complete and checked; calls `firstToken` at its first content. */
+type Streamer = { name: string; stream(firstToken: () => void): Promise<void>; close(): Promise<void> };
+
+function check(contender: string, content: string): void {
   if (content !== EXPECTED_STREAM_ANSWER) {
     throw new Error(`${contender}: stream assembled ${content.length} chars, expected ${EXPECTED_STREAM_ANSWER.length}`);
   }
 }
 
-/** Raw undici: read the body as text, split events on blank lines, parse each `data:` JSON. */
-function rawStreamer(baseUrl: string, connections: number) {
+function rawStreamer(baseUrl: string, connections: number): Streamer {
   const url = new URL(`${baseUrl}/chat/completions`);
   const pool = new Pool(url.origin, { connections });
   const headers = { 'content-type': 'application/json', authorization: `Bearer ${API_KEY}` };
   const payload = JSON.stringify({ model: MODEL, messages: MESSAGES, stream: true, stream_options: { include_usage: true } });
   return {
-    async stream(): Promise<void> {
+    name: STREAM_CONTENDERS.raw,
+    async stream(firstToken) {
       const { statusCode, body } = await pool.request({ method: 'POST', path: url.pathname, headers, body: payload });
       if (statusCode !== 200) throw new Error(`${STREAM_CONTENDERS.raw}: HTTP ${statusCode}`);
       body.setEncoding('utf8');
       let buffer = '';
       let content = '';
-      let done = false;
       for await (const chunk of body as AsyncIterable<string>) {
         buffer += chunk;
         let end: number;
         while ((end = buffer.indexOf('\n\n')) >= 0) {
           const event = buffer.slice(0, end);
           buffer = buffer.slice(end + 2);
-          if (!event.startsWith('data: ')) continue;
-          const data = event.slice(6);
-          if (data === '[DONE]') {
-            done = true;
-            continue;
+          if (!event.startsWith('data: ') || event === 'data: [DONE]') continue;
+          const delta = (JSON.parse(event.slice(6)) as { choices: { delta?: { content?: string } }[] }).choices[0]?.delta?.content;
+          if (delta) {
+            if (content === '') firstToken();
+            content += delta;
           }
-          const parsed = JSON.parse(data) as { choices: { delta?: { content?: string } }[] };
-          content += parsed.choices[0]?.delta?.content ?? '';
         }
       }
-      if (!done) throw new Error(`${STREAM_CONTENDERS.raw}: stream ended without [DONE]`);
-      checkStream(STREAM_CONTENDERS.raw, content);
+      check(STREAM_CONTENDERS.raw, content);
     },
     close: () => pool.close(),
   };
 }
 
-function transportStreamer(baseUrl: string, connections: number) {
+async function governedStreamer(baseUrl: string, connections: number): Promise<Streamer> {
   const dispatcher = createAgent({ connections });
-  const model = openaiCompatible({ baseUrl, apiKey: API_KEY, model: MODEL, dispatcher, watchdog: WATCHDOG });
+  const client = await GatewayClient.fromSettings(benchSettings({ scope: uniqueScope(), baseUrl, backend: 'memory' }), { dispatcher });
   return {
-    async stream(): Promise<void> {
-      const callId = randomUUID();
-      // One signal per attempt, as the middleware gives each attempt its own.
-      const signal = new AbortController().signal;
-      const attempt = { signal, sourceName: SOURCES.stream, timeoutMs: 120_000, callId, logicalCallId: callId };
-      const result = await model.generate({ messages: MESSAGES, sampling: {} }, attempt);
-      checkStream(STREAM_CONTENDERS.transport, result.content);
+    name: STREAM_CONTENDERS.governed,
+    async stream(firstToken) {
+      let content = '';
+      for await (const delta of client.chatStream(MESSAGES)) {
+        if (!delta.content) continue;
+        if (content === '') firstToken();
+        content += delta.content;
+      }
+      check(STREAM_CONTENDERS.governed, content);
     },
-    close: () => dispatcher.close(),
+    async close() {
+      await client.close();
+      await dispatcher.close();
+    },
   };
 }
 
 export async function runStreamBench(options: StreamBenchOptions): Promise<StreamBenchResult> {
-  const baseUrl = options.mock.baseUrl(SOURCES.stream);
-  const connections = options.streams;
-  const streamers = [
-    { name: STREAM_CONTENDERS.raw, ...rawStreamer(baseUrl, connections) },
-    { name: STREAM_CONTENDERS.transport, ...transportStreamer(baseUrl, connections) },
-  ];
+  const levels: StreamLevel[] = [];
+  for (const shape of options.shapes) {
+    for (const streams of options.levels) levels.push(await runLevel(options, shape, streams));
+  }
+  return { tokensPerStream: STREAM_TOKENS, rounds: options.rounds, levels };
+}
+
+async function runLevel(options: StreamBenchOptions, shape: StreamShape, streams: number): Promise<StreamLevel> {
+  const baseUrl = options.upstream.baseUrl(shape === 'packet' ? ZERO_ROUTES.packet : ZERO_ROUTES.burst);
+  // One connection per stream, so every stream is live at once.
+  const streamers = [rawStreamer(baseUrl, streams), await governedStreamer(baseUrl, streams)];
   try {
+    const ttft = new Map<string, number[]>(streamers.map((s) => [s.name, []]));
     const contenders: Contender[] = streamers.map((s) => ({
       name: s.name,
-      round: () => runConcurrent(options.streams, options.streams, () => s.stream()),
+      round: ({ warmUp }) =>
+        runConcurrent(
+          streams,
+          streams,
+          async () => {
+            const started = performance.now();
+            await s.stream(() => {
+              if (!warmUp) ttft.get(s.name)!.push(performance.now() - started);
+            });
+          },
+          undefined,
+          streams === 1 ? options.minRoundMs : 0,
+        ),
     }));
-    const results = await interleave(contenders, { rounds: options.rounds, between: () => options.mock.reset() });
+    const results = await interleave(contenders, { rounds: options.rounds });
     const raw = results[0]!;
-    return {
-      streams: options.streams,
-      tokensPerStream: STREAM_TOKENS,
-      connections,
-      watchdog: WATCHDOG,
-      rows: results.map((r) => ({
+    const rows = results.map((r): StreamRow => {
+      const own = ttft.get(r.name)!;
+      return {
         name: r.name,
         streamsPerSecond: r.median,
         tokensPerSecond: r.median * STREAM_TOKENS,
         ratioVsRaw: ratio(r.median, raw.median),
+        ttftP50Ms: percentile(own, 50),
+        ttftP99Ms: percentile(own, 99),
+        cpuUsPerStream: r.medianCpuUs,
         rates: r.rates,
-      })),
-    };
+        cpuUs: r.cpuUs,
+      };
+    });
+    return { shape, streams, rows };
   } finally {
     for (const s of streamers) await s.close();
   }

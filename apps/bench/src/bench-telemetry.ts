@@ -1,57 +1,35 @@
 /**
- * Benchmark 4: telemetry. (a) what each store absorbs on its own (rows/s through the recorder's
- * queue, synthetic attempt rows); (b) governed calls with and without a recorder, interleaved: the
- * throughput ratio, the rows the recorder wrote while the calls ran, and that none were dropped.
+ * Benchmark 4: telemetry capacity — what each store absorbs on its own (rows/s through the
+ * recorder's queue, synthetic attempt rows, the final flush timed). What telemetry costs governed
+ * calls is measured in the chat benchmark, where the recorders' contenders flush inside each round.
  */
 import { randomUUID } from 'node:crypto';
 import type { TelemetryRecorder, TelemetryRow } from '@pgw/core';
-import { gatewayCaller, type Caller } from './callers.js';
-import { benchSettings, uniqueScope } from './gateway-settings.js';
-import { interleave, ratio, runConcurrent, type Contender } from './harness.js';
-import type { MockProcess } from './mock-process.js';
-import { SOURCES } from './mock-script.js';
+import { timeOrderedId } from '@pgw/middleware';
 import { createTelemetryStores, type StoreKind } from './telemetry-stores.js';
 
 const STORES: readonly StoreKind[] = ['sqlite', 'postgres'];
-export const TELEMETRY_BASELINE = 'gateway, telemetry off';
+/** The gateway's ids (time-ordered) and, for comparison, random UUIDv4s: both go into indexed columns. */
+const ID_KINDS = { 'time-ordered': () => timeOrderedId(), 'random v4': () => randomUUID() } as const;
+export type IdKind = keyof typeof ID_KINDS;
 
 export interface TelemetryBenchOptions {
-  mock: MockProcess;
   pgDsn: string;
   /** Rows pushed in the capacity run of each store. */
   capacityRows: number;
-  concurrency: number;
-  callsPerRound: number;
-  rounds: number;
 }
 
 export interface CapacityRow {
   store: StoreKind;
+  ids: IdKind;
   rows: number;
   rowsPerSecond: number;
   written: number;
   dropped: number;
 }
 
-export interface DuringCallsRow {
-  name: string;
-  store?: StoreKind;
-  callsPerSecond: number;
-  ratioVsOff: number;
-  /** Rows written while the measured call rounds ran, per second of those rounds. */
-  rowsPerSecond?: number;
-  /** After the final flush: rows written / dropped over every round (warm-up included). */
-  written?: number;
-  dropped?: number;
-  calls: number;
-  rates: number[];
-}
-
 export interface TelemetryBenchResult {
   capacity: CapacityRow[];
-  concurrency: number;
-  callsPerRound: number;
-  duringCalls: DuringCallsRow[];
 }
 
 export async function runTelemetryBench(options: TelemetryBenchOptions): Promise<TelemetryBenchResult> {
@@ -61,19 +39,20 @@ export async function runTelemetryBench(options: TelemetryBenchOptions): Promise
     // The whole batch is queued at once, so the queue must hold it and the final flush may take a while.
     const capacityQueue = { maxQueue: options.capacityRows, flushTimeoutMs: 120_000 };
     for (const store of STORES) {
-      capacity.push(await measureCapacity(store, options.capacityRows, await stores.open(store, `capacity_${store}`, capacityQueue)));
+      for (const ids of Object.keys(ID_KINDS) as IdKind[]) {
+        const recorder = await stores.open(store, `capacity_${store}_${ids === 'random v4' ? 'v4' : 'ordered'}`, capacityQueue);
+        capacity.push(await measureCapacity(store, ids, options.capacityRows, recorder));
+      }
     }
-    const recorders = await Promise.all(STORES.map(async (store) => ({ store, recorder: await stores.open(store, `calls_${store}`) })));
-    const duringCalls = await measureDuringCalls(options, recorders);
-    return { capacity, concurrency: options.concurrency, callsPerRound: options.callsPerRound, duringCalls };
+    return { capacity };
   } finally {
     await stores.dispose();
   }
 }
 
 /** A realistic successful attempt row (texts capped well below the default 4096). */
-function syntheticRow(i: number): TelemetryRow {
-  const id = randomUUID();
+function syntheticRow(i: number, newId: () => string): TelemetryRow {
+  const id = newId();
   return {
     ts: Date.now(),
     scope: 'BENCH',
@@ -99,66 +78,16 @@ function syntheticRow(i: number): TelemetryRow {
   };
 }
 
-async function measureCapacity(store: StoreKind, rows: number, recorder: TelemetryRecorder): Promise<CapacityRow> {
+async function measureCapacity(store: StoreKind, ids: IdKind, rows: number, recorder: TelemetryRecorder): Promise<CapacityRow> {
   try {
+    const newId = ID_KINDS[ids];
     const started = performance.now();
-    for (let i = 0; i < rows; i++) recorder.record(syntheticRow(i));
+    for (let i = 0; i < rows; i++) recorder.record(syntheticRow(i, newId));
     await recorder.flush();
     const seconds = (performance.now() - started) / 1000;
     const { written, dropped } = recorder.stats();
-    return { store, rows, rowsPerSecond: written / seconds, written, dropped };
+    return { store, ids, rows, rowsPerSecond: written / seconds, written, dropped };
   } finally {
     await recorder.close();
-  }
-}
-
-async function measureDuringCalls(
-  options: TelemetryBenchOptions,
-  recorders: ReadonlyArray<{ store: StoreKind; recorder: TelemetryRecorder }>,
-): Promise<DuringCallsRow[]> {
-  const baseUrl = options.mock.baseUrl(SOURCES.chat);
-  const settings = () => benchSettings({ scope: uniqueScope(), baseUrl, backend: 'memory' });
-  const callers: Array<{ caller: Caller; store?: StoreKind; recorder?: TelemetryRecorder; rowsDuringRounds: number; seconds: number }> = [];
-  try {
-    callers.push({ caller: await gatewayCaller(TELEMETRY_BASELINE, settings()), rowsDuringRounds: 0, seconds: 0 });
-    for (const { store, recorder } of recorders) {
-      const caller = await gatewayCaller(`gateway + ${store} telemetry`, settings(), { ownedRecorder: recorder });
-      callers.push({ caller, store, recorder, rowsDuringRounds: 0, seconds: 0 });
-    }
-    const contenders: Contender[] = callers.map((entry) => ({
-      name: entry.caller.name,
-      async round({ warmUp }) {
-        const writtenBefore = entry.recorder?.stats().written ?? 0;
-        const started = performance.now();
-        const calls = await runConcurrent(options.callsPerRound, options.concurrency, () => entry.caller.call());
-        if (!warmUp && entry.recorder) {
-          entry.rowsDuringRounds += entry.recorder.stats().written - writtenBefore;
-          entry.seconds += (performance.now() - started) / 1000;
-        }
-        return calls;
-      },
-    }));
-    const results = await interleave(contenders, { rounds: options.rounds, between: () => options.mock.reset() });
-    const off = results[0]!;
-    const rows: DuringCallsRow[] = [];
-    for (const [i, result] of results.entries()) {
-      const entry = callers[i]!;
-      const row: DuringCallsRow = {
-        name: result.name,
-        callsPerSecond: result.median,
-        ratioVsOff: ratio(result.median, off.median),
-        calls: options.callsPerRound * (options.rounds + 1),
-        rates: result.rates,
-      };
-      if (entry.recorder) {
-        await entry.recorder.flush();
-        const { written, dropped } = entry.recorder.stats();
-        Object.assign(row, { store: entry.store, rowsPerSecond: entry.rowsDuringRounds / entry.seconds, written, dropped });
-      }
-      rows.push(row);
-    }
-    return rows;
-  } finally {
-    for (const { caller } of callers) await caller.close();
   }
 }

@@ -18,6 +18,8 @@ export interface Caller {
   /** One call; rejects if the answer is not the mock's. */
   call(): Promise<void>;
   close(): Promise<void>;
+  /** The telemetry recorder of a governed contender that has one. */
+  recorder?: TelemetryRecorder;
 }
 
 function checkAnswer(contender: string, content: unknown): void {
@@ -62,6 +64,7 @@ export async function gatewayCaller(
   });
   return {
     name,
+    ...(ownedRecorder && { recorder: ownedRecorder }),
     async call() {
       checkAnswer(name, (await client.chat(MESSAGES)).content);
     },

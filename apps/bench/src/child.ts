@@ -29,10 +29,14 @@ export class ChildChannel {
   #nextId = 1;
   #exit: Promise<number | null>;
 
-  /** Forks `module` (a URL of a .ts file) with the tsx loader and workspace packages resolved to source. */
-  constructor(module: URL, options: { args?: string[]; nodeFlags?: string[] } = {}) {
+  /**
+   * Forks `module` (a URL of a .ts file) with the tsx loader and workspace packages resolved to
+   * source; with `plain`, a .mjs file under plain node, workspace packages resolved to their dist.
+   */
+  constructor(module: URL, options: { args?: string[]; nodeFlags?: string[]; plain?: boolean } = {}) {
+    const loader = options.plain ? [] : ['--import', tsxLoader, '--conditions=@pgw/source'];
     this.#child = fork(module, options.args ?? [], {
-      execArgv: ['--import', tsxLoader, '--conditions=@pgw/source', ...(options.nodeFlags ?? [])],
+      execArgv: [...loader, ...(options.nodeFlags ?? [])],
       stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
     });
     this.#child.on('message', (message: ChildReply) => {

@@ -14,6 +14,8 @@ export interface BenchSettingsInput {
   /** Source and scope-wide concurrency (0 = unlimited, the default). */
   maxConcurrency?: number;
   timeoutMs?: number;
+  /** Sources in the scope, all on `baseUrl` (1 = the default, named `SOURCE_NAME`). */
+  sourceCount?: number;
 }
 
 /** A scope name no other run (or parallel test) shares, e.g. `BENCH_3F9A01C2`. */
@@ -25,16 +27,14 @@ export function benchSettings(input: BenchSettingsInput): GatewaySettings {
   const maxConcurrency = input.maxConcurrency ?? 0;
   return gatewaySettings({
     scope: input.scope,
-    sources: [
-      {
-        name: SOURCE_NAME,
-        baseUrl: input.baseUrl,
-        apiKey: API_KEY,
-        model: MODEL,
-        maxConcurrency,
-        ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
-      },
-    ],
+    sources: Array.from({ length: input.sourceCount ?? 1 }, (_, i) => ({
+      name: i === 0 ? SOURCE_NAME : `${SOURCE_NAME}${i}`,
+      baseUrl: input.baseUrl,
+      apiKey: API_KEY,
+      model: MODEL,
+      maxConcurrency,
+      ...(input.timeoutMs === undefined ? {} : { timeoutMs: input.timeoutMs }),
+    })),
     global: { maxConcurrency },
     backends: {
       limiter: input.backend,

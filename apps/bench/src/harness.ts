@@ -17,6 +17,9 @@ export interface ContenderResult {
   /** Operations per second, one entry per measured round. */
   rates: number[];
   median: number;
+  /** CPU µs (user + system) of this process per operation, one entry per measured round. */
+  cpuUs: number[];
+  medianCpuUs: number;
 }
 
 export interface InterleaveOptions {
@@ -55,37 +58,47 @@ export function ratio(value: number, baseline: number): number {
 export async function interleave(contenders: readonly Contender[], options: InterleaveOptions): Promise<ContenderResult[]> {
   if (!Number.isInteger(options.rounds) || options.rounds < 1) throw new RangeError(`rounds must be an integer ≥ 1, got ${options.rounds}`);
   const rates = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
+  const cpuUs = new Map<string, number[]>(contenders.map((c) => [c.name, []]));
   for (let r = -1; r < options.rounds; r++) {
     const warmUp = r < 0;
     for (let i = 0; i < contenders.length; i++) {
       const contender = contenders[(i + Math.max(r, 0)) % contenders.length]!;
       await options.between?.();
+      const cpuBefore = process.cpuUsage();
       const started = performance.now();
       const ops = await contender.round({ warmUp });
       const seconds = (performance.now() - started) / 1000;
-      if (!warmUp) rates.get(contender.name)!.push(ops / seconds);
+      const cpu = process.cpuUsage(cpuBefore);
+      if (!warmUp) {
+        rates.get(contender.name)!.push(ops / seconds);
+        cpuUs.get(contender.name)!.push((cpu.user + cpu.system) / ops);
+      }
     }
   }
   return contenders.map((c) => {
     const list = rates.get(c.name)!;
-    return { name: c.name, rates: list, median: median(list) };
+    const cpu = cpuUs.get(c.name)!;
+    return { name: c.name, rates: list, median: median(list), cpuUs: cpu, medianCpuUs: median(cpu) };
   });
 }
 
 /**
- * Runs `count` calls of `call` with at most `concurrency` in flight; returns how many completed.
- * With `latenciesMs`, each call's duration is appended to it.
+ * Runs at least `count` calls of `call` with at most `concurrency` in flight, and keeps starting
+ * calls until `minMs` have passed; returns how many completed. With `latenciesMs`, each call's
+ * duration is appended to it.
  */
 export async function runConcurrent(
   count: number,
   concurrency: number,
   call: (i: number) => Promise<unknown>,
   latenciesMs?: number[],
+  minMs = 0,
 ): Promise<number> {
   let next = 0;
   let done = 0;
+  const until = performance.now() + minMs;
   const worker = async (): Promise<void> => {
-    while (next < count) {
+    while (next < count || (minMs > 0 && performance.now() < until)) {
       const i = next++;
       const started = latenciesMs ? performance.now() : 0;
       await call(i);
@@ -100,6 +113,12 @@ export async function runConcurrent(
 export function machineLine(): string {
   const cpu = os.cpus()[0]?.model ?? 'unknown cpu';
   return `${os.cpus().length} × ${cpu}, ${(os.totalmem() / 2 ** 30).toFixed(0)} GiB, Node ${process.version}, ${os.platform()} ${os.release()}`;
+}
+
+/** `median (min–max)` of per-round figures, three significant digits. */
+export function formatSpread(values: readonly number[]): string {
+  if (values.length === 0) return 'n/a';
+  return `${formatRate(median(values))} (${formatRate(Math.min(...values))}–${formatRate(Math.max(...values))})`;
 }
 
 export function formatRatio(value: number): string {

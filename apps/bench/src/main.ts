@@ -1,6 +1,6 @@
 /**
- * `pnpm bench [--quick] [--only chat,stream,governance,telemetry,memory]`: runs the benchmarks of
- * docs/architecture.md#performance against the mock upstream (a child process), prints a table per benchmark, and writes
+ * `pnpm bench [--quick] [--only chat,stream,governance,telemetry,memory,sources]`: runs the benchmarks of
+ * docs/architecture.md#performance against the zero-logic upstream (a plain-node child process), prints a table per benchmark, and writes
  * bench/results.md + bench/results.json (a full set only) and a raw dump under bench/raw/.
  */
 import { mkdir, readFile, writeFile } from 'node:fs/promises';
@@ -8,6 +8,7 @@ import { parseArgs } from 'node:util';
 import { runChatBench } from './bench-chat.js';
 import { runGovernanceBench } from './bench-governance.js';
 import { runMemoryBench } from './bench-memory.js';
+import { runSourcesBench } from './bench-sources.js';
 import { runStreamBench } from './bench-stream.js';
 import { runTelemetryBench } from './bench-telemetry.js';
 import { machineLine } from './harness.js';
@@ -16,18 +17,20 @@ import { PLANS, type Mode } from './modes.js';
 import { DEFAULT_REDIS_URL } from './redis-scope.js';
 import { evaluateTargets, renderMarkdown, renderSections, targetsTable, type BenchResults, type RunInfo } from './report.js';
 import { DEFAULT_PG_DSN } from './telemetry-stores.js';
+import { ZeroUpstream } from './zero-upstream.js';
 
-const BENCHMARKS = ['chat', 'stream', 'governance', 'telemetry', 'memory'] as const;
+const BENCHMARKS = ['chat', 'stream', 'governance', 'telemetry', 'memory', 'sources'] as const;
 type BenchName = (typeof BENCHMARKS)[number];
 
 const RESULTS_DIR = new URL('../../../bench/', import.meta.url);
 
 const NOTES = [
-  'Every benchmark runs its contenders in one process, interleaved: one discarded warm-up round, then rounds whose start position rotates; the median round is reported.',
-  'The mock upstream runs in a child process (zero upstream latency, loopback), so its CPU is not charged to the contenders’ event loop; it still shares the two cores with them, as do Redis and Postgres.',
+  'Every benchmark runs its contenders in one process, interleaved: one discarded warm-up round, then rounds whose start position rotates; the median round is reported, with the min–max spread.',
+  'CPU µs per call is process.cpuUsage() (user + system) of the client process over a whole round, divided by the calls it completed; a telemetry contender’s round includes its final flush.',
+  'The chat, stream and sources benchmarks run against a zero-logic upstream: plain node (no tsx), fixed bytes per route, the request body never parsed, in a child process. It still shares the two cores with the client, as do Redis, Postgres and other engineers’ test runs.',
   'Same connections for every chat contender (the transport’s default pool of 64, keep-alive); the SDKs get undici’s fetch over a 64-connection Agent. Retries: openai SDK and AI SDK at their default maxRetries 2, the gateway at its default 3 attempts; no call fails, so none retries.',
-  'Streaming: one connection per stream for both contenders, so all 1,000 streams are live at once.',
-  'Memory runs in its own child process with --expose-gc (figures after a forced GC). Baseline RSS includes the tsx loader and the workspace TypeScript compiled at run time (a plain `node` is ~43 MB, with tsx ~77 MB here).',
+  'Streaming: one connection per stream for both contenders, so all streams are live at once.',
+  'Memory runs in a plain-node child on the built dist with --expose-gc (figures after a forced GC); raw undici runs in the same shape as the baseline.',
 ];
 
 async function loadavg(): Promise<string> {
@@ -55,24 +58,28 @@ async function main(): Promise<void> {
   console.log(`PolyGateway-TS benchmarks, ${mode} mode — ${machineLine()}\nload average ${loadStart}\n`);
 
   const mock = await MockProcess.start();
+  const upstream = await ZeroUpstream.start();
   const results: BenchResults = {};
   const errors: Record<string, string> = {};
   const runners: Record<BenchName, () => Promise<void>> = {
     chat: async () => {
       const { callsPerRound, ...rest } = plan.chat;
-      results.chat = await runChatBench({ mock, redisUrl, ...rest, callsPerRound: (c) => callsPerRound[c] ?? 1000 });
+      results.chat = await runChatBench({ upstream, redisUrl, pgDsn, ...rest, callsPerRound: (c) => callsPerRound[c] ?? 1000 });
     },
     stream: async () => {
-      results.stream = await runStreamBench({ mock, ...plan.stream });
+      results.stream = await runStreamBench({ upstream, ...plan.stream });
     },
     governance: async () => {
       results.governance = await runGovernanceBench({ redisUrl, ...plan.governance });
     },
     telemetry: async () => {
-      results.telemetry = await runTelemetryBench({ mock, pgDsn, ...plan.telemetry });
+      results.telemetry = await runTelemetryBench({ pgDsn, ...plan.telemetry });
     },
     memory: async () => {
       results.memory = await runMemoryBench({ mock, ...plan.memory });
+    },
+    sources: async () => {
+      results.sources = await runSourcesBench({ upstream, ...plan.sources });
     },
   };
   try {
@@ -91,6 +98,7 @@ async function main(): Promise<void> {
     }
   } finally {
     await mock.close();
+    await upstream.close();
   }
 
   const info: RunInfo = {
@@ -100,6 +108,7 @@ async function main(): Promise<void> {
     loadStart,
     loadEnd: await loadavg(),
     mock: `child process (pid ${mock.pid ?? '?'}), ${mock.url}`,
+    upstream: `plain node child process (pid ${upstream.pid ?? '?'}), ${upstream.url}`,
     durationS: (performance.now() - started) / 1000,
   };
   const targets = evaluateTargets(results);
@@ -109,7 +118,8 @@ async function main(): Promise<void> {
   const raw = JSON.stringify({ ...info, targets, results, errors }, null, 2);
   await writeFile(new URL(`raw/${info.date.replaceAll(':', '-')}-${mode}.json`, RESULTS_DIR), raw);
   if (only.length === BENCHMARKS.length) {
-    await writeFile(new URL('results.md', RESULTS_DIR), renderMarkdown(info, results, targets, errors, NOTES));
+    const profiles = await readFile(new URL('profiles.md', RESULTS_DIR), 'utf8').catch(() => '');
+    await writeFile(new URL('results.md', RESULTS_DIR), renderMarkdown(info, results, targets, errors, NOTES, profiles));
     await writeFile(new URL('results.json', RESULTS_DIR), `${JSON.stringify({ ...info, targets, results: withoutRounds(results), errors }, null, 2)}\n`);
     console.log('\nwrote bench/results.md and bench/results.json');
   } else {
@@ -120,7 +130,7 @@ async function main(): Promise<void> {
 
 /** The committed figures: medians and ratios, without the per-round rates (those stay in bench/raw/). */
 function withoutRounds(results: BenchResults): unknown {
-  return JSON.parse(JSON.stringify(results, (key, value: unknown) => (key === 'rates' ? undefined : value)));
+  return JSON.parse(JSON.stringify(results, (key, value: unknown) => (key === 'rates' || key === 'cpuUs' ? undefined : value)));
 }
 
 await main();

@@ -83,7 +83,25 @@ describe('interleave', () => {
     for (const result of results) {
       expect(result.rates).toHaveLength(3);
       expect(result.median).toBeGreaterThan(0);
+      expect(result.cpuUs).toHaveLength(3);
     }
+  });
+
+  it('charges each round the CPU this process spent in it, per operation', async () => {
+    const busy: Contender = {
+      name: 'busy',
+      async round() {
+        // Spins until this process has used 20 ms of CPU, however busy the machine is.
+        const before = process.cpuUsage();
+        for (;;) {
+          const used = process.cpuUsage(before);
+          if (used.user + used.system >= 20_000) return 4;
+        }
+      },
+    };
+    const [result] = await interleave([busy], { rounds: 2 });
+    // 20 ms of CPU over 4 operations: at least 5,000 µs each.
+    expect(result!.medianCpuUs).toBeGreaterThanOrEqual(5_000);
   });
 
   it('rejects a round count below 1', async () => {
@@ -92,6 +110,15 @@ describe('interleave', () => {
 });
 
 describe('runConcurrent', () => {
+  it('keeps starting calls past `count` until `minMs` have passed', async () => {
+    let calls = 0;
+    const started = performance.now();
+    const done = await runConcurrent(1, 1, () => new Promise((resolve) => setTimeout(() => resolve(calls++), 5)), undefined, 50);
+    expect(performance.now() - started).toBeGreaterThanOrEqual(49);
+    expect(done).toBe(calls);
+    expect(done).toBeGreaterThan(1);
+  });
+
   it('runs every call once with at most `concurrency` in flight and records each latency', async () => {
     let inFlight = 0;
     let peak = 0;

@@ -4,6 +4,7 @@
  * the reason; the caller's abort always wins and surfaces as the caller's AbortError.
  */
 import { MAX_TIMER_DELAY_MS, TransientError, abortError, followSignal } from '@pgw/core';
+import { CancelHandle } from './cancel-handle.js';
 import { StreamWatchdog, type StallPhase, type StreamWatchdogLimits } from './stream-watchdog.js';
 
 export interface AttemptScopeOptions {
@@ -17,7 +18,7 @@ export interface AttemptScopeOptions {
 
 export class AttemptScope {
   /** Handed to undici: cancelled when the caller aborts or one of our limits fires. */
-  readonly cancel = new AbortController();
+  readonly cancel = new CancelHandle();
   private readonly unfollowCaller: () => void;
   private readonly totalTimer: ReturnType<typeof setTimeout>;
   private readonly watchdog: StreamWatchdog | undefined;
@@ -50,7 +51,7 @@ export class AttemptScope {
   outcome(error: unknown): unknown {
     // The caller first: when it aborted, the cancel signal carries the caller's reason, not ours.
     if (this.options.callerSignal.aborted) return abortError(this.options.callerSignal);
-    if (this.cancel.signal.aborted) return this.cancel.signal.reason;
+    if (this.cancel.aborted) return this.cancel.reason;
     return error;
   }
 

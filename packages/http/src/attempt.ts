@@ -3,6 +3,7 @@
  * abort, total timeout, optional stream liveness), non-2xx answers and network failures translated
  * to the error taxonomy, 2xx bodies read under a size cap, and the body destroyed if not read to its end.
  */
+import type { EventEmitter } from 'node:events';
 import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import { PolyGatewayError, abortError, type AttemptContext, type Clock } from '@pgw/core';
@@ -50,11 +51,45 @@ export interface HttpAnswer {
   stopLiveness(): void;
 }
 
+/** A 2xx answer: methods on a class rather than closures per attempt (it is built for every call). */
+class AttemptAnswer implements HttpAnswer {
+  constructor(
+    readonly status: number,
+    readonly headers: IncomingHttpHeaders,
+    readonly dispatchedAt: number,
+    readonly failure: HttpFailureContext & { route: string },
+    private readonly body: Dispatcher.ResponseData['body'],
+    private readonly maxResponseBytes: number,
+    private readonly scope: AttemptScope,
+  ) {}
+
+  chunks(): AsyncIterable<Uint8Array> {
+    const { sourceName, route } = this.failure;
+    return cappedChunks(this.body, this.headers, this.maxResponseBytes, { sourceName, route, status: this.status });
+  }
+
+  bytes(): Promise<Buffer> {
+    return readCappedBytes(this.chunks());
+  }
+
+  async text(): Promise<string> {
+    return (await this.bytes()).toString('utf8');
+  }
+
+  tokenSeen(): void {
+    this.scope.tokenSeen();
+  }
+
+  stopLiveness(): void {
+    this.scope.stopLiveness();
+  }
+}
+
 /** Sends one request and hands a 2xx answer to `read`; everything else is thrown in its category. */
 export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAnswer) => Promise<T>): Promise<T> {
   const { endpoint, route, attempt } = request;
   const now = request.now ?? Date.now;
-  const failure: HttpFailureContext = { sourceName: attempt.sourceName, secrets: endpoint.secrets, route, warn: request.warn, now };
+  const failure: HttpFailureContext & { route: string } = { sourceName: attempt.sourceName, secrets: endpoint.secrets, route, warn: request.warn, now };
   if (!(typeof attempt.timeoutMs === 'number' && attempt.timeoutMs > 0)) {
     throw new RangeError(`source ${attempt.sourceName}: attempt.timeoutMs must be a positive number of milliseconds, got ${String(attempt.timeoutMs)}`);
   }
@@ -75,25 +110,15 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
       method: request.method,
       headers: { ...request.headers, ...endpoint.headers },
       body: request.body,
-      signal: scope.cancel.signal,
+      // undici takes an EventEmitter-style signal; the handle is one (typed as its EventEmitter).
+      signal: scope.cancel as unknown as EventEmitter,
     });
     const { statusCode: status, headers, body } = response;
     if (status < 200 || status >= 300) {
       const { text, cut } = await readCappedText(body, ERROR_BODY_LIMIT_BYTES);
       throw translateHttpFailure({ status, headers, body: text, cut }, failure);
     }
-    const chunks = () => cappedChunks(body, headers, request.maxResponseBytes, { sourceName: attempt.sourceName, route, status });
-    const result = await read({
-      status,
-      headers,
-      dispatchedAt,
-      failure,
-      chunks,
-      bytes: () => readCappedBytes(chunks()),
-      text: async () => (await readCappedBytes(chunks())).toString('utf8'),
-      tokenSeen: () => scope.tokenSeen(),
-      stopLiveness: () => scope.stopLiveness(),
-    });
+    const result = await read(new AttemptAnswer(status, headers, dispatchedAt, failure, body, request.maxResponseBytes, scope));
     // Cancellation wins even over an answer that raced it.
     if (attempt.signal.aborted) throw abortError(attempt.signal);
     return result;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import {
   RequestRejectedError,
   ResultInvalidError,
@@ -70,7 +70,7 @@ export function runAttempt<Req, Res, M extends ModelIdentity>(
 
 /** One attempt's state: what it learnt from the upstream, and what it has reported and written back. */
 class Attempt<Req, Res, M extends ModelIdentity> {
-  private readonly callId = randomUUID();
+  private readonly callId = timeOrderedId();
   private readonly started: number;
   private readonly settlement: Settlement;
   private readonly deltas: AttemptDeltas | undefined;

@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import { NEVER_ABORTED, type CallStats, type ChatDelta, type Clock, type Effort, type Operation } from '@pgw/core';
 
 /** The mutable part of a logical call, shared by every view of its context (see `withSignal`). */
@@ -61,7 +61,7 @@ export interface CallContextInit {
 export function createCallContext(init: CallContextInit): CallContext {
   // Spelt out rather than spread: this runs once per call, and a rest/spread copy is the slow path.
   return {
-    logicalCallId: init.logicalCallId ?? randomUUID(),
+    logicalCallId: init.logicalCallId ?? timeOrderedId(),
     scope: init.scope,
     operation: init.operation,
     startedAt: init.now(),

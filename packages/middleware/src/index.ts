@@ -67,3 +67,4 @@ export { userLayers, type MiddlewareContext, type UserMiddleware } from './user-
 export { SafeRecorder } from './safe-recorder.js';
 export { WarnOnce } from './warn-once.js';
 export { WriteBacks } from './write-backs.js';
+export { timeOrderedId } from './time-ordered-id.js';

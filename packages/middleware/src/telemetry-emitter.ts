@@ -1,4 +1,4 @@
-import { randomUUID } from 'node:crypto';
+import { timeOrderedId } from './time-ordered-id.js';
 import {
   cacheSavingUsd,
   costUsd,
@@ -81,7 +81,7 @@ export class TelemetryEmitter implements GatewaySubscriber {
   };
 
   readonly onCacheHit = (event: CacheHitEvent): void => {
-    const row = this.base(event.call, 'cache_hit', randomUUID(), 0);
+    const row = this.base(event.call, 'cache_hit', timeOrderedId(), 0);
     row.source = event.source;
     row.model = event.model;
     row.costUsd = 0;

@@ -1,0 +1,41 @@
+/**
+ * The cancel handle an attempt hands to undici: the EventEmitter-style signal undici accepts
+ * (`aborted`, `reason`, `once`/`on`/`removeListener` of 'abort'). Cheaper per request than an
+ * AbortController's signal — in Node 20 code that touches AbortSignals goes megamorphic — and
+ * it carries no listener bookkeeping beyond undici's own (docs/decisions.md, "Lean hot path").
+ * Callers still cancel with AbortSignals: the attempt follows the caller's signal into this handle.
+ */
+type Listener = () => void;
+
+export class CancelHandle {
+  aborted = false;
+  reason: unknown = undefined;
+  #listeners: Listener[] | undefined;
+
+  abort(reason: unknown): void {
+    if (this.aborted) return;
+    this.aborted = true;
+    this.reason = reason;
+    const listeners = this.#listeners;
+    this.#listeners = undefined;
+    if (listeners !== undefined) for (const listener of listeners) listener();
+  }
+
+  /** Listeners run once, at the abort (it happens at most once). */
+  on(event: string, listener: Listener): this {
+    if (event === 'abort' && !this.aborted) (this.#listeners ??= []).push(listener);
+    return this;
+  }
+
+  once(event: string, listener: Listener): this {
+    return this.on(event, listener);
+  }
+
+  removeListener(event: string, listener: Listener): this {
+    const listeners = this.#listeners;
+    if (event !== 'abort' || listeners === undefined) return this;
+    const index = listeners.indexOf(listener);
+    if (index >= 0) listeners.splice(index, 1);
+    return this;
+  }
+}
