@@ -5,11 +5,11 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { MIN_CUT_PREFIX_CHARS } from '@pgw/core';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GatewayClient, RequestRejectedError } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { readSqlite } from './helpers/stores.js';
 
 const KEY = 'Zq8/kR2+secret"Xw-7c1e';
 /** Every way the key's first MIN_CUT_PREFIX_CHARS characters could show. */
@@ -30,12 +30,7 @@ function errorText(error: unknown): string {
 }
 
 function storedErrors(path: string): string {
-  const db = new Database(path, { readonly: true, fileMustExist: true });
-  try {
-    return (db.prepare('SELECT error FROM llm_calls').all() as Array<{ error: string | null }>).map((r) => r.error).join('\n');
-  } finally {
-    db.close();
-  }
+  return readSqlite<{ error: string | null }>(path, 'SELECT error FROM llm_calls').map((r) => r.error).join('\n');
 }
 
 const ECHOES = [

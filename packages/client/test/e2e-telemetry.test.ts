@@ -5,11 +5,10 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { afterAll, describe, expect, it } from 'vitest';
 import { AllSourcesExhausted, CallDeadlineExceeded, GatewayClient } from '../src/index.js';
-import { BACKENDS, MockFixture, PG_DSN, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { BACKENDS, MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { telemetryStores } from './helpers/stores.js';
 
 interface StoredRow {
   event_kind: string;
@@ -23,34 +22,7 @@ interface StoredRow {
 const COLUMNS = 'event_kind, status, error, error_type, logical_call_id, source';
 const dir = mkdtempSync(join(tmpdir(), 'pgw-client-telemetry-'));
 
-const STORES = [
-  {
-    name: 'sqlite',
-    env: (scope: string) => ({ PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: join(dir, scope, 'telemetry.sqlite') }),
-    async rows(scope: string): Promise<StoredRow[]> {
-      const db = new Database(join(dir, scope, 'telemetry.sqlite'), { readonly: true, fileMustExist: true });
-      try {
-        return db.prepare(`SELECT ${COLUMNS} FROM llm_calls WHERE scope = ? ORDER BY ts, rowid`).all(scope) as StoredRow[];
-      } finally {
-        db.close();
-      }
-    },
-  },
-  {
-    name: 'postgres',
-    env: () => ({ PGW_TELEMETRY_BACKEND: 'postgres', PGW_TELEMETRY_DSN: PG_DSN }),
-    async rows(scope: string): Promise<StoredRow[]> {
-      const client = new pg.Client({ connectionString: PG_DSN });
-      await client.connect();
-      try {
-        const result = await client.query<StoredRow>(`SELECT ${COLUMNS} FROM public.llm_calls WHERE scope = $1 ORDER BY ts`, [scope]);
-        return result.rows;
-      } finally {
-        await client.end();
-      }
-    },
-  },
-] as const;
+const STORES = telemetryStores(dir);
 
 const fixture = MockFixture.use();
 afterAll(() => {
@@ -87,7 +59,7 @@ describe('telemetry rows through fromEnv', () => {
       await client.close();
     }
 
-    const rows = await store.rows(scope);
+    const rows = await store.rows<StoredRow>(scope, COLUMNS);
     const attempts = rows.filter((r) => r.event_kind === 'attempt');
     const terminals = rows.filter((r) => r.event_kind === 'terminal_failure');
     expect(attempts.every((r) => r.source === source)).toBe(true);

@@ -5,13 +5,13 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { CallDeadlineExceeded, GatewayClient, ResultInvalidError, StreamInterruptedError, ToolExecutionError } from '../src/index.js';
 import type { ChatDelta, RunnableTool } from '../src/index.js';
 import type { SourceScript } from '@pgw/mock-upstream';
 import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { readSqlite } from './helpers/stores.js';
 
 const ASK = [{ role: 'user' as const, content: 'What is the weather in Paris?' }];
 const weatherInput = z.object({ city: z.string() });
@@ -169,12 +169,7 @@ describe('chat with tools', () => {
     const scope = await withClient(source, {}, async (client, scope) => (await client.chat(ASK, { tools: TOOLS }), scope), {
       backend: { ...BACKENDS[0], env: { ...BACKENDS[0].env, PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: path } } as unknown as Backend,
     });
-    const db = new Database(path, { readonly: true });
-    try {
-      expect(db.prepare('SELECT event_kind, tool_calls FROM llm_calls WHERE scope = ?').all(scope)).toEqual([{ event_kind: 'attempt', tool_calls: 2 }]);
-    } finally {
-      db.close();
-    }
+    expect(readSqlite(path, 'SELECT event_kind, tool_calls FROM llm_calls WHERE scope = ?', scope)).toEqual([{ event_kind: 'attempt', tool_calls: 2 }]);
   });
 });
 

@@ -6,13 +6,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import Database from 'better-sqlite3';
-import pg from 'pg';
 import { summarize as summarizePg } from '@pgw/telemetry-pg';
 import { summarize as summarizeSqlite } from '@pgw/telemetry-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
 import { ContextLengthExceededError, GatewayClient, type TelemetrySummary } from '../src/index.js';
 import { MockFixture, PG_DSN, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { telemetryStores } from './helpers/stores.js';
 
 interface StoredRow {
   source: string;
@@ -26,42 +25,12 @@ interface StoredRow {
 
 const COLUMNS = 'source, prompt_tokens, completion_tokens, reasoning_tokens, cached_prompt_tokens, cost_usd, cache_saving_usd';
 const dir = mkdtempSync(join(tmpdir(), 'pgw-client-usage-'));
-const sqlitePath = (scope: string) => join(dir, scope, 'telemetry.sqlite');
-
-const STORES = [
-  {
-    name: 'sqlite',
-    env: (scope: string) => ({ PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: sqlitePath(scope) }),
-    async rows(scope: string): Promise<StoredRow[]> {
-      const db = new Database(sqlitePath(scope), { readonly: true, fileMustExist: true });
-      try {
-        return db.prepare(`SELECT ${COLUMNS} FROM llm_calls WHERE scope = ? AND event_kind = 'attempt'`).all(scope) as StoredRow[];
-      } finally {
-        db.close();
-      }
-    },
-    summarize: (scope: string): Promise<TelemetrySummary> => summarizeSqlite({ path: sqlitePath(scope) }),
-  },
-  {
-    name: 'postgres',
-    env: () => ({ PGW_TELEMETRY_BACKEND: 'postgres', PGW_TELEMETRY_DSN: PG_DSN }),
-    async rows(scope: string): Promise<StoredRow[]> {
-      const client = new pg.Client({ connectionString: PG_DSN });
-      await client.connect();
-      try {
-        const result = await client.query<StoredRow>(
-          `SELECT ${COLUMNS} FROM public.llm_calls WHERE scope = $1 AND event_kind = 'attempt'`,
-          [scope],
-        );
-        return result.rows;
-      } finally {
-        await client.end();
-      }
-    },
-    // Postgres holds every scope's rows: the summary is read for this test's time range and source.
-    summarize: (): Promise<TelemetrySummary> => summarizePg({ dsn: PG_DSN }, { since: Date.now() - 60_000 }),
-  },
-] as const;
+const STORES = telemetryStores(dir);
+/** Postgres holds every scope's rows: its summary is read for this test's time range (the source names are unique). */
+const SUMMARIES = {
+  sqlite: (scope: string): Promise<TelemetrySummary> => summarizeSqlite({ path: STORES[0].sqlitePath(scope) }),
+  postgres: (): Promise<TelemetrySummary> => summarizePg({ dsn: PG_DSN }, { since: Date.now() - 60_000 }),
+};
 
 const fixture = MockFixture.use();
 afterAll(() => {
@@ -111,14 +80,14 @@ describe('prompt-cache hits priced as the upstream bills them', () => {
       await client.close();
     }
 
-    const [row, ...others] = await store.rows(scope);
+    const [row, ...others] = await store.rows<StoredRow>(scope, COLUMNS, "event_kind = 'attempt'");
     expect(others).toEqual([]);
     expect(row).toMatchObject({ source, prompt_tokens: 10_000, completion_tokens: 2_000, reasoning_tokens: 500, cached_prompt_tokens: 8_000 });
     // To the micro-dollar and beyond: the stores keep the double as computed.
     expect(row!.cost_usd).toBeCloseTo(COST_USD, 12);
     expect(row!.cache_saving_usd).toBeCloseTo(SAVING_USD, 12);
 
-    const summary = await store.summarize(scope);
+    const summary = await SUMMARIES[store.name](scope);
     expect(summary.promptCacheBySource[source]).toEqual({ promptTokens: 10_000, cachedPromptTokens: 8_000, savingUsd: expect.closeTo(SAVING_USD, 12) });
     expect(summary.promptCacheByTenant[`tenant-${scope}`]).toMatchObject({ promptTokens: 10_000, cachedPromptTokens: 8_000 });
   });
