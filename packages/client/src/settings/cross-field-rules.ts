@@ -95,7 +95,7 @@ function endpointIssues(source: CheckedSource): Array<[string, string]> {
 
 function policyIssues({ callDeadlineMs, retry, breaker }: Checked): Issue[] {
   const issues: Issue[] = [];
-  if (callDeadlineMs !== undefined && rangeProblem(() => ensureCallDeadline(callDeadlineMs, 'callDeadlineMs')) !== undefined) {
+  if (callDeadlineMs !== undefined && argumentProblem(() => ensureCallDeadline(callDeadlineMs, 'callDeadlineMs')) !== undefined) {
     issues.push({ path: ['callDeadlineMs'], message: 'must be a finite duration > 0 and ≤ about 24.8 days (unset = no deadline)' });
   }
   if (retry.backoffMaxMs < retry.backoffBaseMs) issues.push({ path: ['retry', 'backoffMaxMs'], message: 'must be ≥ the backoff base' });
@@ -138,18 +138,7 @@ function backendIssues({ backends: b }: Checked): Issue[] {
   return issues;
 }
 
-/** The RangeError message a core validator throws, or undefined when it accepts. */
-function rangeProblem(check: () => unknown): string | undefined {
-  try {
-    check();
-    return undefined;
-  } catch (error) {
-    if (!(error instanceof RangeError)) throw error;
-    return error.message;
-  }
-}
-
-/** Like `rangeProblem`, for validators that also throw TypeError for a value of the wrong form. */
+/** The RangeError or TypeError message a validator throws, or undefined when it accepts (anything else is a bug and propagates). */
 function argumentProblem(check: () => unknown): string | undefined {
   try {
     check();
