@@ -1,17 +1,9 @@
-import type { AttemptContext, ChatDelta, ModelIdentity, Source, ThinkingObservation, Usage } from '@pgw/core';
+import type { AttemptContent, AttemptContext, ChatDelta, ModelIdentity, Source, Usage } from '@pgw/core';
 import type { CallContext } from './context.js';
 import type { TokenAccounting } from './settlement.js';
 
-/** What telemetry shows of one attempt besides its outcome. */
-export interface AttemptDescription {
-  model?: string;
-  requestText?: string;
-  responseText?: string;
-  thinkingObservation?: ThinkingObservation;
-  ttftMs?: number;
-  /** Tool calls of a chat answer. */
-  toolCalls?: number;
-}
+/** What telemetry shows of one attempt besides its outcome: core's `AttemptContent`, built by `describe`. */
+export type AttemptDescription = AttemptContent;
 
 /** What an operation's `invoke` gets: the model's attempt context, and the delta sink of a streamed call. */
 export interface OperationAttempt extends AttemptContext {
