@@ -73,6 +73,9 @@ class AttemptAnswer implements HttpAnswer {
   }
 
   async text(): Promise<string> {
+    // A Content-Length within the cap bounds the body already (undici reads no byte past it): undici's
+    // own reader is far cheaper per answer than iterating the stream.
+    if (announcedLength(this.headers) <= this.maxResponseBytes) return this.body.text();
     return (await this.bytes()).toString('utf8');
   }
 
@@ -83,6 +86,13 @@ class AttemptAnswer implements HttpAnswer {
   stopLiveness(): void {
     this.scope.stopLiveness();
   }
+}
+
+/** The body length a Content-Length announces; infinite when absent or unreadable. */
+function announcedLength(headers: IncomingHttpHeaders): number {
+  const value = headers['content-length'];
+  const length = value === undefined ? Number.NaN : Number(value);
+  return Number.isSafeInteger(length) && length >= 0 ? length : Number.POSITIVE_INFINITY;
 }
 
 /** Sends one request and hands a 2xx answer to `read`; everything else is thrown in its category. */
@@ -108,7 +118,7 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
       origin: target.origin,
       path: target.path,
       method: request.method,
-      headers: { ...request.headers, ...endpoint.headers },
+      headers: endpoint.requestHeaders(request.headers),
       body: request.body,
       // undici takes an EventEmitter-style signal; the handle is one (typed as its EventEmitter).
       signal: scope.cancel as unknown as EventEmitter,

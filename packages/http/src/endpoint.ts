@@ -113,6 +113,8 @@ export class Endpoint {
   private readonly base: URL;
   /** Parsed targets by route: building a URL per request is measurable at loopback speed. */
   private readonly targets = new Map<string, RequestTarget>();
+  /** A request's own headers merged with the endpoint's, by the own headers' identity (a model passes the same object every time). */
+  private readonly merged = new WeakMap<Readonly<Record<string, string>>, Readonly<Record<string, string>>>();
 
   /** Validates `options`; errors name `${factory}(options.KEY)`. */
   constructor(options: EndpointOptions, factory: string) {
@@ -130,6 +132,17 @@ export class Endpoint {
       address: this.base.hostname.replace(/^\[(.*)\]$/, '$1'),
       port: this.base.port === '' ? (this.base.protocol === 'https:' ? 443 : 80) : Number(this.base.port),
     });
+  }
+
+  /** The headers a request sends: its own, then the endpoint's (auth and per-source headers win). */
+  requestHeaders(own: Readonly<Record<string, string>> | undefined): Readonly<Record<string, string>> {
+    if (own === undefined) return this.headers;
+    let headers = this.merged.get(own);
+    if (headers === undefined) {
+      headers = Object.freeze({ ...own, ...this.headers });
+      this.merged.set(own, headers);
+    }
+    return headers;
   }
 
   /** `{baseUrl}/{route}` with the base URL's path prefix and the merged query. */

@@ -72,6 +72,14 @@ describe('sendAttempt', () => {
     await expect.poll(() => mock.counters('up').inflight).toBe(0);
   });
 
+  it('fails text() of a 2xx body beyond maxResponseBytes too, whatever the body announces', async () => {
+    mock.setSource('up', { steps: [{ kind: 'oversized', mb: 4 }] });
+    const error = await failure(sendAttempt(attempt({ maxResponseBytes: 256 * 1024 }), (answer: HttpAnswer) => answer.text()));
+    expect(error).toBeInstanceOf(ResultInvalidError);
+    expect((error as ResultInvalidError).issues).toEqual(['the answer exceeds maxResponseBytes (262144 bytes)']);
+    await expect.poll(() => mock.counters('up').inflight).toBe(0);
+  });
+
   it('destroys a body the reader left unread, so its socket is not pinned', async () => {
     mock.setSource('up', { steps: [{ kind: 'oversized', mb: 4 }] });
     await sendAttempt(attempt({ maxResponseBytes: 8 * 1024 * 1024 }), async () => 'ignored');

@@ -53,6 +53,8 @@ class OpenAICompatible implements OpenAICompatibleModel {
   readonly endpoint: ModelEndpoint;
   private readonly http: Endpoint;
   private readonly dispatcher: ModelDispatcher;
+  /** Request headers per answer form, built once: they are the same for every attempt. */
+  private readonly requestHeaders: { readonly json: Record<string, string>; readonly sse: Record<string, string> };
 
   constructor(options: OpenAICompatibleOptions) {
     this.options = resolveOptions(options);
@@ -62,6 +64,8 @@ class OpenAICompatible implements OpenAICompatibleModel {
     this.capabilities = Object.freeze({ jsonSchema: this.options.profile.supportsJsonSchema, streaming: this.options.stream });
     this.managedKeys = this.options.profile.managedKeys;
     this.dispatcher = new ModelDispatcher(this.options.dispatcher, `${FACTORY} model ${this.modelId}`);
+    const headers = (accept: string) => Object.freeze({ 'content-type': 'application/json', accept, 'user-agent': this.options.userAgent });
+    this.requestHeaders = { json: headers('application/json'), sse: headers('text/event-stream') };
   }
 
   generate(request: ChatRequest, attempt: AttemptContext): Promise<ChatResult> {
@@ -101,7 +105,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
 
   private async chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
     const { stream } = this.options;
-    const payload = chatBody({ ...this.options, stream }, request);
+    const payload = chatBody(this.options, request);
     return sendAttempt(this.httpAttempt(CHAT_ROUTE, payload, attempt, stream), async (answer) => {
       const parsed = isEventStream(answer.headers) ? await this.readStream(answer, attempt, onDelta) : await readChatJson(answer, attempt);
       return toChatResult(parsed, this.modelId, request.messages);
@@ -115,11 +119,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
       endpoint: this.http,
       route,
       method: 'POST',
-      headers: {
-        'content-type': 'application/json',
-        accept: stream ? 'text/event-stream' : 'application/json',
-        'user-agent': options.userAgent,
-      },
+      headers: stream ? this.requestHeaders.sse : this.requestHeaders.json,
       body: JSON.stringify(payload),
       attempt: stream ? { ...attempt, timeoutMs: Math.min(attempt.timeoutMs, options.streamTotalMs) } : attempt,
       ...(stream && { liveness: { firstTokenMs: options.firstTokenMs, interTokenMs: options.interTokenMs } }),

@@ -25,7 +25,8 @@ export function chatBody(wire: ChatWire, request: ChatRequest): Record<string, u
     stream: wire.stream,
   };
   if (wire.stream) body['stream_options'] = { include_usage: true };
-  else delete body['stream_options'];
+  // `delete` turns the body into a slow dictionary object: only when an overlay really brought the key.
+  else if (body['stream_options'] !== undefined) delete body['stream_options'];
   if (request.responseFormat !== undefined && wire.profile.supportsJsonSchema) {
     const { name, schema } = request.responseFormat;
     body['response_format'] = { type: 'json_schema', json_schema: { name, schema } };
