@@ -39,17 +39,43 @@ export function assertMessages(messages: unknown, origin: string): asserts messa
 
 /**
  * Refuses a request larger than `{scope}__MAX_REQUEST_MB` before anything starts: a huge payload
- * would hold a quota slot, an upstream connection and memory for nothing.
+ * would hold a quota slot, an upstream connection and memory for nothing. The request is `json`
+ * (as sent) plus `extraBytes` of raw payload (an image).
  */
-export function assertRequestSize(bytes: number, origin: string, settings: Pick<GatewaySettings, 'scope' | 'maxRequestMb'>): void {
-  if (bytes <= settings.maxRequestMb * BYTES_PER_MB) return;
+export function assertRequestSize(
+  json: unknown,
+  origin: string,
+  settings: Pick<GatewaySettings, 'scope' | 'maxRequestMb'>,
+  extraBytes = 0,
+): void {
+  const limit = settings.maxRequestMb * BYTES_PER_MB;
+  // The cheap bound first: the exact count serialises the whole request once more, on every call.
+  if (extraBytes + jsonBytesBound(json, 0) <= limit) return;
+  const bytes = extraBytes + Buffer.byteLength(JSON.stringify(json), 'utf8');
+  if (bytes <= limit) return;
   const mb = (bytes / BYTES_PER_MB).toFixed(1);
   throw new RangeError(`${origin} is ${mb} MiB; the bound is ${settings.maxRequestMb} MiB (${settings.scope}__MAX_REQUEST_MB)`);
 }
 
-/** UTF-8 bytes of `value` as JSON. */
-export function jsonBytes(value: unknown): number {
-  return Buffer.byteLength(JSON.stringify(value), 'utf8');
+/** Largest JSON escape of one UTF-16 unit: `\u001f` is 6 bytes (a non-ASCII unit is at most 3 in UTF-8). */
+const MAX_BYTES_PER_UNIT = 6;
+/** Longest JSON form of a number (`-1.2345678901234567e-308`), with room to spare. */
+const MAX_NUMBER_BYTES = 32;
+
+/** An upper bound of the UTF-8 bytes of `value` as JSON, without serialising it (deep or odd data: infinite). */
+export function jsonBytesBound(value: unknown, depth: number): number {
+  if (typeof value === 'string') return MAX_BYTES_PER_UNIT * value.length + 2;
+  // A bigint (JSON.stringify throws) and an object with its own JSON form (toJSON) are left to the exact count.
+  if (typeof value === 'bigint') return Number.POSITIVE_INFINITY;
+  if (typeof value !== 'object' || value === null) return MAX_NUMBER_BYTES;
+  if (depth > MAX_JSON_DEPTH || !(Array.isArray(value) || isPlainObject(value))) return Number.POSITIVE_INFINITY;
+  let bytes = 2;
+  if (Array.isArray(value)) {
+    for (const item of value) bytes += jsonBytesBound(item, depth + 1) + 1;
+    return bytes;
+  }
+  for (const key in value) bytes += MAX_BYTES_PER_UNIT * key.length + 4 + jsonBytesBound((value as Record<string, unknown>)[key], depth + 1);
+  return bytes;
 }
 
 /** Explicit over implicit: a bare string is refused rather than embedded as one text. */

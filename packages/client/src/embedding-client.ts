@@ -6,7 +6,7 @@ import { assembleComponents } from './assembly/components.js';
 import type { AssemblyOverrides } from './assembly/components.js';
 import { governedSources, withModels } from './assembly/models.js';
 import { openaiCompatibleFor } from './assembly/providers.js';
-import { assertRequestSize, assertTexts, commonCallOptions, jsonBytes, resolveCallDeadline } from './call-input.js';
+import { assertRequestSize, assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -76,7 +76,7 @@ export class EmbeddingClient extends OwningClient {
     assertTexts(texts, 'embed(texts)');
     const call = commonCallOptions(options, 'embed', [], this.#callDeadlineMs);
     const sent = texts.map(wellFormed);
-    assertRequestSize(jsonBytes(sent), 'embed(texts)', this.settings);
+    assertRequestSize(sent, 'embed(texts)', this.settings);
     return this.#pipeline.run(sent, call);
   }
 }

@@ -15,7 +15,6 @@ import {
   assertRequestSize,
   commonCallOptions,
   isPlainObject,
-  jsonBytes,
   resolveCallDeadline,
 } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
@@ -193,7 +192,7 @@ export class GatewayClient extends OwningClient {
     }
     // A lone surrogate has no UTF-8 form: made U+FFFD here, so the upstream, the cache key and telemetry see the same text.
     const sent = { messages: wellFormedDeep(messages), sampling: wellFormedDeep(sampling) };
-    assertRequestSize(jsonBytes(sent), `${method}(messages)`, this.settings);
+    assertRequestSize(sent, `${method}(messages)`, this.settings);
 
     const request: GatewayChatRequest = {
       ...sent,

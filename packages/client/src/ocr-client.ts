@@ -12,7 +12,6 @@ import {
   assertSignal,
   commonCallOptions,
   isPlainObject,
-  jsonBytes,
   resolveCallDeadline,
 } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
@@ -107,7 +106,7 @@ export class OcrClient extends OwningClient {
     for (const [name, value] of [['fileName', fileName], ['mimeType', mimeType]] as const) {
       if (value !== undefined && (typeof value !== 'string' || value === '')) throw new TypeError(`${method}(${name}) must be a non-empty string`);
     }
-    assertRequestSize(image.byteLength + jsonBytes(fields ?? {}), `${method}(image)`, this.settings);
+    assertRequestSize(fields ?? {}, `${method}(image)`, this.settings, image.byteLength);
     const ocr: OcrOptions = { ...(fields && { fields: { ...fields } }), ...(fileName && { fileName }), ...(mimeType && { mimeType }) };
     return { ocr, call };
   }

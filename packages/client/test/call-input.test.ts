@@ -3,8 +3,10 @@ import {
   MAX_META_JSON_LENGTH,
   assertImage,
   assertMessages,
+  assertRequestSize,
   assertTexts,
   callerDimensions,
+  jsonBytesBound,
   resolveCallDeadline,
 } from '../src/call-input.js';
 
@@ -97,5 +99,39 @@ describe('resolveCallDeadline', () => {
       expect(() => resolveCallDeadline(bad, 500, 'chat(callDeadlineMs)')).toThrow(RangeError);
       expect(() => resolveCallDeadline(bad, 500, 'chat(callDeadlineMs)')).toThrow(/chat\(callDeadlineMs\)/);
     }
+  });
+});
+
+describe('jsonBytesBound', () => {
+  const exact = (value: unknown): number => Buffer.byteLength(JSON.stringify(value), 'utf8');
+
+  it.each([
+    ['ASCII', { messages: [{ role: 'user', content: 'hello' }] }],
+    ['control characters (6-byte escapes)', ['\u0001\u0002\u001f', '"\\']],
+    ['non-ASCII and emoji', { 'clé': ['日本語', '🚀🚀', 'é'.repeat(100)] }],
+    ['numbers and literals', [1, -1.2345678901234567e-308, 1e21, null, true, false, { n: Number.MAX_VALUE }]],
+    ['nested parts', [{ role: 'user', content: [{ type: 'text', text: 'x' }, { type: 'image_url', image_url: { url: 'data:,' } }] }]],
+  ])('is never below the exact JSON size: %s', (_, value) => {
+    expect(jsonBytesBound(value, 0)).toBeGreaterThanOrEqual(exact(value));
+  });
+
+  it('leaves what it cannot bound to the exact count (a toJSON, a bigint)', () => {
+    expect(jsonBytesBound({ at: new Date(0) }, 0)).toBe(Number.POSITIVE_INFINITY);
+    expect(jsonBytesBound([1n], 0)).toBe(Number.POSITIVE_INFINITY);
+  });
+});
+
+describe('assertRequestSize', () => {
+  const settings = { scope: 'S', maxRequestMb: 1 / 1024 }; // 1 KiB
+
+  it('counts exactly when the bound is over: a request the bound overestimates still passes', () => {
+    // 200 'é' = 400 bytes as JSON, bounded at 1202: over 1 KiB, so the exact count decides.
+    expect(() => assertRequestSize(['é'.repeat(200)], 'chat(messages)', settings)).not.toThrow();
+  });
+
+  it('refuses a request over the bound, naming the key and the exact size, extra bytes included', () => {
+    expect(() => assertRequestSize({ a: 'x'.repeat(600) }, 'ocr(image)', settings, 512)).toThrow(
+      'ocr(image) is 0.0 MiB; the bound is 0.0009765625 MiB (S__MAX_REQUEST_MB)',
+    );
   });
 });

@@ -40,6 +40,11 @@ describe('wellFormedDeep', () => {
     expect(output.bytes).toBe(bytes);
     expect(input[`k${HIGH}`]![0]).toBe(`v${LOW}`);
   });
+
+  it('returns well-formed data itself, proper surrogate pairs included, without copying it', () => {
+    const input = { messages: [{ role: 'user', content: `rocket ${HIGH}${LOW}` }], n: 1, bytes: new Uint8Array([1]) };
+    expect(wellFormedDeep(input)).toBe(input);
+  });
 });
 
 describe('wellFormedJson', () => {
