@@ -72,11 +72,11 @@ class AttemptAnswer implements HttpAnswer {
     return readCappedBytes(this.chunks());
   }
 
-  async text(): Promise<string> {
+  text(): Promise<string> {
     // A Content-Length within the cap bounds the body already (undici reads no byte past it): undici's
     // own reader is far cheaper per answer than iterating the stream.
     if (announcedLength(this.headers) <= this.maxResponseBytes) return this.body.text();
-    return (await this.bytes()).toString('utf8');
+    return this.bytes().then((bytes) => bytes.toString('utf8'));
   }
 
   tokenSeen(): void {

@@ -58,9 +58,7 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
     ...(parts.cache ? [cacheMiddleware({ cache: parts.cache, policy: settings.cache, model: models.join(','), events, warnings, now })] : []),
     structuredMiddleware({ policy: settings.structured }),
   ];
-  const onion = compose(layers, async (call) => {
-    const { result, source } = await retry(call);
-    return {
+  const onion = compose(layers, (call) => retry(call).then(({ result, source }) => ({
       content: result.content,
       reasoningContent: result.reasoningContent,
       source: source.name,
@@ -72,8 +70,8 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       costUsd: costUsd(result.usage, result.model, pricing, source.price),
       ...(result.toolCalls !== undefined && { toolCalls: leniently(result.toolCalls) }),
       ...(result.finishReason !== undefined && { finishReason: result.finishReason }),
-    };
-  });
+    })),
+  );
   const start = (request: GatewayChatRequest, options: CallOptions, signal: AbortSignal | undefined): Promise<LLMResponse> =>
     onion({ request, ctx: createCallContext({ ...options, signal, scope: settings.scope, operation: 'chat', now }) });
   return {

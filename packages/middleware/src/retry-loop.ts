@@ -92,9 +92,31 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     this.signal = call.ctx.signal;
   }
 
+  /** The whole call in one async frame: admission, attempt and backoff rounds are not frames of their own. */
   async run(): Promise<Governed<Res, M>> {
     try {
-      return await this.loop();
+      for (;;) {
+        throwIfAborted(this.signal);
+        const admitted = await this.admitInTurn();
+        if (!admitted) continue;
+        let outcome: AttemptOutcome<Res>;
+        try {
+          outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
+        } catch (error) {
+          if (error instanceof ContextLengthExceededError && this.moveOnFromContext(admitted.source, error)) continue;
+          throw error;
+        } finally {
+          // The attempt gave its permit, pacer slot and probe lease back.
+          this.deps.line.roomFreed();
+        }
+        if (outcome.ok) {
+          // The pipeline that paired this operation with its sources handed the loop sources of its model kind.
+          return { result: outcome.result, source: admitted.source as Source<M>, callId: outcome.callId, latencyMs: outcome.latencyMs };
+        }
+        this.noteFailure(admitted.source, outcome.error);
+        if (outcome.committedContent !== undefined) throw this.interrupted(admitted.source, outcome.error, outcome.committedContent);
+        await this.afterFailure(outcome.error);
+      }
     } finally {
       this.place?.leave();
       this.leaveFleetLine();
@@ -107,31 +129,6 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { governor, writeBacks } = this.deps;
     this.turn = undefined;
     if (turn !== undefined && governor?.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
-  }
-
-  private async loop(): Promise<Governed<Res, M>> {
-    for (;;) {
-      throwIfAborted(this.signal);
-      const admitted = await this.admitInTurn();
-      if (!admitted) continue;
-      let outcome: AttemptOutcome<Res>;
-      try {
-        outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
-      } catch (error) {
-        if (error instanceof ContextLengthExceededError && this.moveOnFromContext(admitted.source, error)) continue;
-        throw error;
-      } finally {
-        // The attempt gave its permit, pacer slot and probe lease back.
-        this.deps.line.roomFreed();
-      }
-      if (outcome.ok) {
-        // The pipeline that paired this operation with its sources handed the loop sources of its model kind.
-        return { result: outcome.result, source: admitted.source as Source<M>, callId: outcome.callId, latencyMs: outcome.latencyMs };
-      }
-      this.noteFailure(admitted.source, outcome.error);
-      if (outcome.committedContent !== undefined) throw this.interrupted(admitted.source, outcome.error, outcome.committedContent);
-      await this.afterFailure(outcome.error);
-    }
   }
 
   /**

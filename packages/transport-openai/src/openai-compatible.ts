@@ -103,12 +103,17 @@ class OpenAICompatible implements OpenAICompatibleModel {
     return this.dispatcher.close();
   }
 
-  private async chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
-    const { stream } = this.options;
-    const payload = chatBody(this.options, request);
-    return sendAttempt(this.httpAttempt(CHAT_ROUTE, payload, attempt, stream), async (answer) => {
-      const parsed = isEventStream(answer.headers) ? await this.readStream(answer, attempt, onDelta) : await readChatJson(answer, attempt);
-      return toChatResult(parsed, this.modelId, request.messages);
+  /** Not async: the answer's frames are the attempt's own (a frame and a promise fewer per call); a bad body still rejects. */
+  private chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
+    let http: HttpAttempt;
+    try {
+      http = this.httpAttempt(CHAT_ROUTE, chatBody(this.options, request), attempt, this.options.stream);
+    } catch (error) {
+      return Promise.reject(error);
+    }
+    return sendAttempt(http, (answer) => {
+      const parsed = isEventStream(answer.headers) ? this.readStream(answer, attempt, onDelta) : readChatJson(answer, attempt);
+      return parsed.then((chat) => toChatResult(chat, this.modelId, request.messages));
     });
   }
 
@@ -159,8 +164,10 @@ class OpenAICompatible implements OpenAICompatibleModel {
   }
 }
 
-async function readChatJson(answer: HttpAnswer, attempt: AttemptContext): Promise<ChatAnswer> {
-  const parsed = parseChatCompletion(await answer.text(), answer);
-  if (parsed.usage !== undefined) attempt.onUsage?.(parsed.usage);
-  return parsed;
+function readChatJson(answer: HttpAnswer, attempt: AttemptContext): Promise<ChatAnswer> {
+  return answer.text().then((body) => {
+    const parsed = parseChatCompletion(body, answer);
+    if (parsed.usage !== undefined) attempt.onUsage?.(parsed.usage);
+    return parsed;
+  });
 }
