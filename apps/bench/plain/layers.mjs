@@ -20,7 +20,7 @@ const [{ url }] = await once(upstream, 'message');
 const baseUrl = `${url}/chat/v1`;
 
 const pool = new Pool(url, { connections: 64 });
-const rawBody = JSON.stringify({ model: 'bench-model', messages, stream: false });
+
 const dispatcher = createAgent({ connections: 64 });
 const model = openaiCompatible({ baseUrl, apiKey: 'k', model: 'bench-model', stream: false, dispatcher });
 const client = await GatewayClient.fromSettings(
@@ -29,7 +29,7 @@ const client = await GatewayClient.fromSettings(
 );
 const attempt = { signal: NEVER_ABORTED, sourceName: 's0', timeoutMs: 60_000, callId: 'c', logicalCallId: 'l' };
 const contenders = {
-  raw: async () => (await pool.request({ method: 'POST', path: '/chat/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: rawBody })).body.json(),
+  raw: async () => (await pool.request({ method: 'POST', path: '/chat/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'bench-model', messages, stream: false }) })).body.json(),
   model: () => model.generate({ messages }, attempt),
   governed: () => client.chat(messages),
 };

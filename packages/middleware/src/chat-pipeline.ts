@@ -73,7 +73,7 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
     })),
   );
   const start = (request: GatewayChatRequest, options: CallOptions, signal: AbortSignal | undefined): Promise<LLMResponse> =>
-    onion({ request, ctx: createCallContext({ ...options, signal, scope: settings.scope, operation: 'chat', now }) });
+    onion({ request, ctx: createCallContext({ signal, scope: settings.scope, operation: 'chat', now }, options) });
   return {
     run: (request, options = {}) => underOwnSignal(options.signal, (signal) => start(request, options, signal)),
     stream: (request, options = {}) => {

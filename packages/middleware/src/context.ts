@@ -57,23 +57,29 @@ export interface CallContextInit {
   onDelta?: (delta: ChatDelta) => void;
 }
 
-/** A call started without a signal gets `NEVER_ABORTED`: sleeps and transports still get a real signal, and races on it cost nothing. */
-export function createCallContext(init: CallContextInit): CallContext {
+/** What the caller of one logical call chooses (the pipeline fixes the rest). */
+export type CallerFields = Omit<CallContextInit, 'scope' | 'operation' | 'now' | 'signal'>;
+
+/**
+ * A call started without a signal gets `NEVER_ABORTED`: sleeps and transports still get a real signal, and races on it cost nothing.
+ * `caller` defaults to `init`; a pipeline passes the caller's options apart, so they are not copied into `init` on every call.
+ */
+export function createCallContext(init: CallContextInit, caller: CallerFields = init): CallContext {
   // Spelt out rather than spread: this runs once per call, and a rest/spread copy is the slow path.
   return {
-    logicalCallId: init.logicalCallId ?? timeOrderedId(),
+    logicalCallId: caller.logicalCallId ?? timeOrderedId(),
     scope: init.scope,
     operation: init.operation,
     startedAt: init.now(),
     signal: init.signal ?? NEVER_ABORTED,
-    sessionId: init.sessionId,
-    parentCallId: init.parentCallId,
-    tenantId: init.tenantId,
-    meta: init.meta,
-    reasoningEffort: init.reasoningEffort,
-    cacheBypass: init.cacheBypass ?? false,
-    callDeadlineMs: init.callDeadlineMs,
-    onDelta: init.onDelta,
+    sessionId: caller.sessionId,
+    parentCallId: caller.parentCallId,
+    tenantId: caller.tenantId,
+    meta: caller.meta,
+    reasoningEffort: caller.reasoningEffort,
+    cacheBypass: caller.cacheBypass ?? false,
+    callDeadlineMs: caller.callDeadlineMs,
+    onDelta: caller.onDelta,
     ledger: { attempts: 0, sourcesTried: [], terminalClaimed: false },
   };
 }

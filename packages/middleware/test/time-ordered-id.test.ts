@@ -20,4 +20,11 @@ describe('timeOrderedId', () => {
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.every((id) => V7.test(id))).toBe(true);
   });
+
+  it('draws every random digit: each of the 18 random positions takes all 16 values, the variant all four', () => {
+    const ids = Array.from({ length: 4_000 }, () => timeOrderedId(1_700_000_000_000));
+    const randomPositions = [15, 16, 17, 20, 21, 22, ...Array.from({ length: 12 }, (_, i) => 24 + i)];
+    for (const position of randomPositions) expect(new Set(ids.map((id) => id[position])).size).toBe(16);
+    expect(new Set(ids.map((id) => id[19]))).toEqual(new Set(['8', '9', 'a', 'b']));
+  });
 });
