@@ -17,6 +17,11 @@ export function callEventsMiddleware<Req, Res>(options: {
   finalize?: (response: Res, stats: CallStats) => Res;
 }): Middleware<Req, Res> {
   const { events, now, models, summarize, finalize = (response) => response } = options;
+  // Nobody listens to the call's start or end (no telemetry rows, no subscriber): the call needs no
+  // frame of its own here, only its final stats stamped on the response.
+  if (!events.on.onCallStart && !events.on.onCallEnd) {
+    return (call, next) => next(call).then((response) => finalize(response, callStats(call.ctx, now)));
+  }
   return async (call, next) => {
     const { ctx } = call;
     if (events.on.onCallStart) events.emit('onCallStart', { call: ctx, models });

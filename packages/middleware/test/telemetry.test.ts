@@ -104,6 +104,29 @@ describe('telemetry emitter', () => {
     expect(h.recorder.kind('terminal_failure')).toHaveLength(0);
   });
 
+  it('without listeners the call-events layer still stamps the final stats and passes an error through unchanged', async () => {
+    const clock = new ManualClock();
+    const events = new EventHub([], new WarnOnce(() => undefined));
+    const layer = callEventsMiddleware<object, { stats?: unknown }>({
+      events,
+      now: clock.now,
+      models: [],
+      summarize: () => ({ cached: false }),
+      finalize: (response, stats) => ({ ...response, stats }),
+    });
+    const ctx = createCallContext({ scope: 'LLM', operation: 'chat', now: clock.now });
+    const answered = compose([layer], async () => {
+      clock.advance(12);
+      return {};
+    });
+    await expect(answered({ request: {}, ctx })).resolves.toEqual({ stats: expect.objectContaining({ totalLatencyMs: 12, attempts: 0 }) });
+    const failure = new GatewayUnavailableError({ scope: 'LLM', reason: 'stalled' });
+    const failing = compose([layer], async () => {
+      throw failure;
+    });
+    await expect(failing({ request: {}, ctx })).rejects.toBe(failure);
+  });
+
   it('a recorder that throws degrades to one warning and a dropped counter, never a failed call', async () => {
     const throwing: TelemetryRecorder = {
       record: () => {
