@@ -1,8 +1,9 @@
 /**
  * Benchmark 1: non-streaming chat throughput at several concurrencies, raw undici vs the governed
- * client (memory, Redis, SQLite telemetry) vs the two peer SDKs; plus the latency each adds at concurrency 1.
+ * client (memory, Redis, SQLite telemetry) vs the two peer SDKs; plus the latency each adds at concurrency 1. The
+ * provider model called alone (no governance) splits the governed call's cost into transport and governance.
  */
-import { aiSdkCaller, CONNECTIONS, gatewayCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
+import { aiSdkCaller, CONNECTIONS, gatewayCaller, modelCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, median, percentile, ratio, runConcurrent, type Contender } from './harness.js';
 import { deleteScopeKeys } from './redis-scope.js';
@@ -11,6 +12,7 @@ import { ZERO_ROUTES, type ZeroUpstream } from './zero-upstream.js';
 
 export const CHAT_CONTENDERS = {
   raw: 'raw undici',
+  model: 'provider model alone (no governance)',
   memory: 'gateway (memory)',
   redis: 'gateway (redis)',
   sqlite: 'gateway (memory + sqlite telemetry)',
@@ -71,6 +73,7 @@ export async function runChatBench(options: ChatBenchOptions): Promise<ChatBench
     const memorySettings = () => benchSettings({ scope: uniqueScope(), baseUrl, backend: 'memory' });
     const redisSettings = benchSettings({ scope: redisScope, baseUrl, backend: 'redis', redisUrl: options.redisUrl });
     callers.push(rawUndiciCaller(CHAT_CONTENDERS.raw, baseUrl, CONNECTIONS));
+    callers.push(modelCaller(CHAT_CONTENDERS.model, baseUrl, CONNECTIONS));
     callers.push(await gatewayCaller(CHAT_CONTENDERS.memory, memorySettings()));
     callers.push(await gatewayCaller(CHAT_CONTENDERS.redis, redisSettings));
     // A queue that holds a whole round: the flush at the end of each round is inside its timing.

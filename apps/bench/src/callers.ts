@@ -6,6 +6,9 @@ import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { GatewayClient, type GatewayClientOverrides, type GatewaySettings, type TelemetryRecorder } from '@pgw/client';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
+import { NEVER_ABORTED } from '@pgw/core';
+import { createAgent } from '@pgw/http';
+import { openaiCompatible } from '@pgw/transport-openai';
 import { Agent, Pool, fetch as undiciFetch } from 'undici';
 import { API_KEY } from './gateway-settings.js';
 import { EXPECTED_CHAT_ANSWER, MESSAGES, MODEL } from './mock-script.js';
@@ -47,6 +50,23 @@ export function rawUndiciCaller(name: string, baseUrl: string, connections: numb
       checkAnswer(name, answer.choices?.[0]?.message?.content);
     },
     close: () => pool.close(),
+  };
+}
+
+/** The provider model the gateway builds for the source, called directly: HTTP layer and wire format, no governance. */
+export function modelCaller(name: string, baseUrl: string, connections: number): Caller {
+  const dispatcher = createAgent({ connections });
+  const model = openaiCompatible({ baseUrl, apiKey: API_KEY, model: MODEL, stream: false, dispatcher });
+  const attempt = { signal: NEVER_ABORTED, sourceName: 'bench', timeoutMs: 60_000, callId: 'bench', logicalCallId: 'bench' };
+  return {
+    name,
+    async call() {
+      checkAnswer(name, (await model.generate({ messages: MESSAGES, sampling: {} }, attempt)).content);
+    },
+    async close() {
+      await model.close();
+      await dispatcher.close();
+    },
   };
 }
 
