@@ -123,7 +123,9 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       deps.health.onSuccess(source.name, latencyMs);
       operation.observe?.(source, result, ctx);
       this.report('ok');
-      await this.verdict('success');
+      const recorded = this.verdict('success');
+      // A backend that answered synchronously (memory) costs no await, hence no microtask turn.
+      if (recorded !== undefined) await recorded;
       return { ok: true, result, callId, latencyMs };
     } catch (error) {
       if (signal.aborted) {
@@ -153,7 +155,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       this.report('error', error);
       throw error;
     } finally {
-      await this.giveBack();
+      const givenBack = this.giveBack();
+      if (givenBack !== undefined) await givenBack;
     }
   }
 
