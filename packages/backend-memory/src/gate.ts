@@ -1,7 +1,7 @@
 import { SourceNotConfiguredError, assertBreakerPolicy } from '@pgw/core';
 import { randomUUID } from 'node:crypto';
 import type { BreakerPolicy, BreakerSnapshot, Clock, Gate, GateOutcome, GateRefusal, GateTicket } from '@pgw/core';
-import { SlidingWindow } from './sliding-window.js';
+import { SecondBuckets } from './second-buckets.js';
 
 export interface InMemoryGateOptions {
   scope: string;
@@ -26,12 +26,17 @@ interface Breaker {
   openUntil: number;
   consecutiveFailures: number;
   reopenCount: number;
-  /** Outcome samples of the last `windowMs`: weight 1 = failure, 0 = success. */
-  readonly samples: SlidingWindow;
+  /** Outcome samples of the last `windowMs` in per-second buckets, as in Redis: weight 1 = failure, 0 = success. */
+  readonly samples: SecondBuckets;
   probe: ProbeLease | undefined;
+  /** The closed state's ticket of the current epoch: the same for every attempt, so built once. */
+  ticket: GateTicket | undefined;
 }
 
-/** The circuit breakers of docs/architecture.md#circuit-breaker for one process: two trip channels, a leased probe, epoch fencing. */
+/**
+ * The circuit breakers of docs/architecture.md#circuit-breaker for one process, answering synchronously:
+ * two trip channels, a leased probe, epoch fencing.
+ */
 export class InMemoryGate implements Gate {
   private readonly scope: string;
   private readonly policy: BreakerPolicy;
@@ -49,15 +54,16 @@ export class InMemoryGate implements Gate {
         openUntil: 0,
         consecutiveFailures: 0,
         reopenCount: 0,
-        samples: new SlidingWindow(this.policy.windowMs),
+        samples: new SecondBuckets(this.policy.windowMs),
         probe: undefined,
+        ticket: undefined,
       });
     }
   }
 
-  async tryAcquire(source: string): Promise<GateTicket | GateRefusal> {
+  tryAcquire(source: string): GateTicket | GateRefusal {
     const breaker = this.breakerOf(source);
-    if (breaker.state === 'closed') return { ok: true, source, epoch: breaker.epoch, probe: false };
+    if (breaker.state === 'closed') return (breaker.ticket ??= Object.freeze({ ok: true, source, epoch: breaker.epoch, probe: false }));
     const now = this.now();
     if (now < breaker.openUntil) return { ok: false, source, state: 'open', retryAfterMs: breaker.openUntil - now };
     if (breaker.probe !== undefined && now < breaker.probe.expiresAt) {
@@ -68,7 +74,7 @@ export class InMemoryGate implements Gate {
     return { ok: true, source, epoch: breaker.epoch, probe: true, probeToken: probe.token };
   }
 
-  async record(ticket: GateTicket, outcome: GateOutcome): Promise<void> {
+  record(ticket: GateTicket, outcome: GateOutcome): void {
     const breaker = this.breakerOf(ticket.source);
     if (ticket.epoch !== breaker.epoch) return;
     const now = this.now();
@@ -90,12 +96,12 @@ export class InMemoryGate implements Gate {
     if (outcome === 'dead' || this.shouldTrip(breaker)) this.trip(breaker, now, breaker.reopenCount);
   }
 
-  async releaseProbe(ticket: GateTicket): Promise<void> {
+  releaseProbe(ticket: GateTicket): void {
     const breaker = this.breakerOf(ticket.source);
     if (ticket.epoch === breaker.epoch && holdsProbe(breaker, ticket)) breaker.probe = undefined;
   }
 
-  async snapshot(source: string): Promise<BreakerSnapshot> {
+  snapshot(source: string): BreakerSnapshot {
     const breaker = this.breakerOf(source);
     const now = this.now();
     breaker.samples.evict(now);
@@ -135,6 +141,7 @@ export class InMemoryGate implements Gate {
     const openMs = Math.min(maxCooldownMs, cooldownMs * 2 ** reopenCount);
     breaker.state = 'open';
     breaker.epoch += 1;
+    breaker.ticket = undefined;
     breaker.reopenCount = reopenCount;
     breaker.openUntil = Math.max(breaker.openUntil, now + openMs);
     breaker.probe = undefined;
@@ -143,6 +150,7 @@ export class InMemoryGate implements Gate {
   private closeBreaker(breaker: Breaker): void {
     breaker.state = 'closed';
     breaker.epoch += 1;
+    breaker.ticket = undefined;
     breaker.openUntil = 0;
     breaker.consecutiveFailures = 0;
     breaker.reopenCount = 0;

@@ -1,13 +1,13 @@
-import type { BreakerPolicy, GateOutcome, GovernedAdmission, Governor } from '@pgw/core';
+import type { BreakerPolicy, GateOutcome, GateTicket, GovernedAdmission, Governor, Permit } from '@pgw/core';
 import { InMemoryGate } from './gate.js';
 import { InMemoryLimiter, type InMemoryLimiterOptions } from './limiter.js';
 
 export type InMemoryGovernorOptions = InMemoryLimiterOptions & { policy: BreakerPolicy };
 
 /**
- * The combined `Governor` capability over one process's breaker and limiter. In memory there is no
- * round trip to save: it is the two ports' calls in order, which keeps the middleware on one path
- * for both backends. `limiter` and `gate` are the same books through the two ports.
+ * The combined `Governor` capability over one process's breaker and limiter, answering synchronously.
+ * In memory there is no round trip to save: it is the two ports' calls in order, which keeps the
+ * middleware on one path for both backends. `limiter` and `gate` are the same books through the two ports.
  */
 export class InMemoryGovernor implements Governor {
   readonly limiter: InMemoryLimiter;
@@ -18,34 +18,44 @@ export class InMemoryGovernor implements Governor {
     this.gate = new InMemoryGate({ ...options, sources: Object.keys(options.sources) });
   }
 
-  async admit(source: string, estTokens: number): Promise<GovernedAdmission> {
-    const { gate, limiter } = this;
-    const ticket = await gate.tryAcquire(source);
+  admit(source: string, estTokens: number): GovernedAdmission {
+    const { gate } = this;
+    const ticket = gate.tryAcquire(source);
     if (!ticket.ok) return { ok: false, refusal: ticket };
-    const admission = await limiter.tryEnter(source, estTokens).catch(async (error: unknown) => {
-      await gate.releaseProbe(ticket);
+    let entered: ReturnType<InMemoryLimiter['enter']>;
+    try {
+      entered = this.limiter.enter(source, estTokens);
+    } catch (error) {
+      gate.releaseProbe(ticket);
       throw error;
-    });
-    if (!admission.ok) {
-      await gate.releaseProbe(ticket);
-      return admission;
     }
-    const { permit } = admission;
-    let finished = false;
-    const finish = async (verdict: GateOutcome | undefined, actualTokens: number): Promise<void> => {
-      if (finished) return;
-      finished = true;
-      try {
-        if (verdict === undefined) await gate.releaseProbe(ticket);
-        else await gate.record(ticket, verdict);
-      } finally {
-        try {
-          await permit.settle(actualTokens);
-        } finally {
-          await permit.release();
-        }
-      }
-    };
-    return { ok: true, ticket, permit, finish };
+    if ('gate' in entered) {
+      gate.releaseProbe(ticket);
+      return entered;
+    }
+    return new GovernedAttempt(gate, ticket, entered);
+  }
+}
+
+/** One admitted attempt: `finish` is a method, not a closure per admission. */
+class GovernedAttempt {
+  readonly ok = true;
+  private finished = false;
+
+  constructor(
+    private readonly gate: InMemoryGate,
+    readonly ticket: GateTicket,
+    readonly permit: Permit & { settleAndRelease(actualTokens: number): void },
+  ) {}
+
+  finish(verdict: GateOutcome | undefined, actualTokens: number): void {
+    if (this.finished) return;
+    this.finished = true;
+    try {
+      if (verdict === undefined) this.gate.releaseProbe(this.ticket);
+      else this.gate.record(this.ticket, verdict);
+    } finally {
+      this.permit.settleAndRelease(actualTokens);
+    }
   }
 }

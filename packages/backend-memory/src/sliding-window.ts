@@ -1,53 +1,53 @@
-/** One sample of a sliding window: when it happened and what it weighs (tokens, or 1 for a failure). */
-export interface WindowEntry {
-  readonly ts: number;
-  weight: number;
-  /** Set once the entry has left the window, so a late adjustment cannot touch the running sum. */
-  evicted: boolean;
-}
+const MIN_CAPACITY = 64;
 
 /**
- * Samples of the last `spanMs`, oldest first, with a running count and weight sum: O(1) amortised per
- * operation. An entry added at `ts` counts while `now < ts + spanMs`. Time is expected not to run
- * backwards; if it does, a late-stamped entry behind a newer one merely stays a little longer
- * (over-counting, never under-counting).
+ * The exact samples of the last `spanMs`, oldest first, with a running count and weight sum: O(1)
+ * amortised per operation. An entry added at `ts` counts while `now < ts + spanMs`. Entries live in
+ * a ring of two typed arrays and are named by a sequence number, so a call in flight holds a number
+ * instead of an object and the garbage collector has nothing per entry to trace. Time is expected
+ * not to run backwards; if it does, a late-stamped entry behind a newer one merely stays a little
+ * longer (over-counting, never under-counting).
  */
 export class SlidingWindow {
-  private entries: WindowEntry[] = [];
-  private head = 0;
+  private stamps = new Float64Array(MIN_CAPACITY);
+  private weights = new Float64Array(MIN_CAPACITY);
+  /** Ring index of the oldest entry, and its sequence number. */
+  private headIndex = 0;
+  private headSeq = 0;
+  private size = 0;
   private weightSum = 0;
 
   constructor(private readonly spanMs: number) {}
 
-  add(ts: number, weight: number): WindowEntry {
-    const entry: WindowEntry = { ts, weight, evicted: false };
-    this.entries.push(entry);
+  /** Adds an entry; returns its sequence number, for `reweigh`. */
+  add(ts: number, weight: number): number {
+    if (this.size === this.stamps.length) this.resize(this.stamps.length * 2);
+    const index = (this.headIndex + this.size) & (this.stamps.length - 1);
+    this.stamps[index] = ts;
+    this.weights[index] = weight;
+    this.size += 1;
     this.weightSum += weight;
-    return entry;
+    return this.headSeq + this.size - 1;
   }
 
-  /** Changes the weight of an entry still in the window; an entry that already left is not touched. */
-  reweigh(entry: WindowEntry, weight: number): void {
-    if (entry.evicted) return;
-    this.weightSum += weight - entry.weight;
-    entry.weight = weight;
+  /** Changes the weight of an entry still held; one that already left the window is not touched. */
+  reweigh(seq: number, weight: number): void {
+    if (seq < this.headSeq) return;
+    const index = (this.headIndex + (seq - this.headSeq)) & (this.stamps.length - 1);
+    this.weightSum += weight - this.weights[index]!;
+    this.weights[index] = weight;
   }
 
   evict(now: number): void {
-    while (this.head < this.entries.length) {
-      const oldest = this.entries[this.head]!;
-      if (oldest.ts + this.spanMs > now) break;
-      oldest.evicted = true;
-      this.weightSum -= oldest.weight;
-      this.head += 1;
+    const mask = this.stamps.length - 1;
+    while (this.size > 0 && this.stamps[this.headIndex]! + this.spanMs <= now) {
+      this.weightSum -= this.weights[this.headIndex]!;
+      this.headIndex = (this.headIndex + 1) & mask;
+      this.headSeq += 1;
+      this.size -= 1;
     }
-    if (this.head === this.entries.length) {
-      this.entries = [];
-      this.head = 0;
-    } else if (this.head >= 1024 && this.head * 2 >= this.entries.length) {
-      this.entries = this.entries.slice(this.head);
-      this.head = 0;
-    }
+    // A burst's ring is given back once the window holds a quarter of it.
+    if (this.stamps.length > MIN_CAPACITY && this.size * 4 <= this.stamps.length) this.resize(this.stamps.length / 2);
   }
 
   clear(): void {
@@ -55,7 +55,7 @@ export class SlidingWindow {
   }
 
   get count(): number {
-    return this.entries.length - this.head;
+    return this.size;
   }
 
   get weight(): number {
@@ -64,7 +64,21 @@ export class SlidingWindow {
 
   /** Milliseconds until the oldest entry leaves the window (> 0 after `evict(now)`; a whole span when empty). */
   msUntilOldestLeaves(now: number): number {
-    const oldest = this.entries[this.head];
-    return oldest === undefined ? this.spanMs : oldest.ts + this.spanMs - now;
+    return this.size === 0 ? this.spanMs : this.stamps[this.headIndex]! + this.spanMs - now;
+  }
+
+  /** Copies the entries, oldest first, into a ring of `capacity` (a power of two ≥ the count). */
+  private resize(capacity: number): void {
+    const stamps = new Float64Array(capacity);
+    const weights = new Float64Array(capacity);
+    const mask = this.stamps.length - 1;
+    for (let i = 0; i < this.size; i++) {
+      const from = (this.headIndex + i) & mask;
+      stamps[i] = this.stamps[from]!;
+      weights[i] = this.weights[from]!;
+    }
+    this.stamps = stamps;
+    this.weights = weights;
+    this.headIndex = 0;
   }
 }

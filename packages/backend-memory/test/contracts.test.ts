@@ -1,4 +1,4 @@
-import { cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
+import { cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract, synchronousGovernanceContract } from '@pgw/testkit';
 import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '../src/index.js';
 
 limiterContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
@@ -6,3 +6,4 @@ settleAndReleaseContract('InMemoryLimiter', (options) => new InMemoryLimiter(opt
 gateContract('InMemoryGate', (options) => new InMemoryGate(options));
 cacheContract('InMemoryCache', (options) => new InMemoryCache(options));
 governorContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
+synchronousGovernanceContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));

@@ -80,8 +80,8 @@ describe('fail-closed', () => {
       if (redis.status === 'ready') await once(redis, 'close');
       for (const call of [
         () => limiter.tryEnter('a', 10),
-        () => admission.permit.settle(50),
-        () => admission.permit.release(),
+        async () => admission.permit.settle(50),
+        async () => admission.permit.release(),
         () => limiter.sourceStats('a'),
         () => gate.tryAcquire('a'),
         () => gate.record(ticket, 'failure'),

@@ -10,6 +10,19 @@ export type Clock = () => number;
 /** Sleeps `ms`; rejects with the signal's abort error if `signal` aborts first. */
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
+/**
+ * What a governance port method answers: a promise (a store round trip), or the plain value when the
+ * adapter computed it synchronously (the memory backends). A plain answer is final — and a failure of a
+ * synchronous answer is thrown, not returned as a rejected promise — so callers that branch on it
+ * (`isPromise`) spend no promise, no microtask and no abort listener on it; `await` takes both.
+ */
+export type MaybePromise<T> = T | Promise<T>;
+
+/** True when a port's answer is still to come (see MaybePromise); any thenable counts. */
+export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
+  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+}
+
 // ── Limiter (docs/architecture.md#admission-the-six-gates) ───────────────────────────────────
 
 /** The six gates, in the order a limiter checks them: the source's, then the scope's. */
@@ -29,21 +42,26 @@ export interface Permit {
   readonly source: string;
   readonly estTokens: number;
   /** Applies `actual − est` to TPM in the window the reservation was made in. Only the first call counts. */
-  settle(actualTokens: number): Promise<void>;
+  settle(actualTokens: number): MaybePromise<void>;
   /** Frees the concurrency slot. Idempotent. */
-  release(): Promise<void>;
+  release(): MaybePromise<void>;
   /**
    * Optional: `settle(actualTokens)` then `release()` as one operation (one store round trip), with
    * the same effects and idempotence as the two calls; the release happens even when the settle
    * fails. Callers use it when present, else make the two calls.
    */
-  settleAndRelease?(actualTokens: number): Promise<void>;
+  settleAndRelease?(actualTokens: number): MaybePromise<void>;
 }
 
 export type Admission =
   | { readonly ok: true; readonly permit: Permit }
   | { readonly ok: false; readonly gate: LimitGate; readonly retryAfterMs: number };
 
+/**
+ * One source's books. Without an RPM or a TPM limit on the source nothing reads its window, so an
+ * adapter may count `rpmUsed`/`tpmUsed` in per-second buckets: an entry then leaves up to 1 s early,
+ * never late (docs/architecture.md#admission-the-six-gates).
+ */
 export interface SourceStats {
   inflight: number;
   rpmUsed: number;
@@ -58,8 +76,8 @@ export interface SourceLimits {
 
 /** The six gates. A denied tryEnter consumes nothing; unknown sources throw SourceNotConfiguredError. */
 export interface Limiter {
-  tryEnter(source: string, estTokens: number): Promise<Admission>;
-  sourceStats(source: string): Promise<SourceStats>;
+  tryEnter(source: string, estTokens: number): MaybePromise<Admission>;
+  sourceStats(source: string): MaybePromise<SourceStats>;
   close?(): Promise<void>;
 }
 
@@ -108,11 +126,11 @@ export interface BreakerSnapshot {
 }
 
 export interface Gate {
-  tryAcquire(source: string): Promise<GateTicket | GateRefusal>;
-  record(ticket: GateTicket, outcome: GateOutcome): Promise<void>;
+  tryAcquire(source: string): MaybePromise<GateTicket | GateRefusal>;
+  record(ticket: GateTicket, outcome: GateOutcome): MaybePromise<void>;
   /** Frees a probe lease without a verdict (the probe was cancelled). No-op for non-probe tickets. */
-  releaseProbe(ticket: GateTicket): Promise<void>;
-  snapshot(source: string): Promise<BreakerSnapshot>;
+  releaseProbe(ticket: GateTicket): MaybePromise<void>;
+  snapshot(source: string): MaybePromise<BreakerSnapshot>;
   close?(): Promise<void>;
 }
 
@@ -129,7 +147,7 @@ export type GovernedAdmission =
        * `gate.releaseProbe(ticket)` — then `permit.settleAndRelease(actualTokens)`. The permit's
        * write-back happens even when the verdict's fails. Idempotent; only the first call counts.
        */
-      finish(verdict: GateOutcome | undefined, actualTokens: number): Promise<void>;
+      finish(verdict: GateOutcome | undefined, actualTokens: number): MaybePromise<void>;
     }
   | { readonly ok: false; readonly refusal: GateRefusal }
   | { readonly ok: false; readonly refusal?: undefined; readonly gate: LimitGate; readonly retryAfterMs: number }
@@ -149,7 +167,7 @@ export interface Governor {
    * waits for room passes the same id on every try; it is served when it is first in line (see
    * `onRoomFreed`). Without one, a caller is refused `queued` while anybody waits.
    */
-  admit(source: string, estTokens: number, turn?: string): Promise<GovernedAdmission>;
+  admit(source: string, estTokens: number, turn?: string): MaybePromise<GovernedAdmission>;
   /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
   onRoomFreed?(listener: () => void): () => void;
   /** Optional: gives up a place in line (a waiting call that ended); idempotent. */

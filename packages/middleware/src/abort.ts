@@ -1,4 +1,4 @@
-import { abortError, NEVER_ABORTED, SourceDeadError, TransientError } from '@pgw/core';
+import { abortError, isPromise, NEVER_ABORTED, SourceDeadError, TransientError, type MaybePromise } from '@pgw/core';
 
 export function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError(signal);
@@ -8,9 +8,18 @@ export function throwIfAborted(signal: AbortSignal): void {
  * Awaits `work` unless `signal` aborts first, then rejects with the abort error at once: a write-back
  * or admission call that hangs must not hold a cancelled call. When abort wins, `onLate` receives the
  * value `work` resolves to later, so whatever it grants (a permit, a probe lease) is given back.
- * Racing a signal that can never abort costs nothing: `work` itself is returned.
+ * Racing a signal that can never abort costs nothing: `work` itself is returned. A plain value (a
+ * port that answered synchronously) costs no promise and no listener either: it is returned, or, if
+ * the signal has aborted, handed to `onLate` and the abort error thrown.
  */
-export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onLate?: (value: T) => void): Promise<T> {
+export function raceAbort<T>(work: Promise<T>, signal: AbortSignal, onLate?: (value: T) => void): Promise<T>;
+export function raceAbort<T>(work: MaybePromise<T>, signal: AbortSignal, onLate?: (value: T) => void): MaybePromise<T>;
+export function raceAbort<T>(work: MaybePromise<T>, signal: AbortSignal, onLate?: (value: T) => void): MaybePromise<T> {
+  if (!isPromise(work)) {
+    if (!signal.aborted) return work;
+    onLate?.(work);
+    throw abortError(signal);
+  }
   if (signal === NEVER_ABORTED) return work;
   if (signal.aborted) {
     abandon(work, onLate);
@@ -49,4 +58,9 @@ function abandon<T>(work: Promise<T>, onLate: ((value: T) => void) | undefined):
  */
 export function cancellationError(error: unknown, signal: AbortSignal): unknown {
   return error instanceof TransientError || error instanceof SourceDeadError ? abortError(signal) : error;
+}
+
+/** `next(value)` now when `value` is plain, else once it resolves: a synchronous port's answer takes no microtask. */
+export function andThen<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
+  return isPromise(value) ? value.then(next) : next(value);
 }

@@ -1,5 +1,6 @@
-import type { GateOutcome, GateTicket, Gate, Governor, LimitGate, Limiter, Permit, Source } from '@pgw/core';
-import { raceAbort } from './abort.js';
+import { isPromise } from '@pgw/core';
+import type { Admission, GateTicket, Gate, GovernedAdmission, Governor, LimitGate, Limiter, MaybePromise, Permit, Source } from '@pgw/core';
+import { andThen, raceAbort } from './abort.js';
 import type { BreakerWatch } from './breaker-watch.js';
 import type { Pacer } from './pacer.js';
 import type { WriteBacks } from './write-backs.js';
@@ -9,8 +10,8 @@ export interface Admitted {
   readonly source: Source;
   readonly ticket: GateTicket;
   readonly permit: Permit;
-  /** Present when a governor admitted: the verdict and the permit's write-back in one operation. */
-  readonly finish?: (verdict: GateOutcome | undefined, actualTokens: number) => Promise<void>;
+  /** Present when a governor admitted: its `finish` sends the verdict and the permit's write-back in one operation. */
+  readonly governed?: Extract<GovernedAdmission, { ok: true }>;
 }
 
 export type Refusal =
@@ -35,74 +36,100 @@ export interface AdmissionDeps {
  * success the caller holds a pacer slot, a gate ticket and a permit; on refusal it holds nothing.
  * Store failures (GovernanceBackendError, SourceNotConfiguredError) propagate: admission fails closed.
  * A grant that arrives after the call was cancelled is handed straight back (S1: settles 0).
+ * Backends that answer synchronously are answered synchronously: no promise, microtask or abort
+ * listener per step (a failure is then thrown).
  */
-export async function admit(
+export function admit(
   deps: AdmissionDeps,
   source: Source,
   estTokens: number,
   signal: AbortSignal,
   turn?: string,
-): Promise<Admitted | Refusal> {
+): MaybePromise<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
-  if (deps.governor) return admitGoverned(deps, deps.governor, source, estTokens, signal, turn);
-  let ticket: GateTicket | undefined;
+  let answer: MaybePromise<Admitted | Refusal>;
   try {
-    const verdict = await raceAbort(deps.gate.tryAcquire(source.name), signal, (late) => {
-      if (late.ok) void releaseProbe(deps, late);
-    });
-    if (!verdict.ok) {
-      deps.breakers?.refused(verdict);
+    answer = deps.governor
+      ? andThen(
+          raceAbort(deps.governor.admit(source.name, estTokens, turn), signal, (late) => {
+            if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
+          }),
+          (verdict) => governed(source, verdict),
+        )
+      : admitThroughPorts(deps, source, estTokens, signal);
+  } catch (error) {
+    deps.pacer.leave(source.name);
+    throw error;
+  }
+  if (!isPromise(answer)) return leaveUnlessAdmitted(deps, answer);
+  return answer.then(
+    (settled) => leaveUnlessAdmitted(deps, settled),
+    (error: unknown) => {
       deps.pacer.leave(source.name);
-      return { kind: 'circuit', source, retryAfterMs: verdict.retryAfterMs };
+      throw error;
+    },
+  );
+}
+
+/** A refusal holds nothing: its pacer slot is given back. */
+function leaveUnlessAdmitted(deps: AdmissionDeps, answer: Admitted | Refusal): Admitted | Refusal {
+  if (answer.kind !== 'admitted') deps.pacer.leave(answer.source.name);
+  return answer;
+}
+
+/** What a governor's verdict (the breaker and the six gates in one store operation) means for the attempt. */
+function governed(source: Source, verdict: GovernedAdmission): Admitted | Refusal {
+  if (verdict.ok) return { kind: 'admitted', source, ticket: verdict.ticket, permit: verdict.permit, governed: verdict };
+  if (verdict.refusal) return { kind: 'circuit', source, retryAfterMs: verdict.refusal.retryAfterMs };
+  if ('queued' in verdict) return { kind: 'queued', source, retryAfterMs: verdict.retryAfterMs };
+  return { kind: 'quota', source, gate: verdict.gate, retryAfterMs: verdict.retryAfterMs };
+}
+
+/** The breaker's ticket, then the limiter's permit, through the two ports. */
+function admitThroughPorts(deps: AdmissionDeps, source: Source, estTokens: number, signal: AbortSignal): MaybePromise<Admitted | Refusal> {
+  const verdict = raceAbort(deps.gate.tryAcquire(source.name), signal, (late) => {
+    if (late.ok) void releaseProbe(deps, late);
+  });
+  return andThen(verdict, (ticket) => {
+    if (!ticket.ok) {
+      deps.breakers?.refused(ticket);
+      return { kind: 'circuit', source, retryAfterMs: ticket.retryAfterMs };
     }
-    ticket = verdict;
     deps.breakers?.admitted(ticket);
-    const admission = await raceAbort(deps.limiter.tryEnter(source.name, estTokens), signal, (late) => {
-      if (late.ok) void giveBack(deps, late.permit);
-    });
-    if (!admission.ok) {
-      await releaseProbe(deps, ticket);
-      deps.pacer.leave(source.name);
-      return { kind: 'quota', source, gate: admission.gate, retryAfterMs: admission.retryAfterMs };
+    let admission: MaybePromise<Admission>;
+    try {
+      admission = raceAbort(deps.limiter.tryEnter(source.name, estTokens), signal, (late) => {
+        if (late.ok) void giveBack(deps, late.permit);
+      });
+    } catch (error) {
+      return failAfterBreaker(deps, ticket, error);
     }
-    return { kind: 'admitted', source, ticket, permit: admission.permit };
-  } catch (error) {
-    if (ticket) await releaseProbe(deps, ticket);
-    deps.pacer.leave(source.name);
-    throw error;
-  }
+    if (!isPromise(admission)) return entered(deps, source, ticket, admission);
+    return admission.then(
+      (settled) => entered(deps, source, ticket, settled),
+      (error: unknown) => failAfterBreaker(deps, ticket, error),
+    );
+  });
 }
 
-/** `admit` through a governor: one store operation for the breaker and the six gates. */
-async function admitGoverned(
-  deps: AdmissionDeps,
-  governor: Governor,
-  source: Source,
-  estTokens: number,
-  signal: AbortSignal,
-  turn: string | undefined,
-): Promise<Admitted | Refusal> {
-  try {
-    const verdict = await raceAbort(governor.admit(source.name, estTokens, turn), signal, (late) => {
-      if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
-    });
-    if (verdict.ok) return { kind: 'admitted', source, ticket: verdict.ticket, permit: verdict.permit, finish: verdict.finish };
-    deps.pacer.leave(source.name);
-    if (verdict.refusal) return { kind: 'circuit', source, retryAfterMs: verdict.refusal.retryAfterMs };
-    if ('queued' in verdict) return { kind: 'queued', source, retryAfterMs: verdict.retryAfterMs };
-    return { kind: 'quota', source, gate: verdict.gate, retryAfterMs: verdict.retryAfterMs };
-  } catch (error) {
-    deps.pacer.leave(source.name);
-    throw error;
-  }
+function entered(deps: AdmissionDeps, source: Source, ticket: GateTicket, admission: Admission): MaybePromise<Admitted | Refusal> {
+  if (admission.ok) return { kind: 'admitted', source, ticket, permit: admission.permit };
+  return andThen(releaseProbe(deps, ticket), () => ({ kind: 'quota', source, gate: admission.gate, retryAfterMs: admission.retryAfterMs }));
 }
 
-function releaseProbe(deps: AdmissionDeps, ticket: GateTicket): Promise<void> {
-  if (!ticket.probe) return Promise.resolve();
+/** The limiter failed after the breaker admitted: the probe lease (if any) goes back before the error propagates. */
+function failAfterBreaker(deps: AdmissionDeps, ticket: GateTicket, error: unknown): MaybePromise<never> {
+  return andThen(releaseProbe(deps, ticket), () => {
+    throw error;
+  });
+}
+
+function releaseProbe(deps: AdmissionDeps, ticket: GateTicket): MaybePromise<void> {
+  if (!ticket.probe) return;
   return deps.writeBacks.quietly('gate.releaseProbe', () => deps.gate.releaseProbe(ticket));
 }
 
 /** An unused permit: nothing was sent, so the reservation is returned whole. */
-function giveBack(deps: AdmissionDeps, permit: Permit): Promise<void> {
+function giveBack(deps: AdmissionDeps, permit: Permit): MaybePromise<void> {
   return deps.writeBacks.settleAndRelease(permit, 0);
 }

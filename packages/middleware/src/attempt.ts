@@ -7,6 +7,7 @@ import {
   type Clock,
   type Gate,
   type GateOutcome,
+  type MaybePromise,
   type ModelIdentity,
   type ModelPrice,
   type Source,
@@ -17,7 +18,7 @@ import {
   type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
-import { cancellationError, raceAbort } from './abort.js';
+import { andThen, cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
@@ -225,34 +226,33 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     };
   }
 
-  private verdict(outcome: GateOutcome): Promise<void> {
-    const { gate, writeBacks } = this.deps;
-    const { ticket, finish } = this.admitted;
+  private verdict(outcome: GateOutcome): MaybePromise<void> {
+    const { gate, writeBacks, breakers } = this.deps;
+    const { ticket, governed } = this.admitted;
     this.verdictSent = true;
-    if (finish) {
+    if (governed) {
       this.verdictToFinish = outcome;
-      return Promise.resolve();
+      return;
     }
-    const { breakers } = this.deps;
     const recorded = writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
-    return breakers ? recorded.then(() => breakers.afterVerdict(ticket, outcome)) : recorded;
+    return breakers ? andThen(recorded, () => breakers.afterVerdict(ticket, outcome)) : recorded;
   }
 
   /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
-  private async giveBack(): Promise<void> {
-    const { gate, pacer, writeBacks } = this.deps;
-    const { source, ticket, permit, finish } = this.admitted;
-    if (finish) {
+  private giveBack(): MaybePromise<void> {
+    const { gate, pacer, writeBacks, breakers } = this.deps;
+    const { source, ticket, permit, governed } = this.admitted;
+    if (governed) {
       pacer.leave(source.name);
       const verdict = this.verdictToFinish;
-      await writeBacks.quietly('governor.finish', () => finish(verdict, this.settlement.value()));
-      const { breakers } = this.deps;
-      if (breakers && verdict !== undefined) await breakers.afterVerdict(ticket, verdict);
-      return;
+      const finished = writeBacks.quietly('governor.finish', () => governed.finish(verdict, this.settlement.value()));
+      return breakers && verdict !== undefined ? andThen(finished, () => breakers.afterVerdict(ticket, verdict)) : finished;
     }
-    if (ticket.probe && !this.verdictSent) await writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket));
-    pacer.leave(source.name);
-    await writeBacks.settleAndRelease(permit, this.settlement.value());
+    const probeReleased = ticket.probe && !this.verdictSent ? writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket)) : undefined;
+    return andThen(probeReleased, () => {
+      pacer.leave(source.name);
+      return writeBacks.settleAndRelease(permit, this.settlement.value());
+    });
   }
 }
 

@@ -1,5 +1,5 @@
-import type { Permit } from '@pgw/core';
-import { raceAbort } from './abort.js';
+import { isPromise, type MaybePromise, type Permit } from '@pgw/core';
+import { andThen, raceAbort } from './abort.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
 /**
@@ -10,13 +10,16 @@ import { describeError, type WarnOnce } from './warn-once.js';
 export class WriteBacks {
   constructor(private readonly warnings: WarnOnce) {}
 
-  /** Cleanup that runs to completion even for a cancelled call. Never rejects: a failure, thrown or rejected, is one warning per step. */
-  quietly(step: string, work: () => Promise<void>): Promise<void> {
+  /**
+   * Cleanup that runs to completion even for a cancelled call. Never throws nor rejects: a failure,
+   * thrown or rejected, is one warning per step. Work that finished synchronously returns nothing to await.
+   */
+  quietly(step: string, work: () => MaybePromise<void>): MaybePromise<void> {
     try {
-      return work().catch((error: unknown) => this.warn(step, error));
+      const done = work();
+      if (isPromise(done)) return done.then(undefined, (error: unknown) => this.warn(step, error));
     } catch (error) {
       this.warn(step, error);
-      return Promise.resolve();
     }
   }
 
@@ -24,20 +27,21 @@ export class WriteBacks {
    * Settles the permit with `actualTokens` and releases it: in one store operation when the permit
    * offers one, else settle then release — the release is attempted even when the settle failed.
    */
-  settleAndRelease(permit: Permit, actualTokens: number): Promise<void> {
+  settleAndRelease(permit: Permit, actualTokens: number): MaybePromise<void> {
     const { settleAndRelease } = permit;
     if (settleAndRelease === undefined) return this.settleThenRelease(permit, actualTokens);
     return this.quietly('permit.settleAndRelease', () => settleAndRelease.call(permit, actualTokens));
   }
 
   /** A write-back the call waits for only while it is not cancelled: a hanging store must not hold a cancelled call. */
-  unlessAborted(step: string, work: () => Promise<void>, signal: AbortSignal): Promise<void> {
+  unlessAborted(step: string, work: () => MaybePromise<void>, signal: AbortSignal): MaybePromise<void> {
     return raceAbort(this.quietly(step, work), signal);
   }
 
-  private async settleThenRelease(permit: Permit, actualTokens: number): Promise<void> {
-    await this.quietly('permit.settle', () => permit.settle(actualTokens));
-    await this.quietly('permit.release', () => permit.release());
+  private settleThenRelease(permit: Permit, actualTokens: number): MaybePromise<void> {
+    return andThen(this.quietly('permit.settle', () => permit.settle(actualTokens)), () =>
+      this.quietly('permit.release', () => permit.release()),
+    );
   }
 
   private warn(step: string, error: unknown): void {

@@ -328,7 +328,7 @@ export function gateContract(name: string, factory: GateFactory): void {
 
     it('an unknown source is an assembly defect: SourceNotConfiguredError', async () => {
       const { gate } = await setup();
-      for (const call of [() => gate.tryAcquire('nope'), () => gate.snapshot('nope')]) {
+      for (const call of [async () => gate.tryAcquire('nope'), async () => gate.snapshot('nope')]) {
         const error = await call().then(
           () => undefined,
           (e: unknown) => e,

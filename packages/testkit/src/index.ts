@@ -12,3 +12,4 @@ export * from './model-contract/index.js';
 export * from './private-redis.js';
 export * from './private-postgres.js';
 export * from './governor-contract.js';
+export * from './synchronous-contract.js';
