@@ -120,7 +120,7 @@ abstract class LoadBlindSelector implements Selector {
 
 /** `ordered` (always from the first) or `round_robin` (from the next source per walk), without copying the sources. */
 class RotatingSelector extends LoadBlindSelector {
-  private next = 0;
+  private nextStart = 0;
 
   constructor(
     private readonly sources: readonly Source[],
@@ -130,8 +130,8 @@ class RotatingSelector extends LoadBlindSelector {
   }
 
   walk(): SourceWalk {
-    const start = this.next;
-    if (this.rotate) this.next = (start + 1) % this.sources.length;
+    const start = this.nextStart;
+    if (this.rotate) this.nextStart = (start + 1) % this.sources.length;
     return new RotatingWalk(this.sources, start);
   }
 }

@@ -20,6 +20,7 @@ import { describe, expect, it } from 'vitest';
 import { chatOperation, type Selector } from '../src/index.js';
 import { AccountingLimiter, chatResult, embedResult, HANG, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
+import { settled } from './helpers/walks.js';
 
 const rateLimited = (retryAfterMs?: number) =>
   new TransientError({ message: '429', statusCode: 429, transientKind: 'rate_limited', retryAfterMs });
@@ -232,7 +233,7 @@ describe('retry loop: what it tells the selector', () => {
     h.deps.selector = listen(h.deps.selector, log);
     const abort = new AbortController();
     const calls = [0, 1, 2].map(() => h.start(REQUEST, abort.signal).done);
-    for (let i = 0; i < 3; i += 1) await h.script.nextEntry();
+    while (h.script.calls.length < 3) await settled();
     expect(h.script.sources().sort()).toEqual(['a', 'b', 'c']);
     expect(log.filter((line) => line.startsWith('refused'))).toEqual([]);
     abort.abort();
