@@ -81,6 +81,8 @@ export class GatewayClient extends OwningClient {
   readonly #pipeline: ChatPipeline;
   readonly #callDeadlineMs: number | undefined;
   readonly #sources: readonly Source<ChatModel>[];
+  /** Each key a source's model manages → the first such source: a call's sampling is checked per key it sets, not per source. */
+  readonly #managedBy = new Map<string, number>();
 
   /** Settings from `{SCOPE}__…` env keys (process env over an optional `.env` file), then `fromSettings`. */
   static async fromEnv(scope = 'LLM', options: LoadSettingsOptions & GatewayClientOverrides = {}): Promise<GatewayClient> {
@@ -111,6 +113,9 @@ export class GatewayClient extends OwningClient {
     this.settings = gatewaySettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
     this.#sources = governedSources<ChatModel>(this.settings, ['generate'], 'GatewayClient');
+    this.#sources.forEach(({ model }, index) => {
+      for (const key of model.managedKeys) if (!this.#managedBy.has(key)) this.#managedBy.set(key, index);
+    });
     this.#pipeline = assembleChatPipeline({
       settings: { ...this.settings, sources: this.#sources },
       limiter: parts.limiter,
@@ -174,6 +179,18 @@ export class GatewayClient extends OwningClient {
     );
   }
 
+  /** The first source (configured order) whose model manages a key the sampling sets refuses the call. */
+  #assertUnmanaged(sampling: Record<string, unknown>, method: string): void {
+    let first: number | undefined;
+    for (const key of Object.keys(sampling)) {
+      const at = this.#managedBy.get(key);
+      if (at !== undefined && (first === undefined || at < first)) first = at;
+    }
+    if (first === undefined) return;
+    const { name, model } = this.#sources[first]!;
+    assertNoManagedKeys(model.managedKeys, sampling, `${method}(sampling)`, `the model of source '${name}' (${model.provider} ${model.modelId})`);
+  }
+
   /** Validates a chat call's arguments before anything starts; returns the pipeline's request and call options. */
   #validated(
     method: 'chat' | 'chatStream' | 'runTools',
@@ -199,12 +216,7 @@ export class GatewayClient extends OwningClient {
     const effort = reasoningEffort === undefined ? undefined : coerceEffort(reasoningEffort, `${method}(reasoningEffort)`);
     if (!isPlainObject(sampling)) throw new TypeError(`${method}(sampling) must be a plain object`);
     assertJson(sampling, `${method}(sampling)`, 0);
-    // Walking every source's managed keys costs per source: a call without sampling (most) skips it.
-    if (Object.keys(sampling).length > 0) {
-      for (const { name, model } of this.#sources) {
-        assertNoManagedKeys(model.managedKeys, sampling, `${method}(sampling)`, `the model of source '${name}' (${model.provider} ${model.modelId})`);
-      }
-    }
+    this.#assertUnmanaged(sampling, method);
     // A lone surrogate has no UTF-8 form: made U+FFFD here, so the upstream, the cache key and telemetry see the same text.
     const sent = { messages: wellFormedDeep(messages), sampling: wellFormedDeep(sampling) };
     assertRequestSize(sent, `${method}(messages)`, this.settings);

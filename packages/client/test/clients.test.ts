@@ -88,6 +88,7 @@ describe('GatewayClient.chat', () => {
     ['an unknown option', () => [HI, { temprature: 1 }], TypeError, /chat\(options\) has no option 'temprature'/],
     ['a key managed by the model of source a', () => [HI, { sampling: { reasoning_effort: 'low' } }], RangeError, /chat\(sampling\) may not set 'reasoning_effort': it is managed by the model of source 'a'/],
     ['a key managed by the model of source b', () => [HI, { sampling: { enable_thinking: true } }], RangeError, /'enable_thinking': it is managed by the model of source 'b'/],
+    ['keys managed by both sources: the first source is named', () => [HI, { sampling: { enable_thinking: true, reasoning_effort: 'low' } }], RangeError, /'reasoning_effort': it is managed by the model of source 'a'/],
     ['non-JSON sampling', () => [HI, { sampling: { t: () => 1 } }], TypeError, /chat\(sampling\)\.t/],
     ['an unknown effort', () => [HI, { reasoningEffort: 'extreme' }], RangeError, /chat\(reasoningEffort\)/],
     ['an illegal deadline', () => [HI, { callDeadlineMs: 0 }], RangeError, /chat\(callDeadlineMs\)/],

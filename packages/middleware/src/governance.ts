@@ -21,7 +21,7 @@ import { createSelector } from './selector.js';
 import { ScopeProgress } from './stall-clock.js';
 import { WaitLine } from './wait-line.js';
 import { TelemetryEmitter } from './telemetry-emitter.js';
-import { WarnOnce } from './warn-once.js';
+import { describeError, WarnOnce } from './warn-once.js';
 import { WriteBacks } from './write-backs.js';
 
 /**
@@ -98,7 +98,15 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     health,
     progress: parts.progress ?? new ScopeProgress(now),
     writeBacks: new WriteBacks(warnings),
-    selector: createSelector(settings.selector, { sources: settings.sources, limiter, health, rng: parts.rng }),
+    selector: createSelector(settings.selector, {
+      sources: settings.sources,
+      limiter,
+      health,
+      rng: parts.rng,
+      now,
+      onStatsError: (error) =>
+        warnings.warnOnce('selector:stats', `health_aware: reading the sources' stats failed, ranking on the last figures: ${describeError(error)}`),
+    }),
     retry: settings.retry,
     quotaFull: settings.quotaFull,
     circuitOpen: settings.circuitOpen,

@@ -44,7 +44,17 @@ export { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-ope
 export { backoffDelayMs } from './backoff.js';
 export { Pacer } from './pacer.js';
 export { HealthBook } from './health.js';
-export { createSelector, deprioritiseFailed, headroom, healthScore, type Selector, type SelectorDeps } from './selector.js';
+export {
+  createSelector,
+  DEFAULT_STATS_EVERY_MS,
+  deprioritiseFailed,
+  headroom,
+  healthScore,
+  largerWindows,
+  type Selector,
+  type SelectorDeps,
+  type SourceWalk,
+} from './selector.js';
 export { ScopeProgress, StallClock } from './stall-clock.js';
 export { WaitLine, type Waiter } from './wait-line.js';
 export { Settlement, type SettlementBranch, type TokenAccounting } from './settlement.js';

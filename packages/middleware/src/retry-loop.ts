@@ -15,14 +15,14 @@ import {
   type Source,
   type QuotaWaitStartEvent,
 } from '@pgw/core';
-import { raceAbort, throwIfAborted } from './abort.js';
+import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
-import { deprioritiseFailed, type Selector } from './selector.js';
+import { deprioritiseFailed, largerWindows, type Selector, type SourceWalk } from './selector.js';
 import { StallClock } from './stall-clock.js';
 import type { WaitLine, Waiter } from './wait-line.js';
 
@@ -72,7 +72,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private readonly stall: StallClock;
   private readonly signal: AbortSignal;
   private readonly reasons: Record<string, string> = {};
-  private failedByRecency: string[] = [];
+  /** Sources that failed in this call, least recently failed first. */
+  private failedByRecency: Source[] = [];
   private budgetSpent = 0;
   private transientFailures = 0;
   private lastRetryAfterMs: number | undefined;
@@ -107,6 +108,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
           throw error;
         } finally {
           // The attempt gave its permit, pacer slot and probe lease back.
+          this.deps.selector.left(admitted.source);
           this.deps.line.roomFreed();
         }
         if (outcome.ok) {
@@ -143,14 +145,11 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     return true;
   }
 
-  /** Sources the call may still use, in selector order; the too-long prompt's error when none is left. */
-  private async candidates(): Promise<Source[]> {
-    const order = await raceAbort(this.deps.selector(), this.signal);
+  /** Sources the call may still use, in selector order with failed ones last, computed as the walk goes. */
+  private candidates(): SourceWalk {
+    const order = deprioritiseFailed(this.deps.selector.walk(), this.failedByRecency);
     const fallback = this.contextFallback;
-    if (fallback === undefined) return order;
-    const larger = order.filter((source) => source.contextWindow !== undefined && source.contextWindow > fallback.window);
-    if (larger.length === 0) throw fallback.error;
-    return larger;
+    return fallback === undefined ? order : largerWindows(order, fallback.window);
   }
 
   /**
@@ -174,22 +173,37 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     return admitted;
   }
 
-  /** Tries sources in preference order; when none admits, waits per policy and returns undefined. */
+  /**
+   * Tries sources in preference order, asking the selector for the next only when one refused; when
+   * none admits, waits per policy and returns undefined. No candidate at all is only possible after
+   * a too-long prompt: no source has a larger window, so the call ends with that prompt's error.
+   */
   private async admitOne(): Promise<Admitted | undefined> {
-    const order = deprioritiseFailed(await this.candidates(), this.failedByRecency);
+    const { selector } = this.deps;
+    const order = this.candidates();
     const refusals: Refusal[] = [];
-    for (const source of order) {
-      const verdict = await admit(this.deps, source, this.estTokens(source), this.signal, this.turn);
+    for (let source = order.next(); source !== undefined; source = order.next()) {
+      const estTokens = this.estTokens(source);
+      selector.entering(source, estTokens);
+      let verdict: Admitted | Refusal;
+      try {
+        verdict = await admit(this.deps, source, estTokens, this.signal, this.turn);
+      } catch (error) {
+        selector.refused(source, estTokens);
+        throw error;
+      }
       if (verdict.kind === 'admitted') return verdict;
+      selector.refused(source, estTokens);
       refusals.push(verdict);
     }
+    if (refusals.length === 0) throw this.contextFallback!.error;
     await this.waitForRoom(refusals);
     return undefined;
   }
 
   private noteFailure(source: Source, error: TransientError | SourceDeadError): void {
     this.reasons[source.name] = failureReason(error);
-    this.failedByRecency = [...this.failedByRecency.filter((name) => name !== source.name), source.name];
+    this.failedByRecency = [...this.failedByRecency.filter((failed) => failed !== source), source];
   }
 
   /** Content already reached a streaming caller: no retry can take it back, the call ends here. */

@@ -3,6 +3,7 @@ import { describe, expect, it } from 'vitest';
 import {
   backoffDelayMs,
   createSelector,
+  DEFAULT_STATS_EVERY_MS,
   deprioritiseFailed,
   HealthBook,
   headroom,
@@ -10,8 +11,10 @@ import {
   ScopeProgress,
   Settlement,
   StallClock,
+  type Selector,
 } from '../src/index.js';
 import { AccountingLimiter, ManualClock, source, usage } from './helpers/fakes.js';
+import { drain, settled } from './helpers/walks.js';
 
 describe('backoff', () => {
   const policy = { backoffBaseMs: 1_000, backoffMaxMs: 30_000 };
@@ -56,16 +59,24 @@ describe('pacer (AIMD)', () => {
 
 describe('selectors', () => {
   const sources = [source('a'), source('b'), source('c')];
-  const deps = (overrides = {}) => ({ sources, limiter: new AccountingLimiter(), health: new HealthBook(), rng: () => 0.5, ...overrides });
-  const names = async (selector: () => Promise<Array<{ name: string }>>) => (await selector()).map((s) => s.name);
+  const clock = new ManualClock();
+  const deps = (overrides = {}) => ({
+    sources,
+    limiter: new AccountingLimiter(),
+    health: new HealthBook(),
+    rng: () => 0.5,
+    now: clock.now,
+    ...overrides,
+  });
+  const names = (selector: Selector) => drain(selector.walk()).map((s) => s.name);
 
-  it('ordered keeps the configured order', async () => {
-    expect(await names(createSelector('ordered', deps()))).toEqual(['a', 'b', 'c']);
+  it('ordered keeps the configured order', () => {
+    expect(names(createSelector('ordered', deps()))).toEqual(['a', 'b', 'c']);
   });
 
-  it('round_robin rotates the starting source', async () => {
+  it('round_robin rotates the starting source', () => {
     const selector = createSelector('round_robin', deps());
-    expect([await names(selector), await names(selector), await names(selector), await names(selector)]).toEqual([
+    expect([names(selector), names(selector), names(selector), names(selector)]).toEqual([
       ['a', 'b', 'c'],
       ['b', 'c', 'a'],
       ['c', 'a', 'b'],
@@ -73,13 +84,13 @@ describe('selectors', () => {
     ]);
   });
 
-  it('weighted prefers heavier sources in proportion and never picks weight 0 first', async () => {
+  it('weighted prefers heavier sources in proportion and never picks weight 0 first', () => {
     const weighted = [source('a', { weight: 1 }), source('b', { weight: 3 }), source('z', { weight: 0 })];
     let seed = 1;
     const rng = () => ((seed = (seed * 16807) % 2147483647) / 2147483647);
     const selector = createSelector('weighted', deps({ sources: weighted, rng }));
     const firsts = { a: 0, b: 0, z: 0 };
-    for (let i = 0; i < 4000; i += 1) firsts[(await selector())[0]!.name as 'a' | 'b' | 'z'] += 1;
+    for (let i = 0; i < 4000; i += 1) firsts[selector.walk().next()!.name as 'a' | 'b' | 'z'] += 1;
     expect(firsts.z).toBe(0);
     expect(firsts.b / 4000).toBeGreaterThan(0.7);
     expect(firsts.b / 4000).toBeLessThan(0.8);
@@ -90,16 +101,19 @@ describe('selectors', () => {
     const limiter = new AccountingLimiter();
     const limited = [source('a', { maxConcurrency: 10 }), source('b', { maxConcurrency: 10 }), source('c', { maxConcurrency: 10 })];
     const selector = createSelector('health_aware', deps({ sources: limited, health, limiter }));
-    expect(await names(selector)).toEqual(['a', 'b', 'c']); // all equal: configured order
+    expect(names(selector)).toEqual(['a', 'b', 'c']); // all equal: configured order
     health.onFailure('a');
-    expect(await names(selector)).toEqual(['b', 'c', 'a']);
+    expect(names(selector)).toEqual(['b', 'c', 'a']);
     health.onSuccess('b', 100); // a little slower than unmeasured, still healthier than a
-    expect(await names(selector)).toEqual(['c', 'b', 'a']);
-    for (let i = 0; i < 9; i += 1) await limiter.tryEnter('c', 0); // c nearly full
-    expect(await names(selector)).toEqual(['b', 'a', 'c']);
+    expect(names(selector)).toEqual(['c', 'b', 'a']);
+    for (let i = 0; i < 9; i += 1) await limiter.tryEnter('c', 0); // c nearly full, seen at the next stats read
+    clock.advance(DEFAULT_STATS_EVERY_MS);
+    selector.walk();
+    await settled();
+    expect(names(selector)).toEqual(['b', 'a', 'c']);
   });
 
-  it('health_aware with a single source reads no stats: one source has one order', async () => {
+  it('health_aware with a single source reads no stats: one source has one order', () => {
     const limiter = new AccountingLimiter();
     let statsRead = 0;
     limiter.sourceStats = async () => {
@@ -107,7 +121,7 @@ describe('selectors', () => {
       return { inflight: 0, rpmUsed: 0, tpmUsed: 0 };
     };
     const selector = createSelector('health_aware', deps({ sources: [source('solo')], limiter }));
-    expect([await names(selector), await names(selector)]).toEqual([['solo'], ['solo']]);
+    expect([names(selector), names(selector)]).toEqual([['solo'], ['solo']]);
     expect(statsRead).toBe(0);
   });
 
@@ -118,8 +132,11 @@ describe('selectors', () => {
   });
 
   it('sources that failed in this call go last, least recently failed first', () => {
-    expect(deprioritiseFailed(sources, ['b', 'a']).map((s) => s.name)).toEqual(['c', 'b', 'a']);
-    expect(deprioritiseFailed(sources, []).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    const [a, b, c] = sources;
+    const ordered = () => createSelector('ordered', deps()).walk();
+    expect(drain(deprioritiseFailed(ordered(), [b!, a!])).map((s) => s.name)).toEqual(['c', 'b', 'a']);
+    expect(drain(deprioritiseFailed(ordered(), [])).map((s) => s.name)).toEqual(['a', 'b', 'c']);
+    expect(drain(deprioritiseFailed(ordered(), [c!])).map((s) => s.name)).toEqual(['a', 'b', 'c']);
   });
 });
 

@@ -17,9 +17,10 @@ import {
   type Permit,
 } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { chatOperation } from '../src/index.js';
-import { AccountingLimiter, chatResult, embedResult, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
+import { chatOperation, type Selector } from '../src/index.js';
+import { AccountingLimiter, chatResult, embedResult, HANG, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
+import { settled } from './helpers/walks.js';
 
 const rateLimited = (retryAfterMs?: number) =>
   new TransientError({ message: '429', statusCode: 429, transientKind: 'rate_limited', retryAfterMs });
@@ -191,6 +192,52 @@ describe('retry loop: backoff and the 429 budget', () => {
     });
     await h.start(REQUEST).done;
     expect(h.pacer.snapshot('a')).toEqual({ cap: 3, inflight: 0 }); // 8 → 4 → 2, then +1
+  });
+});
+
+describe('retry loop: what it tells the selector', () => {
+  /** The selector the loop was given, logging what the loop tells it. */
+  function listen(selector: Selector, log: string[]): Selector {
+    return {
+      walk: () => selector.walk(),
+      entering: (s, est) => (log.push(`entering ${s.name} ${est}`), selector.entering(s, est)),
+      refused: (s, est) => (log.push(`refused ${s.name}`), selector.refused(s, est)),
+      left: (s) => (log.push(`left ${s.name}`), selector.left(s)),
+    };
+  }
+
+  it('each source it asks for admission, each refusal and each attempt that gave its permit back', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.deny.set('a', { gate: 'source_rpm', retryAfterMs: 5 });
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [serverError(), chatResult()], { limiter, sources: [source('a'), source('b')] });
+    const log: string[] = [];
+    h.deps.selector = listen(h.deps.selector, log);
+    await h.start(REQUEST).done;
+    expect(log).toEqual(['entering a 100', 'refused a', 'entering b 100', 'left b', 'entering a 100', 'refused a', 'entering b 100', 'left b']);
+  });
+
+  it('an admission that throws counts as refused', async () => {
+    const limiter = new AccountingLimiter();
+    limiter.failWith = new GovernanceBackendError({ scope: 'LLM', message: 'redis down' });
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [chatResult()], { limiter });
+    const log: string[] = [];
+    h.deps.selector = listen(h.deps.selector, log);
+    await expect(h.start(REQUEST).done).rejects.toBeInstanceOf(GovernanceBackendError);
+    expect(log).toEqual(['entering a 100', 'refused a']);
+  });
+
+  it('health_aware: a burst spreads over the sources with room, each call admitted by its first pick', async () => {
+    const sources = ['a', 'b', 'c'].map((name) => source(name, { maxConcurrency: 1 }));
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [HANG, HANG, HANG], { sources, settings: { selector: 'health_aware' } });
+    const log: string[] = [];
+    h.deps.selector = listen(h.deps.selector, log);
+    const abort = new AbortController();
+    const calls = [0, 1, 2].map(() => h.start(REQUEST, abort.signal).done);
+    while (h.script.calls.length < 3) await settled();
+    expect(h.script.sources().sort()).toEqual(['a', 'b', 'c']);
+    expect(log.filter((line) => line.startsWith('refused'))).toEqual([]);
+    abort.abort();
+    await Promise.allSettled(calls);
   });
 });
 
