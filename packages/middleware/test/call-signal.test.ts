@@ -47,6 +47,21 @@ describe('the caller signal', () => {
     expect(listeners(shared.signal)).toBe(0);
     expect(limiter.inflight.get('a')).toBe(0);
   });
+  it('shared by concurrent streams: one listener for all of them, its abort reaches each, none left after', async () => {
+    const shared = new AbortController();
+    const reached = deferred();
+    const entered = { count: 0, all: 300, reached: reached.resolve };
+    const limiter = new AccountingLimiter();
+    const h = chatHarness([], { recorder: new NoopRecorder(), limiter }, waitForAbort(entered));
+    const streams = Array.from({ length: entered.all }, () => h.stream({}, { signal: shared.signal }).response.catch((error: unknown) => error));
+    await reached.promise;
+    expect(listeners(shared.signal)).toBe(1);
+    shared.abort(new Error('shutdown'));
+    const outcomes = await Promise.all(streams);
+    expect(outcomes.every((error) => error instanceof Error && error.name === 'AbortError')).toBe(true);
+    expect(listeners(shared.signal)).toBe(0);
+    expect(limiter.inflight.get('a')).toBe(0);
+  });
 });
 
 describe('a call without a signal', () => {
