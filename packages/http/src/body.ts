@@ -56,20 +56,54 @@ export function bodyTooLarge(origin: BodyOrigin, limitBytes: number): ResultInva
  * The chunks of a 2xx body, failing with `bodyTooLarge` as soon as more than `limitBytes` arrived
  * (or a Content-Length announces more): nothing beyond the cap is kept.
  */
-export async function* cappedChunks(
+export function cappedChunks(
   body: AsyncIterable<Uint8Array>,
   headers: IncomingHttpHeaders,
   limitBytes: number,
   origin: BodyOrigin,
-): AsyncGenerator<Uint8Array> {
-  const announced = Number(headers['content-length']);
-  if (Number.isFinite(announced) && announced > limitBytes) throw bodyTooLarge(origin, limitBytes);
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.byteLength;
-    if (bytes > limitBytes) throw bodyTooLarge(origin, limitBytes);
-    yield chunk;
+): AsyncIterable<Uint8Array> {
+  return { [Symbol.asyncIterator]: () => new CappedChunks(body, headers, limitBytes, origin) };
+}
+
+/**
+ * A hand-written iterator rather than an async generator: a stream passes every chunk through
+ * here, and a generator around the body's own iterator costs a few more promise hops per chunk.
+ */
+class CappedChunks implements AsyncIterator<Uint8Array> {
+  private inner: AsyncIterator<Uint8Array> | undefined;
+  private bytes = 0;
+
+  constructor(
+    private readonly body: AsyncIterable<Uint8Array>,
+    private readonly headers: IncomingHttpHeaders,
+    private readonly limitBytes: number,
+    private readonly origin: BodyOrigin,
+  ) {}
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.inner === undefined) {
+      const announced = Number(this.headers['content-length']);
+      if (Number.isFinite(announced) && announced > this.limitBytes) return Promise.reject(bodyTooLarge(this.origin, this.limitBytes));
+      this.inner = this.body[Symbol.asyncIterator]();
+    }
+    return this.inner.next().then(this.count);
   }
+
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    await this.inner?.return?.();
+    return { done: true, value: undefined };
+  }
+
+  private readonly count = (result: IteratorResult<Uint8Array>): IteratorResult<Uint8Array> => {
+    if (result.done === true) return result;
+    this.bytes += result.value.byteLength;
+    if (this.bytes > this.limitBytes) {
+      // Stop reading: the rest of the body is not wanted.
+      this.inner?.return?.().catch(() => undefined);
+      throw bodyTooLarge(this.origin, this.limitBytes);
+    }
+    return result;
+  };
 }
 
 /** The whole capped body. */
