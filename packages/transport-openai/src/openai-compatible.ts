@@ -3,6 +3,7 @@
  * format, over the one attempt layer of `@pgw/http` (attempt scope, capped bodies, liveness
  * watchdog, failure classification incl. in-band errors).
  */
+import { StringDecoder } from 'node:string_decoder';
 import {
   MODEL_SPECIFICATION_VERSION,
   wholeAnswerDelta,
@@ -147,16 +148,17 @@ class OpenAICompatible implements OpenAICompatibleModel {
       }
       if (assembler.done) answer.stopLiveness();
     });
-    const decoder = new TextDecoder();
+    // Node's string decoder: a streaming TextDecoder takes ICU's slower path and holds a native converter per stream.
+    const decoder = new StringDecoder('utf8');
     try {
       // Read to the end (not break at [DONE]) so the connection goes back to the pool.
-      for await (const chunk of answer.chunks()) parser.feed(decoder.decode(chunk, { stream: true }));
+      for await (const chunk of answer.chunks()) parser.feed(decoder.write(chunk));
     } catch (error) {
       // After [DONE] the answer is complete; a broken tail costs nothing.
       if (!assembler.done) throw error;
     }
     if (!assembler.done) {
-      parser.feed(decoder.decode());
+      parser.feed(decoder.end());
       parser.end();
     }
     if (!assembler.done) throw truncatedStream(answer);
