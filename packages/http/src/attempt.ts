@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import { PolyGatewayError, abortError, type AttemptContext, type Clock } from '@pgw/core';
 import { AttemptScope } from './attempt-scope.js';
-import { ERROR_BODY_LIMIT_BYTES, cappedChunks, readCappedBytes, readCappedText } from './body.js';
+import { ERROR_BODY_LIMIT_BYTES, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
 import type { Endpoint } from './endpoint.js';
 import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
 import type { StreamWatchdogLimits } from './stream-watchdog.js';
@@ -43,6 +43,8 @@ export interface HttpAnswer {
   readonly failure: HttpFailureContext;
   /** The body's chunks; more than `maxResponseBytes` fails with a ResultInvalidError naming the limit. */
   chunks(): AsyncIterable<Uint8Array>;
+  /** The same chunks handed to `onChunk` as they arrive (a stream's reader: no promise per chunk); what it throws ends the read. */
+  eachChunk(onChunk: (chunk: Uint8Array) => void): Promise<void>;
   bytes(): Promise<Buffer>;
   text(): Promise<string>;
   /** A token arrived: restarts the inter-token clock. */
@@ -66,6 +68,11 @@ class AttemptAnswer implements HttpAnswer {
   chunks(): AsyncIterable<Uint8Array> {
     const { sourceName, route } = this.failure;
     return cappedChunks(this.body, this.headers, this.maxResponseBytes, { sourceName, route, status: this.status });
+  }
+
+  eachChunk(onChunk: (chunk: Uint8Array) => void): Promise<void> {
+    const { sourceName, route } = this.failure;
+    return eachCappedChunk(this.body, this.headers, this.maxResponseBytes, { sourceName, route, status: this.status }, onChunk);
   }
 
   bytes(): Promise<Buffer> {

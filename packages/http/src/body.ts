@@ -1,5 +1,6 @@
 /** Reading response bodies without trusting their size. */
 import type { IncomingHttpHeaders } from 'node:http';
+import { finished, type Readable } from 'node:stream';
 import { ResultInvalidError } from '@pgw/core';
 
 /** An error body beyond this is not read: summaries keep 2048 characters anyway. */
@@ -104,6 +105,45 @@ class CappedChunks implements AsyncIterator<Uint8Array> {
     }
     return result;
   };
+}
+
+/**
+ * Hands each chunk of a 2xx body to `onChunk` as it arrives, under the same cap as `cappedChunks`;
+ * resolves at the body's end, rejects with the body's error, the cap's `bodyTooLarge`, or what
+ * `onChunk` threw (the body is then destroyed: the rest is not wanted). For streams: no async
+ * iteration, so no promise hop between a chunk's arrival and its reader.
+ */
+export function eachCappedChunk(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limitBytes: number,
+  origin: BodyOrigin,
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<void> {
+  const announced = Number(headers['content-length']);
+  if (Number.isFinite(announced) && announced > limitBytes) return Promise.reject(bodyTooLarge(origin, limitBytes));
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    let failure: { error: unknown } | undefined;
+    const onData = (chunk: Uint8Array): void => {
+      bytes += chunk.byteLength;
+      try {
+        if (bytes > limitBytes) throw bodyTooLarge(origin, limitBytes);
+        onChunk(chunk);
+      } catch (error) {
+        failure = { error };
+        body.off('data', onData);
+        body.destroy();
+      }
+    };
+    body.on('data', onData);
+    finished(body, (error) => {
+      body.off('data', onData);
+      if (failure !== undefined) reject(failure.error);
+      else if (error) reject(error);
+      else resolve();
+    });
+  });
 }
 
 /** The whole capped body. */

@@ -152,7 +152,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
     const decoder = new StringDecoder('utf8');
     try {
       // Read to the end (not break at [DONE]) so the connection goes back to the pool.
-      for await (const chunk of answer.chunks()) parser.feed(decoder.write(chunk));
+      await answer.eachChunk((chunk) => parser.feed(decoder.write(chunk)));
     } catch (error) {
       // After [DONE] the answer is complete; a broken tail costs nothing.
       if (!assembler.done) throw error;
