@@ -49,6 +49,8 @@ export interface HttpAnswer {
   text(): Promise<string>;
   /** A token arrived: restarts the inter-token clock. */
   tokenSeen(): void;
+  /** The attempt was cancelled (the caller aborted, or one of its limits fired): a reader forwards nothing more. A plain field read, cheap per token. */
+  readonly cancelled: boolean;
   /** The answer is complete: liveness no longer matters (the total timeout still bounds the rest). */
   stopLiveness(): void;
 }
@@ -88,6 +90,10 @@ class AttemptAnswer implements HttpAnswer {
 
   tokenSeen(): void {
     this.scope.tokenSeen();
+  }
+
+  get cancelled(): boolean {
+    return this.scope.cancel.aborted;
   }
 
   stopLiveness(): void {

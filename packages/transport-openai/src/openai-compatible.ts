@@ -80,11 +80,11 @@ class OpenAICompatible implements OpenAICompatibleModel {
       if (delta !== undefined && !attempt.signal.aborted) attempt.onDelta(delta);
       return result;
     }
-    // Deltas reach the caller only while the attempt is live: none after abort or after it settles.
+    // Deltas reach the caller only while the attempt is live: none after it settles (readStream drops those after a cancellation).
     let live = true;
     try {
       return await this.chat(request, attempt, (delta) => {
-        if (live && !attempt.signal.aborted) attempt.onDelta(delta);
+        if (live) attempt.onDelta(delta);
       });
     } finally {
       live = false;
@@ -144,7 +144,8 @@ class OpenAICompatible implements OpenAICompatibleModel {
       if (news.delta !== undefined) {
         ttftMs ??= this.options.now() - answer.dispatchedAt;
         answer.tokenSeen();
-        onDelta?.(news.delta);
+        // A field read, where an AbortSignal's `aborted` getter per token shows in profiles.
+        if (!answer.cancelled) onDelta?.(news.delta);
       }
       if (assembler.done) answer.stopLiveness();
     });
