@@ -51,10 +51,14 @@ const followersOf = new WeakMap<AbortSignal, Followers>();
 export function followSharedSignal(source: AbortSignal | undefined, target: AbortTarget): () => void {
   if (source === undefined || source === NEVER_ABORTED || source.aborted) return followSignal(source, target);
   const followers = followersOf.get(source) ?? listenFor(source);
-  // A wrapper per registration: the same target may follow twice and unfollow once.
-  const registration: AbortTarget = { abort: (reason) => target.abort(reason) };
+  // The target itself, unless it already follows: then a wrapper, so it may follow twice and unfollow once.
+  // (Thousands of calls in flight each hold one registration: a wrapper for each would be memory spent for nothing.)
+  const registration: AbortTarget = followers.targets.has(target) ? { abort: (reason) => target.abort(reason) } : target;
   followers.targets.add(registration);
+  let following = true;
   return () => {
+    if (!following) return;
+    following = false;
     if (!followers.targets.delete(registration) || followers.targets.size > 0) return;
     source.removeEventListener('abort', followers.onAbort);
     followersOf.delete(source);

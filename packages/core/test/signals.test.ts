@@ -123,6 +123,20 @@ describe('followSharedSignal', () => {
     expect(target.signal.reason).toBe('again');
   });
 
+  it('lets one target follow twice: each unfollow removes its own registration only, once', () => {
+    const source = new AbortController();
+    const target = { reasons: [] as unknown[], abort(reason: unknown) { this.reasons.push(reason); } };
+    const first = followSharedSignal(source.signal, target);
+    const second = followSharedSignal(source.signal, target);
+    first();
+    first();
+    expect(listeners(source.signal)).toBe(1);
+    source.abort('once');
+    expect(target.reasons).toEqual(['once']);
+    second();
+    expect(listeners(source.signal)).toBe(0);
+  });
+
 });
 
 describe('NEVER_ABORTED', () => {

@@ -3,9 +3,9 @@
  * timeout and, for streams, the liveness watchdog. Our own limits abort with a TransientError as
  * the reason; the caller's abort always wins and surfaces as the caller's AbortError.
  */
-import { MAX_TIMER_DELAY_MS, TransientError, abortError, followSignal } from '@pgw/core';
+import { MAX_TIMER_DELAY_MS, NEVER_ABORTED, TransientError, abortError } from '@pgw/core';
 import { CancelHandle } from './cancel-handle.js';
-import { StreamWatchdog, type StallPhase, type StreamWatchdogLimits } from './stream-watchdog.js';
+import { LimitTimer, type AttemptLimit, type StreamWatchdogLimits } from './stream-watchdog.js';
 
 export interface AttemptScopeOptions {
   callerSignal: AbortSignal;
@@ -16,35 +16,25 @@ export interface AttemptScopeOptions {
   liveness?: StreamWatchdogLimits;
 }
 
-export class AttemptScope {
+/**
+ * Every attempt in flight holds one, so it is lean: one timer for the total and the liveness
+ * limits (`LimitTimer`), and the scope itself is its listener on the caller's signal (`handleEvent`), no closures.
+ */
+export class AttemptScope extends LimitTimer {
   /** Handed to undici: cancelled when the caller aborts or one of our limits fires. */
   readonly cancel = new CancelHandle();
-  private readonly unfollowCaller: () => void;
-  private readonly totalTimer: ReturnType<typeof setTimeout>;
-  private readonly watchdog: StreamWatchdog | undefined;
 
   constructor(private readonly options: AttemptScopeOptions) {
     const { callerSignal, totalMs, liveness } = options;
     if (callerSignal.aborted) throw abortError(callerSignal);
-    this.unfollowCaller = followSignal(callerSignal, this.cancel);
-    this.totalTimer = setTimeout(
-      () => this.fail('timeout', `no complete answer within ${totalMs} ms`),
-      Math.min(totalMs, MAX_TIMER_DELAY_MS),
-    );
-    if (liveness !== undefined) {
-      this.watchdog = new StreamWatchdog(liveness, (phase, limitMs) => this.fail('stalled_stream', stallText(phase, limitMs)));
-      this.watchdog.start();
-    }
+    super(Math.min(totalMs, MAX_TIMER_DELAY_MS), liveness);
+    if (callerSignal !== NEVER_ABORTED) callerSignal.addEventListener('abort', this, { once: true });
+    this.startLimits();
   }
 
-  /** A content or reasoning token arrived. */
-  tokenSeen(): void {
-    this.watchdog?.tokenSeen();
-  }
-
-  /** The answer is complete: liveness no longer matters (draining the body is still bounded by the total). */
-  stopLiveness(): void {
-    this.watchdog?.stop();
+  /** The caller's signal aborted. */
+  handleEvent(): void {
+    this.cancel.abort(this.options.callerSignal.reason);
   }
 
   /** The error an attempt that threw `error` must surface: the caller's abort, our own limit, or `error` itself. */
@@ -56,17 +46,20 @@ export class AttemptScope {
   }
 
   dispose(): void {
-    clearTimeout(this.totalTimer);
-    this.watchdog?.stop();
-    this.unfollowCaller();
+    this.stop();
+    const { callerSignal } = this.options;
+    if (callerSignal !== NEVER_ABORTED) callerSignal.removeEventListener('abort', this);
   }
 
-  private fail(transientKind: 'timeout' | 'stalled_stream', what: string): void {
-    const { sourceName, route } = this.options;
+  protected expired(limit: AttemptLimit, limitMs: number): void {
+    const { sourceName, route, totalMs } = this.options;
+    const what =
+      limit === 'total'
+        ? `no complete answer within ${totalMs} ms`
+        : limit === 'first_token'
+          ? `no first token within ${limitMs} ms`
+          : `no token for ${limitMs} ms`;
+    const transientKind = limit === 'total' ? 'timeout' : 'stalled_stream';
     this.cancel.abort(new TransientError({ message: `${sourceName} ${route}: ${what}`, sourceName, transientKind }));
   }
-}
-
-function stallText(phase: StallPhase, limitMs: number): string {
-  return phase === 'first_token' ? `no first token within ${limitMs} ms` : `no token for ${limitMs} ms`;
 }

@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import { PolyGatewayError, abortError, type AttemptContext, type Clock } from '@pgw/core';
 import { AttemptScope } from './attempt-scope.js';
-import { ERROR_BODY_LIMIT_BYTES, cappedChunks, readCappedBytes, readCappedText } from './body.js';
+import { ERROR_BODY_LIMIT_BYTES, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
 import type { Endpoint } from './endpoint.js';
 import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
 import type { StreamWatchdogLimits } from './stream-watchdog.js';
@@ -43,10 +43,14 @@ export interface HttpAnswer {
   readonly failure: HttpFailureContext;
   /** The body's chunks; more than `maxResponseBytes` fails with a ResultInvalidError naming the limit. */
   chunks(): AsyncIterable<Uint8Array>;
+  /** The same chunks handed to `onChunk` as they arrive (a stream's reader: no promise per chunk); what it throws ends the read. */
+  eachChunk(onChunk: (chunk: Uint8Array) => void): Promise<void>;
   bytes(): Promise<Buffer>;
   text(): Promise<string>;
   /** A token arrived: restarts the inter-token clock. */
   tokenSeen(): void;
+  /** The attempt was cancelled (the caller aborted, or one of its limits fired): a reader forwards nothing more. A plain field read, cheap per token. */
+  readonly cancelled: boolean;
   /** The answer is complete: liveness no longer matters (the total timeout still bounds the rest). */
   stopLiveness(): void;
 }
@@ -68,6 +72,11 @@ class AttemptAnswer implements HttpAnswer {
     return cappedChunks(this.body, this.headers, this.maxResponseBytes, { sourceName, route, status: this.status });
   }
 
+  eachChunk(onChunk: (chunk: Uint8Array) => void): Promise<void> {
+    const { sourceName, route } = this.failure;
+    return eachCappedChunk(this.body, this.headers, this.maxResponseBytes, { sourceName, route, status: this.status }, onChunk);
+  }
+
   bytes(): Promise<Buffer> {
     return readCappedBytes(this.chunks());
   }
@@ -81,6 +90,10 @@ class AttemptAnswer implements HttpAnswer {
 
   tokenSeen(): void {
     this.scope.tokenSeen();
+  }
+
+  get cancelled(): boolean {
+    return this.scope.cancel.aborted;
   }
 
   stopLiveness(): void {

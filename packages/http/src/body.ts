@@ -1,5 +1,6 @@
 /** Reading response bodies without trusting their size. */
 import type { IncomingHttpHeaders } from 'node:http';
+import { finished, type Readable } from 'node:stream';
 import { ResultInvalidError } from '@pgw/core';
 
 /** An error body beyond this is not read: summaries keep 2048 characters anyway. */
@@ -56,20 +57,93 @@ export function bodyTooLarge(origin: BodyOrigin, limitBytes: number): ResultInva
  * The chunks of a 2xx body, failing with `bodyTooLarge` as soon as more than `limitBytes` arrived
  * (or a Content-Length announces more): nothing beyond the cap is kept.
  */
-export async function* cappedChunks(
+export function cappedChunks(
   body: AsyncIterable<Uint8Array>,
   headers: IncomingHttpHeaders,
   limitBytes: number,
   origin: BodyOrigin,
-): AsyncGenerator<Uint8Array> {
-  const announced = Number(headers['content-length']);
-  if (Number.isFinite(announced) && announced > limitBytes) throw bodyTooLarge(origin, limitBytes);
-  let bytes = 0;
-  for await (const chunk of body) {
-    bytes += chunk.byteLength;
-    if (bytes > limitBytes) throw bodyTooLarge(origin, limitBytes);
-    yield chunk;
+): AsyncIterable<Uint8Array> {
+  return { [Symbol.asyncIterator]: () => new CappedChunks(body, headers, limitBytes, origin) };
+}
+
+/**
+ * A hand-written iterator rather than an async generator: a stream passes every chunk through
+ * here, and a generator around the body's own iterator costs a few more promise hops per chunk.
+ */
+class CappedChunks implements AsyncIterator<Uint8Array> {
+  private inner: AsyncIterator<Uint8Array> | undefined;
+  private bytes = 0;
+
+  constructor(
+    private readonly body: AsyncIterable<Uint8Array>,
+    private readonly headers: IncomingHttpHeaders,
+    private readonly limitBytes: number,
+    private readonly origin: BodyOrigin,
+  ) {}
+
+  next(): Promise<IteratorResult<Uint8Array>> {
+    if (this.inner === undefined) {
+      const announced = Number(this.headers['content-length']);
+      if (Number.isFinite(announced) && announced > this.limitBytes) return Promise.reject(bodyTooLarge(this.origin, this.limitBytes));
+      this.inner = this.body[Symbol.asyncIterator]();
+    }
+    return this.inner.next().then(this.count);
   }
+
+  async return(): Promise<IteratorResult<Uint8Array>> {
+    await this.inner?.return?.();
+    return { done: true, value: undefined };
+  }
+
+  private readonly count = (result: IteratorResult<Uint8Array>): IteratorResult<Uint8Array> => {
+    if (result.done === true) return result;
+    this.bytes += result.value.byteLength;
+    if (this.bytes > this.limitBytes) {
+      // Stop reading: the rest of the body is not wanted.
+      this.inner?.return?.().catch(() => undefined);
+      throw bodyTooLarge(this.origin, this.limitBytes);
+    }
+    return result;
+  };
+}
+
+/**
+ * Hands each chunk of a 2xx body to `onChunk` as it arrives, under the same cap as `cappedChunks`;
+ * resolves at the body's end, rejects with the body's error, the cap's `bodyTooLarge`, or what
+ * `onChunk` threw (the body is then destroyed: the rest is not wanted). For streams: no async
+ * iteration, so no promise hop between a chunk's arrival and its reader.
+ */
+export function eachCappedChunk(
+  body: Readable,
+  headers: IncomingHttpHeaders,
+  limitBytes: number,
+  origin: BodyOrigin,
+  onChunk: (chunk: Uint8Array) => void,
+): Promise<void> {
+  const announced = Number(headers['content-length']);
+  if (Number.isFinite(announced) && announced > limitBytes) return Promise.reject(bodyTooLarge(origin, limitBytes));
+  return new Promise((resolve, reject) => {
+    let bytes = 0;
+    let failure: { error: unknown } | undefined;
+    const onData = (chunk: Uint8Array): void => {
+      bytes += chunk.byteLength;
+      try {
+        if (bytes > limitBytes) throw bodyTooLarge(origin, limitBytes);
+        onChunk(chunk);
+      } catch (error) {
+        failure = { error };
+        body.off('data', onData);
+        body.destroy();
+      }
+    };
+    body.on('data', onData);
+    finished(body, (error) => {
+      body.off('data', onData);
+      if (failure !== undefined) reject(failure.error);
+      else if (error) reject(error);
+      else resolve();
+    });
+  });
 }
 
 /** The whole capped body. */

@@ -10,7 +10,8 @@ type Listener = () => void;
 export class CancelHandle {
   aborted = false;
   reason: unknown = undefined;
-  #listeners: Listener[] | undefined;
+  /** undici adds one listener per request: kept bare, an array only beyond one (an array costs ~150 bytes per attempt in flight). */
+  #listeners: Listener | Listener[] | undefined;
 
   abort(reason: unknown): void {
     if (this.aborted) return;
@@ -18,12 +19,17 @@ export class CancelHandle {
     this.reason = reason;
     const listeners = this.#listeners;
     this.#listeners = undefined;
-    if (listeners !== undefined) for (const listener of listeners) listener();
+    if (typeof listeners === 'function') listeners();
+    else if (listeners !== undefined) for (const listener of listeners) listener();
   }
 
   /** Listeners run once, at the abort (it happens at most once). */
   on(event: string, listener: Listener): this {
-    if (event === 'abort' && !this.aborted) (this.#listeners ??= []).push(listener);
+    if (event !== 'abort' || this.aborted) return this;
+    const listeners = this.#listeners;
+    if (listeners === undefined) this.#listeners = listener;
+    else if (typeof listeners === 'function') this.#listeners = [listeners, listener];
+    else listeners.push(listener);
     return this;
   }
 
@@ -34,8 +40,11 @@ export class CancelHandle {
   removeListener(event: string, listener: Listener): this {
     const listeners = this.#listeners;
     if (event !== 'abort' || listeners === undefined) return this;
-    const index = listeners.indexOf(listener);
-    if (index >= 0) listeners.splice(index, 1);
+    if (listeners === listener) this.#listeners = undefined;
+    else if (typeof listeners !== 'function') {
+      const index = listeners.indexOf(listener);
+      if (index >= 0) listeners.splice(index, 1);
+    }
     return this;
   }
 }

@@ -14,13 +14,18 @@ const DEFAULT_EVENT = 'message';
 
 const LF = '\n';
 const CR = '\r';
+const SPACE = 0x20;
+const BYTE_ORDER_MARK = 0xfeff;
 
 export class SseParser {
   /** The unterminated tail of the input seen so far. */
   private partialLine = '';
+  /** Text has arrived: a byte order mark opening it was ignored, as the grammar says. */
+  private started = false;
   /** The previous chunk ended with CR: an LF opening the next chunk belongs to that line end. */
   private pendingCr = false;
-  private dataLines: string[] = [];
+  /** The event's data so far: its lines joined with LF; undefined before its first `data:` line. */
+  private data: string | undefined;
   private eventType = DEFAULT_EVENT;
 
   constructor(private readonly onEvent: (event: SseEvent) => void) {}
@@ -28,22 +33,33 @@ export class SseParser {
   feed(chunk: string): void {
     if (chunk === '') return;
     let start = 0;
-    if (this.pendingCr && chunk.startsWith(LF)) start = 1;
+    if (!this.started) {
+      this.started = true;
+      if (chunk.charCodeAt(0) === BYTE_ORDER_MARK) start = 1;
+    }
+    if (this.pendingCr && chunk.startsWith(LF, start)) start += 1;
     this.pendingCr = false;
-    const lineEnds = new LineEnds(chunk);
-    for (;;) {
-      const end = lineEnds.next(start);
-      if (end === -1) break;
-      this.processLine(this.partialLine + chunk.slice(start, end));
-      this.partialLine = '';
-      if (chunk[end] === CR) {
-        if (end + 1 === chunk.length) this.pendingCr = true;
-        else if (chunk[end + 1] === LF) {
-          start = end + 2;
-          continue;
-        }
+    // Most servers end lines with LF alone: one scan per line, no CR bookkeeping.
+    if (chunk.indexOf(CR, start) === -1) {
+      for (let end = chunk.indexOf(LF, start); end !== -1; end = chunk.indexOf(LF, start)) {
+        this.line(chunk, start, end);
+        start = end + 1;
       }
-      start = end + 1;
+    } else {
+      const lineEnds = new LineEnds(chunk);
+      for (;;) {
+        const end = lineEnds.next(start);
+        if (end === -1) break;
+        this.line(chunk, start, end);
+        if (chunk[end] === CR) {
+          if (end + 1 === chunk.length) this.pendingCr = true;
+          else if (chunk[end + 1] === LF) {
+            start = end + 2;
+            continue;
+          }
+        }
+        start = end + 1;
+      }
     }
     this.partialLine += chunk.slice(start);
   }
@@ -59,9 +75,20 @@ export class SseParser {
     this.dispatch();
   }
 
+  /** The line `chunk[start, end)`, after the unterminated tail of the previous chunks. */
+  private line(chunk: string, start: number, end: number): void {
+    const line = this.partialLine + chunk.slice(start, end);
+    this.partialLine = '';
+    this.processLine(line);
+  }
+
   private processLine(line: string): void {
     if (line === '') {
       this.dispatch();
+      return;
+    }
+    if (line.startsWith('data:')) {
+      this.addData(line.charCodeAt(5) === SPACE ? line.slice(6) : line.slice(5));
       return;
     }
     if (line.startsWith(':')) return;
@@ -70,16 +97,20 @@ export class SseParser {
     if (field !== 'data' && field !== 'event') return;
     let value = colon === -1 ? '' : line.slice(colon + 1);
     if (value.startsWith(' ')) value = value.slice(1);
-    if (field === 'data') this.dataLines.push(value);
+    if (field === 'data') this.addData(value);
     else this.eventType = value === '' ? DEFAULT_EVENT : value;
+  }
+
+  private addData(value: string): void {
+    this.data = this.data === undefined ? value : this.data + LF + value;
   }
 
   private dispatch(): void {
     const event = this.eventType;
+    const { data } = this;
     this.eventType = DEFAULT_EVENT;
-    if (this.dataLines.length === 0) return;
-    const data = this.dataLines.join(LF);
-    this.dataLines = [];
+    if (data === undefined) return;
+    this.data = undefined;
     this.onEvent({ event, data });
   }
 }

@@ -80,6 +80,45 @@ describe('sendAttempt', () => {
     await expect.poll(() => mock.counters('up').inflight).toBe(0);
   });
 
+  it('hands every chunk to eachChunk as it arrives and resolves at the end of the body', async () => {
+    mock.setSource('up', { steps: [{ kind: 'oversized', mb: 1 }] });
+    let received = 0;
+    await sendAttempt(attempt({ maxResponseBytes: 2 * 1024 * 1024 }), (answer) =>
+      answer.eachChunk((chunk) => {
+        received += chunk.byteLength;
+      }),
+    );
+    expect(received).toBeGreaterThanOrEqual(1024 * 1024);
+    await expect.poll(() => mock.counters('up').inflight).toBe(0);
+  });
+
+  it('ends eachChunk beyond maxResponseBytes, or with what the reader threw, and closes the connection', async () => {
+    mock.setSource('up', { steps: [{ kind: 'oversized', mb: 4 }] });
+    let received = 0;
+    const tooLarge = await failure(
+      sendAttempt(attempt({ maxResponseBytes: 256 * 1024 }), (answer) =>
+        answer.eachChunk((chunk) => {
+          received += chunk.byteLength;
+        }),
+      ),
+    );
+    expect((tooLarge as ResultInvalidError).issues).toEqual(['the answer exceeds maxResponseBytes (262144 bytes)']);
+    expect(received).toBeLessThanOrEqual(256 * 1024);
+    await expect.poll(() => mock.counters('up').inflight).toBe(0);
+
+    mock.setSource('up', { steps: [{ kind: 'oversized', mb: 4 }] });
+    const refused = new Error('the reader refused this chunk');
+    const thrown = await failure(
+      sendAttempt(attempt({ maxResponseBytes: 8 * 1024 * 1024 }), (answer) =>
+        answer.eachChunk(() => {
+          throw refused;
+        }),
+      ),
+    );
+    expect(thrown).toBe(refused);
+    await expect.poll(() => mock.counters('up').inflight).toBe(0);
+  });
+
   it('destroys a body the reader left unread, so its socket is not pinned', async () => {
     mock.setSource('up', { steps: [{ kind: 'oversized', mb: 4 }] });
     await sendAttempt(attempt({ maxResponseBytes: 8 * 1024 * 1024 }), async () => 'ignored');

@@ -26,6 +26,19 @@ describe('CancelHandle', () => {
     expect(late).not.toHaveBeenCalled();
   });
 
+  it('runs the listeners left after one of several is removed, in the order they were added', () => {
+    const handle = new CancelHandle();
+    const order: string[] = [];
+    const first = () => order.push('first');
+    const second = () => order.push('second');
+    handle.on('abort', first);
+    handle.on('abort', second);
+    handle.on('abort', first);
+    handle.removeListener('abort', first);
+    handle.abort('x');
+    expect(order).toEqual(['second', 'first']);
+  });
+
   it('ignores other events', () => {
     const handle = new CancelHandle();
     const other = vi.fn();

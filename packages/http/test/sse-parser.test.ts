@@ -31,6 +31,11 @@ describe('SseParser', () => {
     expect(parse(['data: a\r', '', '\n', 'data: b\n\n'])).toEqual(['a\nb']);
   });
 
+  it('ignores one byte order mark opening the stream, not a later one', () => {
+    expect(parse(['', '\uFEFFdata: a\n\n', '\uFEFFdata: b\n\ndata: c\n\n'])).toEqual(['a', 'c']);
+    expect(parse(['\uFEFF', 'data: a\n\n'])).toEqual(['a']);
+  });
+
   it('names each event by its last event: line, else message, and resets the type per event', () => {
     const events: Array<[string, string]> = [];
     const parser = new SseParser((event) => events.push([event.event, event.data]));

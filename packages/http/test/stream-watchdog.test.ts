@@ -1,4 +1,6 @@
+import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
+import { AttemptScope } from '../src/attempt-scope.js';
 import { StreamWatchdog, type StallPhase } from '../src/stream-watchdog.js';
 
 describe('StreamWatchdog', () => {
@@ -62,5 +64,88 @@ describe('StreamWatchdog timers', () => {
     } finally {
       vi.useRealTimers();
     }
+  });
+});
+
+describe('AttemptScope: one timer for the total and the liveness limits', () => {
+  const limits = { firstTokenMs: 300, interTokenMs: 100 };
+  const scopeOf = (callerSignal: AbortSignal = new AbortController().signal) =>
+    new AttemptScope({ callerSignal, sourceName: 'a', route: 'chat/completions', totalMs: 1000, liveness: limits });
+
+  beforeEach(() => {
+    vi.useFakeTimers();
+  });
+
+  afterEach(() => {
+    expect(vi.getTimerCount()).toBe(0);
+    vi.useRealTimers();
+  });
+
+  it('holds one timer from the start to the end of a stream, however many tokens arrive', () => {
+    const scope = scopeOf();
+    expect(vi.getTimerCount()).toBe(1);
+    for (let i = 0; i < 20; i++) {
+      vi.advanceTimersByTime(40);
+      scope.tokenSeen();
+      expect(vi.getTimerCount()).toBe(1);
+    }
+    scope.dispose();
+  });
+
+  it('ends a stream whose tokens keep coming at the total', () => {
+    const scope = scopeOf();
+    for (let i = 0; i < 24; i++) {
+      vi.advanceTimersByTime(40);
+      scope.tokenSeen();
+    }
+    expect(scope.cancel.aborted).toBe(false);
+    vi.advanceTimersByTime(40);
+    expect(scope.cancel.reason).toMatchObject({ transientKind: 'timeout', message: 'a chat/completions: no complete answer within 1000 ms' });
+    scope.dispose();
+  });
+
+  it('fails the first token, then the gap, each at its own limit', () => {
+    const first = scopeOf();
+    vi.advanceTimersByTime(299);
+    expect(first.cancel.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(first.cancel.reason).toMatchObject({ transientKind: 'stalled_stream', message: 'a chat/completions: no first token within 300 ms' });
+    first.dispose();
+
+    const gap = scopeOf();
+    vi.advanceTimersByTime(250);
+    gap.tokenSeen();
+    vi.advanceTimersByTime(99);
+    expect(gap.cancel.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(gap.cancel.reason).toMatchObject({ transientKind: 'stalled_stream', message: 'a chat/completions: no token for 100 ms' });
+    gap.dispose();
+  });
+
+  it('after stopLiveness only the total bounds the rest', () => {
+    const scope = scopeOf();
+    scope.tokenSeen();
+    scope.stopLiveness();
+    vi.advanceTimersByTime(999);
+    expect(scope.cancel.aborted).toBe(false);
+    vi.advanceTimersByTime(1);
+    expect(scope.cancel.reason).toMatchObject({ transientKind: 'timeout' });
+    scope.dispose();
+  });
+
+  it("cancels with the caller's reason, and leaves no listener on the caller's signal once disposed", () => {
+    const caller = new AbortController();
+    const scope = scopeOf(caller.signal);
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(1);
+    const reason = new Error('stop');
+    caller.abort(reason);
+    expect(scope.cancel.reason).toBe(reason);
+    expect(scope.outcome(new Error('socket closed'))).toMatchObject({ name: 'AbortError', cause: reason });
+    scope.dispose();
+    expect(getEventListeners(caller.signal, 'abort')).toHaveLength(0);
+
+    const other = new AbortController();
+    scopeOf(other.signal).dispose();
+    expect(getEventListeners(other.signal, 'abort')).toHaveLength(0);
   });
 });

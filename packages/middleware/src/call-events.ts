@@ -1,6 +1,6 @@
 import { PolyGatewayError, type CallResultSummary, type CallStats, type Clock } from '@pgw/core';
 import type { Middleware } from './compose.js';
-import { callStats, claimTerminal } from './context.js';
+import { callStats, claimTerminal, type CallContext } from './context.js';
 import type { EventHub } from './event-hub.js';
 
 /**
@@ -22,28 +22,7 @@ export function callEventsMiddleware<Req, Res>(options: {
   if (!events.on.onCallStart && !events.on.onCallEnd) {
     return (call, next) => next(call).then((response) => finalize(response, callStats(call.ctx, now)));
   }
-  return async (call, next) => {
-    const { ctx } = call;
-    if (events.on.onCallStart) events.emit('onCallStart', { call: ctx, models });
-    let response: Res;
-    try {
-      response = await next(call);
-    } catch (error) {
-      if (claimTerminal(ctx) && events.on.onCallEnd) {
-        const stats = callStats(ctx, now);
-        // A caller's abort is a cancellation; a library verdict (deadline, unavailable, …) is an error.
-        const cancelled = ctx.signal.aborted && !(error instanceof PolyGatewayError);
-        events.emit('onCallEnd', {
-          call: ctx,
-          status: cancelled ? 'cancelled' : 'error',
-          error,
-          attempts: stats.attempts,
-          totalLatencyMs: stats.totalLatencyMs,
-          sourcesTried: stats.sourcesTried,
-        });
-      }
-      throw error;
-    }
+  const succeeded = (ctx: CallContext, response: Res): Res => {
     const stats = callStats(ctx, now);
     if (events.on.onCallEnd) {
       events.emit('onCallEnd', {
@@ -56,5 +35,36 @@ export function callEventsMiddleware<Req, Res>(options: {
       });
     }
     return finalize(response, stats);
+  };
+  const failed = (ctx: CallContext, error: unknown): never => {
+    if (claimTerminal(ctx) && events.on.onCallEnd) {
+      const stats = callStats(ctx, now);
+      // A caller's abort is a cancellation; a library verdict (deadline, unavailable, …) is an error.
+      const cancelled = ctx.signal.aborted && !(error instanceof PolyGatewayError);
+      events.emit('onCallEnd', {
+        call: ctx,
+        status: cancelled ? 'cancelled' : 'error',
+        error,
+        attempts: stats.attempts,
+        totalLatencyMs: stats.totalLatencyMs,
+        sourcesTried: stats.sourcesTried,
+      });
+    }
+    throw error;
+  };
+  // Promise handlers rather than an async function: every call in flight holds this layer's frame.
+  return (call, next) => {
+    const { ctx } = call;
+    if (events.on.onCallStart) events.emit('onCallStart', { call: ctx, models });
+    let running: Promise<Res>;
+    try {
+      running = next(call);
+    } catch (error) {
+      running = Promise.reject(error);
+    }
+    return running.then(
+      (response) => succeeded(ctx, response),
+      (error: unknown) => failed(ctx, error),
+    );
   };
 }

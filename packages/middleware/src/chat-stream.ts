@@ -1,4 +1,4 @@
-import { combineSignals, wholeAnswerDelta, type ChatDelta, type LLMResponse } from '@pgw/core';
+import { followSharedSignal, wholeAnswerDelta, type ChatDelta, type LLMResponse } from '@pgw/core';
 
 /** What a streamed chat call hands back: the deltas as they arrive, and the whole answer once complete. */
 export interface ChatStream extends AsyncIterable<ChatDelta> {
@@ -31,36 +31,49 @@ const DONE: IteratorResult<ChatDelta> = { done: true, value: undefined };
 
 type Ending = { readonly failed: false } | { readonly failed: true; readonly error: unknown };
 
+/** A `next()` waiting for the next delta or the end. */
+interface Pull {
+  readonly settled: Promise<IteratorResult<ChatDelta>>;
+  resolve(result: IteratorResult<ChatDelta>): void;
+  reject(error: unknown): void;
+}
+
+/**
+ * The call runs under ONE controller of its own, which the consumer stopping aborts directly and
+ * which follows the caller's signal through the single listener that signal carries however many
+ * calls share it (`followSharedSignal`). A delta that arrives while the consumer waits settles its
+ * `next()` directly, without a hop through the queue.
+ */
 class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
   readonly response: Promise<LLMResponse>;
   private readonly queue: ChatDelta[] = [];
-  private readonly consumerStop = new AbortController();
+  private readonly own = new AbortController();
   private answerForwarded = false;
   /** How the call ended; the iterator reports it once the queue is drained. */
   private ending: Ending | undefined;
   /** The consumer is done: it stopped early, or it has seen the end. */
   private closed = false;
-  private arrival: { promise: Promise<void>; wake: () => void } | undefined;
+  private pull: Pull | undefined;
 
   constructor(call: (hooks: StreamHooks) => Promise<LLMResponse>, callerSignal: AbortSignal | undefined) {
-    const combined = combineSignals([callerSignal, this.consumerStop.signal]);
-    const started = new Promise<LLMResponse>((resolve) => resolve(call({ signal: combined.signal, onDelta: this.push })));
-    this.response = started
-      .then(
-        (response) => {
-          // Nothing was streamed (a cache hit, a transport that answered whole): the answer is one delta.
-          const answered = response.content !== '' || (response.toolCalls?.length ?? 0) > 0;
-          const whole = answered && !this.answerForwarded ? wholeAnswerDelta(response) : undefined;
-          if (whole !== undefined) this.push(whole);
-          this.end({ failed: false });
-          return response;
-        },
-        (error: unknown) => {
-          this.end({ failed: true, error });
-          throw error;
-        },
-      )
-      .finally(() => combined.dispose());
+    const unfollow = followSharedSignal(callerSignal, this.own);
+    const started = new Promise<LLMResponse>((resolve) => resolve(call({ signal: this.own.signal, onDelta: this.push })));
+    this.response = started.then(
+      (response) => {
+        unfollow();
+        // Nothing was streamed (a cache hit, a transport that answered whole): the answer is one delta.
+        const answered = response.content !== '' || (response.toolCalls?.length ?? 0) > 0;
+        const whole = answered && !this.answerForwarded ? wholeAnswerDelta(response) : undefined;
+        if (whole !== undefined) this.push(whole);
+        this.end({ failed: false });
+        return response;
+      },
+      (error: unknown) => {
+        unfollow();
+        this.end({ failed: true, error });
+        throw error;
+      },
+    );
     this.response.catch(() => undefined);
   }
 
@@ -68,27 +81,36 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
     return this;
   }
 
-  async next(): Promise<IteratorResult<ChatDelta>> {
-    for (;;) {
-      if (this.closed) return DONE;
-      const delta = this.queue.shift();
-      if (delta !== undefined) return { done: false, value: delta };
-      if (this.ending) {
-        this.closed = true;
-        if (this.ending.failed) throw this.ending.error;
-        return DONE;
-      }
-      this.arrival ??= withWake();
-      await this.arrival.promise;
+  next(): Promise<IteratorResult<ChatDelta>> {
+    if (this.closed) return Promise.resolve(DONE);
+    const delta = this.queue.shift();
+    if (delta !== undefined) return Promise.resolve({ done: false, value: delta });
+    const { ending } = this;
+    if (ending !== undefined) {
+      this.closed = true;
+      return ending.failed ? Promise.reject(ending.error) : Promise.resolve(DONE);
     }
+    // A second next() before the first settled is served after it, in order.
+    const waiting = this.pull;
+    if (waiting !== undefined) return waiting.settled.then(this.again, this.again);
+    let resolve!: Pull['resolve'];
+    let reject!: Pull['reject'];
+    const settled = new Promise<IteratorResult<ChatDelta>>((onResult, onError) => {
+      resolve = onResult;
+      reject = onError;
+    });
+    this.pull = { settled, resolve, reject };
+    return settled;
   }
+
+  private readonly again = (): Promise<IteratorResult<ChatDelta>> => this.next();
 
   /** The consumer stopped (`break`): abort the call if it still runs, and wait for its cleanup. */
   async return(): Promise<IteratorResult<ChatDelta>> {
     if (!this.closed) {
       this.closed = true;
       this.queue.length = 0;
-      if (!this.ending) this.consumerStop.abort(new DOMException('the consumer stopped reading the chat stream', 'AbortError'));
+      if (!this.ending) this.own.abort(new DOMException('the consumer stopped reading the chat stream', 'AbortError'));
     }
     await this.response.then(
       () => undefined,
@@ -100,24 +122,22 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
   private readonly push = (delta: ChatDelta): void => {
     if (this.closed) return;
     if (delta.content || delta.toolCalls?.length) this.answerForwarded = true;
-    this.queue.push(delta);
-    this.wakeConsumer();
+    const { pull } = this;
+    if (pull === undefined) {
+      this.queue.push(delta);
+      return;
+    }
+    this.pull = undefined;
+    pull.resolve({ done: false, value: delta });
   };
 
   private end(ending: Ending): void {
     this.ending = ending;
-    this.wakeConsumer();
+    const { pull } = this;
+    if (pull === undefined) return;
+    this.pull = undefined;
+    this.closed = true;
+    if (ending.failed) pull.reject(ending.error);
+    else pull.resolve(DONE);
   }
-
-  private wakeConsumer(): void {
-    const arrival = this.arrival;
-    this.arrival = undefined;
-    arrival?.wake();
-  }
-}
-
-function withWake(): { promise: Promise<void>; wake: () => void } {
-  let wake!: () => void;
-  const promise = new Promise<void>((resolve) => (wake = resolve));
-  return { promise, wake };
 }

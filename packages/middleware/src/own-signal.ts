@@ -15,12 +15,28 @@ export function underOwnSignal<T>(
   return callerSignal === undefined ? run(undefined) : runFollowing(callerSignal, run);
 }
 
-async function runFollowing<T>(callerSignal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
+/**
+ * Promise handlers rather than an async function: every call in flight holds this frame, and a
+ * suspended async function (its generator, register file and await closures) costs about twice the memory.
+ */
+function runFollowing<T>(callerSignal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const own = new AbortController();
   const unfollow = followSharedSignal(callerSignal, own);
+  let running: Promise<T>;
   try {
-    return await run(own.signal);
-  } finally {
+    running = run(own.signal);
+  } catch (error) {
     unfollow();
+    return Promise.reject(error);
   }
+  return running.then(
+    (value) => {
+      unfollow();
+      return value;
+    },
+    (error: unknown) => {
+      unfollow();
+      throw error;
+    },
+  );
 }

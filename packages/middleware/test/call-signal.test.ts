@@ -6,6 +6,8 @@ import { afterEach, describe, expect, it } from 'vitest';
 import { AccountingLimiter, chatResult } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 
+type ChatHarness = ReturnType<typeof chatHarness>;
+
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
 
 /** A transport step that counts its entries and waits for its attempt's signal to abort. */
@@ -32,13 +34,16 @@ describe('the caller signal', () => {
     expect(listeners(shared.signal)).toBe(0);
   });
 
-  it('shared by concurrent calls: one listener for all of them, its abort reaches each, none left after', async () => {
+  it.each([
+    ['calls', (h: ChatHarness, signal: AbortSignal) => h.run({}, { signal })],
+    ['streams', (h: ChatHarness, signal: AbortSignal) => h.stream({}, { signal }).response],
+  ] as const)('shared by concurrent %s: one listener for all of them, its abort reaches each, none left after', async (_, start) => {
     const shared = new AbortController();
     const reached = deferred();
     const entered = { count: 0, all: 300, reached: reached.resolve };
     const limiter = new AccountingLimiter();
     const h = chatHarness([], { recorder: new NoopRecorder(), limiter }, waitForAbort(entered));
-    const calls = Array.from({ length: entered.all }, () => h.run({}, { signal: shared.signal }).catch((error: unknown) => error));
+    const calls = Array.from({ length: entered.all }, () => start(h, shared.signal).catch((error: unknown) => error));
     await reached.promise;
     expect(listeners(shared.signal)).toBe(1);
     shared.abort(new Error('shutdown'));

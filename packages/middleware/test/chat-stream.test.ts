@@ -82,6 +82,20 @@ describe('chat stream: delivery', () => {
     expect(h.recorder.kind('terminal_failure')).toEqual([]);
   });
 
+  it('serves next() calls made before any delta arrived in order, then the end to each later one', async () => {
+    const gate = deferred();
+    const h = chatHarness([streams([gate.promise, ...content('one ', 'two')], chatResult('one two'))]);
+    const iterator = h.stream()[Symbol.asyncIterator]();
+    const pulls = [iterator.next(), iterator.next(), iterator.next(), iterator.next()];
+    gate.resolve();
+    expect(await Promise.all(pulls)).toEqual([
+      { done: false, value: { content: 'one ' } },
+      { done: false, value: { content: 'two' } },
+      { done: true, value: undefined },
+      { done: true, value: undefined },
+    ]);
+  });
+
   it('an answer that arrived whole (no delta streamed) is yielded as one delta', async () => {
     const h = chatHarness([chatResult('all at once', { reasoningContent: 'pondered' })]);
     expect(await collect(h.stream())).toEqual({ deltas: [{ content: 'all at once', reasoningContent: 'pondered' }] });

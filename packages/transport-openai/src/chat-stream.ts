@@ -1,5 +1,5 @@
 /** Assembles a streamed answer from the `data` payloads of `chat.completion.chunk` events. */
-import type { ChatDelta, Usage } from '@pgw/core';
+import type { ChatDelta, ToolCallDelta, Usage } from '@pgw/core';
 import type { SseEvent } from '@pgw/http';
 import { inBandError, parseJsonObject } from './answer-json.js';
 import { reasoningText, type ChatAnswer } from './chat-answer.js';
@@ -60,13 +60,7 @@ export class ChatStreamAssembler {
     this.content += content;
     this.reasoning += reasoning;
     for (const fragment of fragments) this.toolCalls.add(fragment);
-    if (content !== '' || reasoning !== '' || fragments.length > 0) {
-      news.delta = {
-        ...(content !== '' && { content }),
-        ...(reasoning !== '' && { reasoningContent: reasoning }),
-        ...(fragments.length > 0 && { toolCalls: fragments }),
-      };
-    }
+    if (content !== '' || reasoning !== '' || fragments.length > 0) news.delta = chatDelta(content, reasoning, fragments);
     return news;
   }
 
@@ -83,4 +77,14 @@ export class ChatStreamAssembler {
       ...(ttftMs !== undefined && { ttftMs }),
     };
   }
+}
+
+/** One delta per token: built field by field (conditional spreads allocate a temporary object each). */
+function chatDelta(content: string, reasoning: string, fragments: ToolCallDelta[]): ChatDelta {
+  if (reasoning === '' && fragments.length === 0) return { content };
+  const delta: ChatDelta = {};
+  if (content !== '') delta.content = content;
+  if (reasoning !== '') delta.reasoningContent = reasoning;
+  if (fragments.length > 0) delta.toolCalls = fragments;
+  return delta;
 }
