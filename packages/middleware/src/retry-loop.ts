@@ -14,6 +14,8 @@ import {
   type ModelIdentity,
   type Source,
   type QuotaWaitStartEvent,
+  type MaybePromise,
+  isPromise,
 } from '@pgw/core';
 import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
@@ -98,7 +100,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     try {
       for (;;) {
         throwIfAborted(this.signal);
-        const admitted = await this.admitInTurn();
+        const turn = this.admitInTurn();
+        const admitted = isPromise(turn) ? await turn : turn;
         if (!admitted) continue;
         let outcome: AttemptOutcome<Res>;
         try {
@@ -155,16 +158,20 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   /**
    * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
    * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
+   * Not an async function: a backend that answers synchronously admits with no frame and no promise.
    */
-  private async admitInTurn(): Promise<Admitted | undefined> {
+  private admitInTurn(): MaybePromise<Admitted | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
-      return undefined;
+      return this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place).then(() => undefined);
     }
     // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
     if (this.place !== undefined && this.deps.governor) this.turn ??= randomUUID();
-    const admitted = await this.admitOne();
+    const admitted = this.admitOne();
+    return isPromise(admitted) ? admitted.then((settled) => this.leaveLineIfAdmitted(settled)) : this.leaveLineIfAdmitted(admitted);
+  }
+
+  private leaveLineIfAdmitted(admitted: Admitted | undefined): Admitted | undefined {
     if (admitted) {
       this.place?.leave();
       this.place = undefined;
@@ -177,28 +184,56 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * Tries sources in preference order, asking the selector for the next only when one refused; when
    * none admits, waits per policy and returns undefined. No candidate at all is only possible after
    * a too-long prompt: no source has a larger window, so the call ends with that prompt's error.
+   * The first pick admitted synchronously (the common case on memory backends) returns at once.
    */
-  private async admitOne(): Promise<Admitted | undefined> {
-    const { selector } = this.deps;
+  private admitOne(): MaybePromise<Admitted | undefined> {
     const order = this.candidates();
+    const first = order.next();
+    const answer = first === undefined ? undefined : this.tryAdmit(first);
+    if (answer !== undefined && !isPromise(answer) && answer.kind === 'admitted') return answer;
+    return this.admitFromRest(order, answer);
+  }
+
+  /** The rest of `admitOne`: awaits `pending` (the first pick's answer), then walks on while sources refuse. */
+  private async admitFromRest(order: SourceWalk, pending: MaybePromise<Admitted | Refusal> | undefined): Promise<Admitted | undefined> {
     const refusals: Refusal[] = [];
-    for (let source = order.next(); source !== undefined; source = order.next()) {
-      const estTokens = this.estTokens(source);
-      selector.entering(source, estTokens);
-      let verdict: Admitted | Refusal;
-      try {
-        verdict = await admit(this.deps, source, estTokens, this.signal, this.turn);
-      } catch (error) {
-        selector.refused(source, estTokens);
-        throw error;
-      }
+    while (pending !== undefined) {
+      const verdict = await pending;
       if (verdict.kind === 'admitted') return verdict;
-      selector.refused(source, estTokens);
       refusals.push(verdict);
+      const next = order.next();
+      pending = next === undefined ? undefined : this.tryAdmit(next);
     }
     if (refusals.length === 0) throw this.contextFallback!.error;
     await this.waitForRoom(refusals);
     return undefined;
+  }
+
+  /** Asks `source` to admit, counting the try with the selector; a refusal or a failure hands the count back. */
+  private tryAdmit(source: Source): MaybePromise<Admitted | Refusal> {
+    const { selector } = this.deps;
+    const estTokens = this.estTokens(source);
+    selector.entering(source, estTokens);
+    let answer: MaybePromise<Admitted | Refusal>;
+    try {
+      answer = admit(this.deps, source, estTokens, this.signal, this.turn);
+    } catch (error) {
+      selector.refused(source, estTokens);
+      throw error;
+    }
+    if (!isPromise(answer)) return this.countRefusal(answer, estTokens);
+    return answer.then(
+      (verdict) => this.countRefusal(verdict, estTokens),
+      (error: unknown) => {
+        selector.refused(source, estTokens);
+        throw error;
+      },
+    );
+  }
+
+  private countRefusal(verdict: Admitted | Refusal, estTokens: number): Admitted | Refusal {
+    if (verdict.kind !== 'admitted') this.deps.selector.refused(verdict.source, estTokens);
+    return verdict;
   }
 
   private noteFailure(source: Source, error: TransientError | SourceDeadError): void {

@@ -49,8 +49,10 @@ describe('breaker interplay (memory backends)', () => {
     await expect(h.run()).rejects.toMatchObject({ name: 'AllSourcesExhausted' });
     clock.advance(10_000);
     const controller = new AbortController();
+    // Taken before the call starts: a synchronous backend admits it and reaches the transport in the same tick.
+    const entered = h.script.nextEntry();
     const probing = h.run({}, { signal: controller.signal });
-    await h.script.nextEntry();
+    await entered;
     expect((await gate.snapshot('a')).probeHeld).toBe(true);
     controller.abort();
     await expect(probing).rejects.toMatchObject({ name: 'AbortError' });
