@@ -1,12 +1,10 @@
 /** The messages between the recorder and its writer thread. Rows travel as arrays of column values in TELEMETRY_COLUMNS order. */
 import type { SqliteRow } from './sqlite-writer.js';
 
+export type WriterRequestBody = { kind: 'open' } | { kind: 'write'; rows: SqliteRow[] } | { kind: 'close' };
+
 /** `at` is the recorder's clock when it asked, so an injected `now` still stamps rotations and migrations. */
-export type WriterRequest = { id: number; at: number } & (
-  | { kind: 'open' }
-  | { kind: 'write'; rows: SqliteRow[] }
-  | { kind: 'close' }
-);
+export type WriterRequest = WriterRequestBody & { id: number; at: number };
 
 export interface WriterReply {
   id: number;

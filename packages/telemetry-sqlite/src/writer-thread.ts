@@ -5,14 +5,12 @@
  */
 import { Worker } from 'node:worker_threads';
 import { describeError, type SqliteRow, type SqliteWriterConfig } from './sqlite-writer.js';
-import type { WriterReply, WriterRequest } from './writer-protocol.js';
+import type { WriterReply, WriterRequest, WriterRequestBody } from './writer-protocol.js';
 
 interface Waiter {
   resolve: (reply: WriterReply) => void;
   reject: (error: Error) => void;
 }
-
-type RequestBody = WriterRequest extends infer R ? (R extends WriterRequest ? Omit<R, 'id' | 'at'> : never) : never;
 
 /**
  * Built, the entry is plain JavaScript next to this file. From TypeScript source (the repository's
@@ -68,7 +66,7 @@ export class WriterThread {
     await worker.terminate();
   }
 
-  private async request(body: RequestBody): Promise<void> {
+  private async request(body: WriterRequestBody): Promise<void> {
     const worker = (this.worker ??= this.start());
     const id = this.nextId;
     this.nextId += 1;
@@ -76,7 +74,8 @@ export class WriterThread {
       this.waiters.set(id, { resolve, reject });
       // Only a thread with work in hand keeps the process alive: an idle recorder must not hold a script open.
       worker.ref();
-      worker.postMessage({ ...body, id, at: this.now() } as WriterRequest);
+      const request: WriterRequest = { ...body, id, at: this.now() };
+      worker.postMessage(request);
     });
     for (const message of reply.warnings) this.warn(message);
     if (reply.error) throw Object.assign(new Error(reply.error.message), { name: reply.error.name });
