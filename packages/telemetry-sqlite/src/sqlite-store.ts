@@ -8,6 +8,7 @@ import { migrate } from './schema.js';
  * round trip to save, bigger statements measured no faster here, only heavier to bind.
  */
 const ROWS_PER_STATEMENT = 100;
+
 type Row = TelemetryColumnValue[];
 
 function insertSql(rows: number): string {
