@@ -6,7 +6,9 @@
 //   (b) a TypeScript consumer typechecks with module/moduleResolution nodenext, skipLibCheck off;
 //   (c) @pgw/client alone brings no ioredis / pg / better-sqlite3, asking for the Redis limiter
 //       without @pgw/backend-redis fails naming it, and once it is added PGW_LIMITER_BACKEND=redis
-//       alone switches the limiter (the call leaves keys of its own unique scope in Redis).
+//       alone switches the limiter (the call leaves keys of its own unique scope in Redis);
+//   (d) with @pgw/telemetry-sqlite added, PGW_TELEMETRY_BACKEND=sqlite writes the call's rows from
+//       the recorder's writer thread (dist/sqlite-worker.js on plain node) and the process exits.
 // Needs Redis at REDIS_URL (default redis://127.0.0.1:6379). PGW_SMOKE_KEEP=1 keeps the temp dir.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -144,6 +146,12 @@ try {
     npm(['install', tarballs['@pgw/backend-redis']]);
     const result = chatResult(redisEnv);
     if (!(result.redisKeys > 0)) fail(`no keys of scope ${scope} in Redis after the call: ${JSON.stringify(result)}`);
+  });
+
+  step('(d) npm install @pgw/telemetry-sqlite (tarball): PGW_TELEMETRY_BACKEND=sqlite writes the call through the writer thread', () => {
+    npm(['install', tarballs['@pgw/telemetry-sqlite']]);
+    const result = chatResult({ SMOKE_SCOPE: 'LLM', PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: path.join(tmp, 'telemetry.sqlite') });
+    if (result.telemetryCalls !== 1) fail(`expected one call in the SQLite file, got ${JSON.stringify(result)}`);
   });
 
   console.log(`consumer-smoke: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);

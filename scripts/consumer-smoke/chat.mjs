@@ -1,7 +1,7 @@
 // Plain-node ESM consumer: one governed chat call against a loopback upstream, configured by env
 // keys only. The scope comes from SMOKE_SCOPE; backends from the process env (PGW_LIMITER_BACKEND…).
 // With the Redis limiter it also counts the scope's keys in Redis (proof the backend switched) and
-// deletes them. Prints one JSON line.
+// deletes them. With SQLite telemetry it reads back how many calls the file holds. Prints one JSON line.
 import { GatewayClient } from '@pgw/client';
 import { ANSWER, startUpstream } from './loopback-upstream.mjs';
 
@@ -24,7 +24,8 @@ try {
   }
   if (answer.content !== ANSWER || answer.source !== 'local') throw new Error(`unexpected answer ${JSON.stringify(answer)}`);
   const redisKeys = process.env.PGW_LIMITER_BACKEND === 'redis' ? await takeScopeKeys(scope.toUpperCase()) : undefined;
-  console.log(JSON.stringify({ content: answer.content, source: answer.source, attempts: answer.callStats.attempts, redisKeys }));
+  const telemetryCalls = process.env.PGW_TELEMETRY_BACKEND === 'sqlite' ? await telemetryCallsIn(process.env.PGW_SQLITE_PATH) : undefined;
+  console.log(JSON.stringify({ content: answer.content, source: answer.source, attempts: answer.callStats.attempts, redisKeys, telemetryCalls }));
 } finally {
   await upstream.close();
 }
@@ -46,4 +47,9 @@ async function takeScopeKeys(scopeName) {
   } finally {
     redis.disconnect();
   }
+}
+
+async function telemetryCallsIn(path) {
+  const { summarize } = await import('@pgw/telemetry-sqlite');
+  return (await summarize({ path })).calls;
 }

@@ -3,6 +3,7 @@
  * client (memory, Redis, SQLite telemetry) vs the two peer SDKs; plus the latency each adds at concurrency 1. The
  * provider model called alone (no governance) splits the governed call's cost into transport and governance.
  */
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { aiSdkCaller, CONNECTIONS, gatewayCaller, modelCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, median, percentile, ratio, runConcurrent, type Contender } from './harness.js';
@@ -42,6 +43,8 @@ export interface ChatRow {
   /** Median CPU µs of the client process per call, and each round's figure. */
   cpuUsPerCall: number;
   cpuUs: number[];
+  /** p99 of this thread's event-loop delay (ms) in each round: what a call in flight waits behind, e.g. a telemetry write. */
+  loopDelayP99Ms: number[];
   /** Telemetry contenders: rows written and dropped after the last round's flush. */
   written?: number;
   dropped?: number;
@@ -98,12 +101,17 @@ export async function runChatBench(options: ChatBenchOptions): Promise<ChatBench
 async function runLevel(callers: readonly Caller[], concurrency: number, options: ChatBenchOptions): Promise<ChatLevel> {
   const calls = options.callsPerRound(concurrency);
   const latencies = new Map<string, number[]>(callers.map((c) => [c.name, []]));
+  const loopDelays = new Map<string, number[]>(callers.map((c) => [c.name, []]));
   const minMs = concurrency === 1 ? options.minRoundMs : 0;
   const contenders: Contender[] = callers.map((caller) => ({
     name: caller.name,
     async round({ warmUp }) {
+      const loopDelay = monitorEventLoopDelay({ resolution: 1 });
+      loopDelay.enable();
       const done = await runConcurrent(calls, concurrency, () => caller.call(), concurrency === 1 && !warmUp ? latencies.get(caller.name) : undefined, minMs);
       await caller.recorder?.flush();
+      loopDelay.disable();
+      if (!warmUp) loopDelays.get(caller.name)!.push(loopDelay.percentile(99) / 1e6);
       return done;
     },
   }));
@@ -120,6 +128,7 @@ async function runLevel(callers: readonly Caller[], concurrency: number, options
       rates: result.rates,
       cpuUsPerCall: result.medianCpuUs,
       cpuUs: result.cpuUs,
+      loopDelayP99Ms: loopDelays.get(result.name)!,
       ...(stats && { written: stats.written, dropped: stats.dropped }),
     };
     if (concurrency !== 1) return row;

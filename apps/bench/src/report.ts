@@ -5,7 +5,7 @@ import type { MemoryRun } from './bench-memory.js';
 import type { SourcesBenchResult } from './bench-sources.js';
 import { STREAM_CONTENDERS, type StreamBenchResult } from './bench-stream.js';
 import type { TelemetryBenchResult } from './bench-telemetry.js';
-import { formatRate, formatRatio, formatSpread, ratio } from './harness.js';
+import { formatRate, formatRatio, formatSpread, median, ratio } from './harness.js';
 import type { Mode } from './modes.js';
 
 export interface BenchResults {
@@ -48,6 +48,8 @@ const SOURCES_CPU_TARGET = 1.05;
 
 const mib = (bytes: number) => `${(bytes / 2 ** 20).toFixed(0)} MiB`;
 const ms = (value: number | undefined) => (value === undefined || !Number.isFinite(value) ? '' : value.toFixed(2));
+const msSpread = (values: readonly number[]) =>
+  values.length === 0 ? 'n/a' : `${ms(median(values))} (${ms(Math.min(...values))}–${ms(Math.max(...values))})`;
 
 function table(header: readonly string[], rows: ReadonlyArray<readonly string[]>): string {
   const line = (cells: readonly string[]) => `| ${cells.join(' | ')} |`;
@@ -65,6 +67,7 @@ export function chatTables(chat: ChatBenchResult): string {
         'CPU µs/call median (min–max)',
         'CPU vs raw',
         ...(withLatency ? ['p50 ms', 'p99 ms', 'added p50 ms'] : []),
+        'loop delay p99 ms median (min–max)',
         'rows written / dropped',
       ];
       const raw = level.rows[0]!;
@@ -75,6 +78,7 @@ export function chatTables(chat: ChatBenchResult): string {
         formatSpread(row.cpuUs),
         formatRatio(ratio(row.cpuUsPerCall, raw.cpuUsPerCall)),
         ...(withLatency ? [ms(row.p50Ms), ms(row.p99Ms), ms(row.addedP50Ms)] : []),
+        msSpread(row.loopDelayP99Ms),
         row.written === undefined ? '' : `${row.written} / ${row.dropped}`,
       ]);
       const size = withLatency ? `≥ ${level.callsPerRound} calls and ≥ ${chat.minRoundMs} ms per round` : `${level.callsPerRound} calls per round`;

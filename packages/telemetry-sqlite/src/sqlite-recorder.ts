@@ -1,5 +1,7 @@
-/** TelemetryRecorder on a SQLite file (docs/architecture.md#telemetry): batched through the core queue, rotated by size. */
-import { existsSync } from 'node:fs';
+/**
+ * TelemetryRecorder on a SQLite file (docs/architecture.md#telemetry): batched through the core
+ * queue, written by a worker thread (or on the caller's thread), rotated by size.
+ */
 import {
   QueuedRecorder,
   telemetryRowValues,
@@ -7,8 +9,8 @@ import {
   type TelemetryColumnValue,
   type TelemetryRow,
 } from '@pgw/core';
-import { pruneRotated, renameAside } from './rotation.js';
-import { SqliteStore } from './sqlite-store.js';
+import { describeError, SqliteWriter, type SqliteRow, type SqliteWriterConfig } from './sqlite-writer.js';
+import { WriterThread } from './writer-thread.js';
 
 export interface SqliteRecorderOptions extends RecorderQueueOptions {
   /** The database file; its directory must exist. */
@@ -22,11 +24,21 @@ export interface SqliteRecorderOptions extends RecorderQueueOptions {
    * disk, dropped and counted. A `rotateBytes` below it rotates first.
    */
   maxBytes?: number;
+  /**
+   * Where the file is written (default `'worker'`): a worker thread owned by the recorder, so a batch
+   * never pauses the event loop; or `'main'`, the thread that records (no worker thread needed).
+   */
+  thread?: 'worker' | 'main';
 }
 
 const DEFAULT_ROTATE_BYTES = 256 * 1024 * 1024;
 const DEFAULT_ROTATE_KEEP = 10;
 const DEFAULT_BATCH_SIZE = 500;
+/**
+ * How long a write waits for another connection's lock. On the caller's thread the wait pauses every
+ * call, so it stays short; the writer thread can ride out a reader's checkpoint without anyone waiting.
+ */
+const BUSY_TIMEOUT_MS = { main: 200, worker: 1_000 } as const;
 
 function nonNegativeInteger(name: string, value: number | undefined, fallback: number): number {
   if (value === undefined) return fallback;
@@ -36,18 +48,21 @@ function nonNegativeInteger(name: string, value: number | undefined, fallback: n
   return value;
 }
 
-function describe(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
+function threadOption(value: unknown): 'worker' | 'main' {
+  if (value === undefined) return 'worker';
+  if (value === 'worker' || value === 'main') return value;
+  throw new RangeError(`SqliteRecorder option thread must be 'worker' or 'main', got ${String(value)}`);
+}
+
+/** What the recorder needs of a writer, wherever it runs. */
+interface RowWriter {
+  open(): unknown;
+  write(rows: SqliteRow[]): Promise<void> | void;
+  close(): Promise<void> | void;
 }
 
 export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
-  private readonly path: string;
-  private readonly batchSize: number;
-  private readonly rotateBytes: number;
-  private readonly rotateKeep: number;
-  private readonly maxBytes: number;
-  private readonly now: () => number;
-  private store: SqliteStore | undefined;
+  private readonly writer: RowWriter;
 
   /**
    * Opens the recorder. An unwritable path never throws: it warns (naming the path) and the recorder
@@ -56,9 +71,9 @@ export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
   static async open(options: SqliteRecorderOptions): Promise<SqliteRecorder> {
     const recorder = new SqliteRecorder(options);
     try {
-      recorder.openStore();
+      await recorder.writer.open();
     } catch (error) {
-      recorder.queue.warn(`${describe(error)}; rows are dropped until it opens`);
+      recorder.queue.warn(`${describeError(error)}; rows are dropped until it opens`);
     }
     return recorder;
   }
@@ -67,60 +82,30 @@ export class SqliteRecorder extends QueuedRecorder<TelemetryColumnValue[]> {
     if (typeof options.path !== 'string' || options.path === '') {
       throw new RangeError('SqliteRecorder option path must be a non-empty string');
     }
-    const rotateBytes = nonNegativeInteger('rotateBytes', options.rotateBytes, DEFAULT_ROTATE_BYTES);
-    const rotateKeep = nonNegativeInteger('rotateKeep', options.rotateKeep, DEFAULT_ROTATE_KEEP);
-    const maxBytes = nonNegativeInteger('maxBytes', options.maxBytes, 0);
-    const batchSize = options.batchSize ?? DEFAULT_BATCH_SIZE;
-    super({ ...options, batchSize, label: `@pgw/telemetry-sqlite (${options.path})` });
-    this.path = options.path;
-    this.rotateBytes = rotateBytes;
-    this.rotateKeep = rotateKeep;
-    this.maxBytes = maxBytes;
-    this.batchSize = batchSize;
-    this.now = options.now ?? Date.now;
+    const thread = threadOption(options.thread);
+    const config: SqliteWriterConfig = {
+      path: options.path,
+      rotateBytes: nonNegativeInteger('rotateBytes', options.rotateBytes, DEFAULT_ROTATE_BYTES),
+      rotateKeep: nonNegativeInteger('rotateKeep', options.rotateKeep, DEFAULT_ROTATE_KEEP),
+      maxBytes: nonNegativeInteger('maxBytes', options.maxBytes, 0),
+      batchSize: options.batchSize ?? DEFAULT_BATCH_SIZE,
+      busyTimeoutMs: BUSY_TIMEOUT_MS[thread],
+    };
+    super({ ...options, batchSize: config.batchSize, label: `@pgw/telemetry-sqlite (${options.path})` });
+    const now = options.now ?? Date.now;
+    const warn = (message: string) => this.queue.warn(message);
+    this.writer = thread === 'worker' ? new WriterThread(config, now, warn) : new SqliteWriter(config, now, warn);
   }
 
   protected encode(row: TelemetryRow): TelemetryColumnValue[] {
     return telemetryRowValues(row);
   }
 
-  protected release(): void {
-    this.store?.close();
-    this.store = undefined;
+  protected write(batch: TelemetryColumnValue[][]): Promise<void> | void {
+    return this.writer.write(batch);
   }
 
-  private openStore(): SqliteStore {
-    try {
-      this.store ??= new SqliteStore(this.path, this.batchSize, this.now, this.maxBytes);
-      return this.store;
-    } catch (error) {
-      throw new Error(`cannot open ${this.path}: ${describe(error)} (its directory must exist and be writable)`, {
-        cause: error,
-      });
-    }
-  }
-
-  protected write(batch: TelemetryColumnValue[][]): void {
-    const store = this.openStore();
-    store.insert(batch);
-    if (this.rotateBytes > 0 && store.sizeBytes() > this.rotateBytes) this.rotate(store);
-  }
-
-  /** Runs after a written batch, so a failure here warns but never counts those rows as dropped. */
-  private rotate(store: SqliteStore): void {
-    store.close();
-    this.store = undefined;
-    try {
-      // A WAL left behind means another connection still has the file open: moving it now could lose its WAL.
-      if (existsSync(`${this.path}-wal`)) {
-        this.queue.warn(`rotation postponed: another connection holds ${this.path} open`);
-      } else {
-        renameAside(this.path, this.now());
-        pruneRotated(this.path, this.rotateKeep);
-      }
-      this.openStore();
-    } catch (error) {
-      this.queue.warn(`rotation failed: ${describe(error)}`);
-    }
+  protected release(): Promise<void> | void {
+    return this.writer.close();
   }
 }

@@ -8,8 +8,6 @@ import { migrate } from './schema.js';
  * round trip to save, bigger statements measured no faster here, only heavier to bind.
  */
 const ROWS_PER_STATEMENT = 100;
-/** Waiting for another writer blocks the event loop, so it stays short; a busy batch is dropped instead. */
-const BUSY_TIMEOUT_MS = 200;
 
 type Row = TelemetryColumnValue[];
 
@@ -19,6 +17,15 @@ function insertSql(rows: number): string {
   return `INSERT INTO llm_calls (${columns}) VALUES ${Array.from({ length: rows }, () => tuple).join(', ')}`;
 }
 
+export interface SqliteStoreOptions {
+  batchSize: number;
+  now: () => number;
+  /** 0 = no cap. Beyond it SQLite answers "database or disk is full". */
+  maxBytes: number;
+  /** How long a statement waits for another connection's lock before it fails with SQLITE_BUSY. */
+  busyTimeoutMs: number;
+}
+
 export class SqliteStore {
   private readonly db: Database.Database;
   private readonly chunkRows: number;
@@ -26,12 +33,9 @@ export class SqliteStore {
   private readonly insertOne: Database.Statement;
   private readonly insertBatch: Database.Transaction<(rows: Row[]) => void>;
 
-  /**
-   * Opens (creating if needed) and migrates the file; throws if it cannot. The directory must exist.
-   * `maxBytes` (0 = none) caps the file: beyond it SQLite answers "database or disk is full".
-   */
-  constructor(path: string, batchSize: number, now: () => number, maxBytes = 0) {
-    this.db = new Database(path, { timeout: BUSY_TIMEOUT_MS });
+  /** Opens (creating if needed) and migrates the file; throws if it cannot. The directory must exist. */
+  constructor(path: string, { batchSize, now, maxBytes, busyTimeoutMs }: SqliteStoreOptions) {
+    this.db = new Database(path, { timeout: busyTimeoutMs });
     try {
       if (maxBytes > 0) {
         const pageSize = this.db.pragma('page_size', { simple: true }) as number;
