@@ -151,9 +151,10 @@ export function commonCallOptions(
 ): CommonCallOptions {
   if (options === undefined) options = {};
   if (!isPlainObject(options)) throw new TypeError(`${method}(options) must be a plain object, got ${describe(options)}`);
-  const unknown = Object.keys(options).find((key) => !COMMON_OPTIONS.includes(key) && !ownOptions.includes(key));
-  if (unknown !== undefined) {
-    throw new TypeError(`${method}(options) has no option '${unknown}'; known: ${[...COMMON_OPTIONS, ...ownOptions].join(', ')}`);
+  for (const key of Object.keys(options)) {
+    if (!COMMON_OPTIONS.includes(key) && !ownOptions.includes(key)) {
+      throw new TypeError(`${method}(options) has no option '${key}'; known: ${[...COMMON_OPTIONS, ...ownOptions].join(', ')}`);
+    }
   }
   const { signal } = options;
   assertSignal(signal, `${method}(signal)`);

@@ -33,8 +33,9 @@ type ToolRequest = Pick<GatewayChatRequest, 'tools' | 'toolChoice' | 'parallelTo
 export function toolRequest(options: ToolOptions, method: string, extraKeys: readonly string[] = []): ToolRequest {
   const { tools, toolChoice, parallelToolCalls } = options;
   if (tools === undefined) {
-    const stray = (['toolChoice', 'parallelToolCalls'] as const).find((key) => options[key] !== undefined);
-    if (stray !== undefined) throw new TypeError(`${method}(${stray}) needs ${method}(tools)`);
+    // Plain checks, not a find over a literal array: this runs on every chat call.
+    if (options.toolChoice !== undefined) throw new TypeError(`${method}(toolChoice) needs ${method}(tools)`);
+    if (options.parallelToolCalls !== undefined) throw new TypeError(`${method}(parallelToolCalls) needs ${method}(tools)`);
     return {};
   }
   if (!isPlainObject(tools) || Object.keys(tools).length === 0) {

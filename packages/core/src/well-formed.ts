@@ -47,7 +47,10 @@ function holdsLoneSurrogate(value: unknown, depth: number): boolean {
   if (typeof value === 'string') return isIllFormed(value);
   if (typeof value !== 'object' || value === null) return false;
   if (depth > MAX_SCAN_DEPTH) return true;
-  if (Array.isArray(value)) return value.some((item) => holdsLoneSurrogate(item, depth + 1));
+  if (Array.isArray(value)) {
+    for (const item of value) if (holdsLoneSurrogate(item, depth + 1)) return true;
+    return false;
+  }
   if (!isPlainData(value)) return false;
   for (const key in value) if (isIllFormed(key) || holdsLoneSurrogate((value as Record<string, unknown>)[key], depth + 1)) return true;
   return false;

@@ -122,7 +122,7 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
     sourceName: attempt.sourceName,
     route,
     totalMs: attempt.timeoutMs,
-    ...(request.liveness && { liveness: request.liveness }),
+    liveness: request.liveness,
   });
   const dispatchedAt = now();
   let response: Dispatcher.ResponseData | undefined;

@@ -75,7 +75,9 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
   const start = (request: GatewayChatRequest, options: CallOptions, signal: AbortSignal | undefined): Promise<LLMResponse> =>
     onion({ request, ctx: createCallContext({ signal, scope: settings.scope, operation: 'chat', now }, options) });
   return {
-    run: (request, options = {}) => underOwnSignal(options.signal, (signal) => start(request, options, signal)),
+    run: (request, options = {}) =>
+      // Without a caller signal there is nothing to follow: no closure for underOwnSignal.
+      options.signal === undefined ? start(request, options, undefined) : underOwnSignal(options.signal, (signal) => start(request, options, signal)),
     stream: (request, options = {}) => {
       if (request.structured !== undefined) {
         throw new TypeError('stream(request.structured) is not supported: a structured re-ask cannot take back streamed tokens; use run()');
