@@ -182,8 +182,8 @@ export function evaluateTargets(results: BenchResults): Target[] {
   if (chat) {
     const addedP50 = chat.levels.find((l) => l.concurrency === 1)?.rows.find((r) => r.name === CHAT_CONTENDERS.memory)?.addedP50Ms;
     const cpuNote =
-      'on a zero-latency loopback mock the per-call CPU of governance (admission, breaker, selector, abort wiring, telemetry row) is the whole difference' +
-      (addedP50 === undefined ? '' : `; it adds ${addedP50.toFixed(2)} ms p50 per call, under 1% of a real upstream's ≥ 100 ms`);
+      'on a zero-latency loopback upstream the per-call CPU of the transport and of governance is the whole difference (see the profiles)' +
+      (addedP50 === undefined ? '' : `; it adds ${Math.max(0, addedP50).toFixed(2)} ms p50 per call, under 1% of a real upstream's ≥ 100 ms`);
     for (const level of chat.levels) {
       const row = (name: string) => level.rows.find((r) => r.name === name);
       const memoryRow = row(CHAT_CONTENDERS.memory);
@@ -215,7 +215,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
                   ? 'the recorder queue overflowed: rows were dropped rather than slowing calls'
                   : cpuOver <= 1 / TELEMETRY_RATIO_TARGET
                     ? 'CPU per call is within the budget: the shortfall is the store working on the same two cores (SQLite in this process, the Postgres server) and the machine’s noise'
-                    : 'the row costs more CPU per call than the budget (see the profiles)',
+                    : 'writing the row (a SQLite insert, Postgres encoding) costs more CPU than 10% of a governed call (see the profiles)',
             }),
           });
         }
@@ -228,7 +228,7 @@ export function evaluateTargets(results: BenchResults): Target[] {
           measured: formatRatio(redisRow.ratioVsRaw),
           met,
           ...(!met && {
-            note: 'each call runs four Redis round trips (breaker acquire, limiter enter, breaker record, settle-and-release) whose Lua costs about 145 µs of server CPU per call, on the same two cores as the client',
+            note: 'each call runs two Redis round trips (the governor\'s admit and finish scripts) whose Lua costs about 70 µs of server CPU per call, on the same two cores as the client (docs/scaling.md)',
           }),
         });
       }
