@@ -8,7 +8,7 @@ import type { IncomingHttpHeaders } from 'node:http';
 import type { Dispatcher, FormData } from 'undici';
 import { PolyGatewayError, abortError, type AttemptContext, type Clock } from '@pgw/core';
 import { AttemptScope } from './attempt-scope.js';
-import { ERROR_BODY_LIMIT_BYTES, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
+import { ERROR_BODY_LIMIT_BYTES, announcesAtMost, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
 import type { Endpoint } from './endpoint.js';
 import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
 import type { StreamWatchdogLimits } from './stream-watchdog.js';
@@ -84,7 +84,7 @@ class AttemptAnswer implements HttpAnswer {
   text(): Promise<string> {
     // A Content-Length within the cap bounds the body already (undici reads no byte past it): undici's
     // own reader is far cheaper per answer than iterating the stream.
-    if (announcedLength(this.headers) <= this.maxResponseBytes) return this.body.text();
+    if (announcesAtMost(this.headers, this.maxResponseBytes)) return this.body.text();
     return this.bytes().then((bytes) => bytes.toString('utf8'));
   }
 
@@ -99,13 +99,6 @@ class AttemptAnswer implements HttpAnswer {
   stopLiveness(): void {
     this.scope.stopLiveness();
   }
-}
-
-/** The body length a Content-Length announces; infinite when absent or unreadable. */
-function announcedLength(headers: IncomingHttpHeaders): number {
-  const value = headers['content-length'];
-  const length = value === undefined ? Number.NaN : Number(value);
-  return Number.isSafeInteger(length) && length >= 0 ? length : Number.POSITIVE_INFINITY;
 }
 
 /** Sends one request and hands a 2xx answer to `read`; everything else is thrown in its category. */

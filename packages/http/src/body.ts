@@ -36,6 +36,23 @@ export function isEventStream(headers: IncomingHttpHeaders): boolean {
   return (headers['content-type'] ?? '').toLowerCase().includes('text/event-stream');
 }
 
+/** What a response's Content-Length announces (NaN when absent or unreadable). */
+function announcedLength(headers: IncomingHttpHeaders): number {
+  return Number(headers['content-length']);
+}
+
+/** A Content-Length above the cap: the body is refused before a byte of it is read. */
+function announcesMoreThan(headers: IncomingHttpHeaders, limitBytes: number): boolean {
+  const announced = announcedLength(headers);
+  return Number.isFinite(announced) && announced > limitBytes;
+}
+
+/** A Content-Length (a whole number of bytes) within the cap: reading to the announced end keeps the cap. */
+export function announcesAtMost(headers: IncomingHttpHeaders, limitBytes: number): boolean {
+  const announced = announcedLength(headers);
+  return Number.isSafeInteger(announced) && announced >= 0 && announced <= limitBytes;
+}
+
 export interface BodyOrigin {
   sourceName: string;
   route: string;
@@ -83,8 +100,7 @@ class CappedChunks implements AsyncIterator<Uint8Array> {
 
   next(): Promise<IteratorResult<Uint8Array>> {
     if (this.inner === undefined) {
-      const announced = Number(this.headers['content-length']);
-      if (Number.isFinite(announced) && announced > this.limitBytes) return Promise.reject(bodyTooLarge(this.origin, this.limitBytes));
+      if (announcesMoreThan(this.headers, this.limitBytes)) return Promise.reject(bodyTooLarge(this.origin, this.limitBytes));
       this.inner = this.body[Symbol.asyncIterator]();
     }
     return this.inner.next().then(this.count);
@@ -120,8 +136,7 @@ export function eachCappedChunk(
   origin: BodyOrigin,
   onChunk: (chunk: Uint8Array) => void,
 ): Promise<void> {
-  const announced = Number(headers['content-length']);
-  if (Number.isFinite(announced) && announced > limitBytes) return Promise.reject(bodyTooLarge(origin, limitBytes));
+  if (announcesMoreThan(headers, limitBytes)) return Promise.reject(bodyTooLarge(origin, limitBytes));
   return new Promise((resolve, reject) => {
     let bytes = 0;
     let failure: { error: unknown } | undefined;
