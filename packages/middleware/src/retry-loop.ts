@@ -17,7 +17,7 @@ import {
   type MaybePromise,
   isPromise,
 } from '@pgw/core';
-import { throwIfAborted } from './abort.js';
+import { andThen, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
@@ -167,8 +167,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     }
     // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
     if (this.place !== undefined && this.deps.governor) this.turn ??= randomUUID();
-    const admitted = this.admitOne();
-    return isPromise(admitted) ? admitted.then((settled) => this.leaveLineIfAdmitted(settled)) : this.leaveLineIfAdmitted(admitted);
+    return andThen(this.admitOne(), (settled) => this.leaveLineIfAdmitted(settled));
   }
 
   private leaveLineIfAdmitted(admitted: Admitted | undefined): Admitted | undefined {
