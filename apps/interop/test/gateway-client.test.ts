@@ -16,8 +16,8 @@ import {
   type ChildServer,
   type MockLlmServer,
 } from '../src/index.js';
+import { REJECTION } from './helpers.js';
 
-const REJECTION = { message: 'bad input', type: 'invalid_request_error', code: 'invalid_value' };
 const HI = [{ role: 'user' as const, content: 'hi' }];
 
 let mock: MockUpstream;

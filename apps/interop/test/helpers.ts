@@ -1,5 +1,8 @@
 import { request } from 'undici';
 
+/** The upstream's refusal of a bad request, as OpenAI words it (in a 400 body, or in-band inside a 200 stream). */
+export const REJECTION = { message: 'bad input', type: 'invalid_request_error', code: 'invalid_value' };
+
 export interface WireAnswer {
   status: number;
   headers: Record<string, string>;

@@ -9,9 +9,8 @@ import {
   type ChildServer,
   type MockLlmServer,
 } from '../src/index.js';
-import { chat, post, sseData, streamedContent } from './helpers.js';
+import { chat, post, REJECTION, sseData, streamedContent } from './helpers.js';
 
-const REJECTION = { message: 'bad input', type: 'invalid_request_error', code: 'invalid_value' };
 
 /** Our mock behind the relays: one healthy source and one per failure the relays must pass on. */
 const SOURCES = {
