@@ -86,12 +86,12 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
     run: async (texts, options = {}) => {
       if (texts.length === 0) {
         // Nothing to wait for: zero attempts, no rows, no deadline.
-        const ctx = createCallContext({ ...options, scope: settings.scope, operation: 'embed', now });
+        const ctx = createCallContext({ signal: options.signal, scope: settings.scope, operation: 'embed', now }, options);
         const usage: Usage = { promptTokens: 0, completionTokens: 0, usageSource: 'measured' };
         return { vectors: [], model: '', sources: [], usage, callStats: callStats(ctx, now), costUsd: 0 };
       }
       return underOwnSignal(options.signal, (signal) =>
-        onion({ request: { texts }, ctx: createCallContext({ ...options, signal, scope: settings.scope, operation: 'embed', now }) }),
+        onion({ request: { texts }, ctx: createCallContext({ signal, scope: settings.scope, operation: 'embed', now }, options) }),
       );
     },
     get droppedTelemetryRows() {

@@ -44,11 +44,11 @@ export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   return {
     recognizeText: (image, options = {}, call = {}) =>
       underOwnSignal(call.signal, (signal) =>
-        text({ request: { image, options }, ctx: createCallContext({ ...call, signal, scope: settings.scope, operation: 'ocr_text', now }) }),
+        text({ request: { image, options }, ctx: createCallContext({ signal, scope: settings.scope, operation: 'ocr_text', now }, call) }),
       ),
     parseLayout: (image, options = {}, call = {}) =>
       underOwnSignal(call.signal, (signal) =>
-        layout({ request: { image, options }, ctx: createCallContext({ ...call, signal, scope: settings.scope, operation: 'ocr_layout', now }) }),
+        layout({ request: { image, options }, ctx: createCallContext({ signal, scope: settings.scope, operation: 'ocr_layout', now }, call) }),
       ),
     get droppedTelemetryRows() {
       return emitter.droppedRows;
