@@ -28,7 +28,13 @@ const RECONNECT_MAX_MS = 1000;
  * The caller owns it: `quit()` it when done.
  */
 export function createRedisConnection(url: string, options: RedisConnectionOptions = {}): Redis {
-  const redis = new Redis(url, {
+  const redis = new Redis(url, tunedOptions(options));
+  redis.on('error', options.onError ?? ignoreError);
+  return redis;
+}
+
+function tunedOptions(options: RedisConnectionOptions) {
+  return {
     connectTimeout: optionalPositiveMs(options.connectTimeoutMs, 'connectTimeoutMs', DEFAULT_TIMEOUT_MS),
     commandTimeout: optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS),
     maxRetriesPerRequest: 1,
@@ -36,13 +42,61 @@ export function createRedisConnection(url: string, options: RedisConnectionOptio
     // A command cut off by a dropped connection was already reported failed to its caller (fail
     // closed); replaying it after reconnect would book a reservation nobody holds.
     autoResendUnfulfilledCommands: false,
-    retryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_MS),
+    retryStrategy: (times: number) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_MS),
+  };
+}
+
+/** A URL's user and password, decoded, as ioredis options. */
+function credentialsOf(url: URL): { username?: string; password?: string } {
+  return {
+    ...(url.username && { username: decodeURIComponent(url.username) }),
+    ...(url.password && { password: decodeURIComponent(url.password) }),
+  };
+}
+
+function ignoreError(): void {}
+
+export interface RedisSentinelOptions extends RedisConnectionOptions {
+  /** The master's name the sentinels monitor (`sentinel monitor <name> …`). */
+  masterName: string;
+}
+
+/**
+ * A connection to the primary a group of Redis Sentinels names, tuned like `createRedisConnection`.
+ * `sentinels`: one or more `redis://` / `rediss://` URLs of sentinels. The first URL's user and
+ * password authenticate to the data nodes (as in every mode); its `sentinelUsername` /
+ * `sentinelPassword` query parameters, to the sentinels (sentinels usually run without one).
+ * While no primary is known commands fail at once (fail closed); when the sentinels announce a
+ * promotion (`+switch-master`) the connection moves to the promoted replica at once.
+ * The caller owns it.
+ */
+export function createRedisSentinel(sentinels: readonly string[], options: RedisSentinelOptions): Redis {
+  if (sentinels.length === 0) throw new RangeError('sentinels must name at least one sentinel');
+  if (typeof options.masterName !== 'string' || options.masterName.length === 0) {
+    throw new RangeError('masterName must name the master the sentinels monitor');
+  }
+  const urls = sentinels.map((sentinel) => new URL(sentinel.trim()));
+  const first = urls[0]!;
+  const sentinelUsername = first.searchParams.get('sentinelUsername');
+  const sentinelPassword = first.searchParams.get('sentinelPassword');
+  const tls = first.protocol === 'rediss:';
+  const redis = new Redis({
+    ...tunedOptions(options),
+    sentinels: urls.map((url) => ({ host: url.hostname, port: Number(url.port || 26379) })),
+    name: options.masterName,
+    role: 'master',
+    ...credentialsOf(first),
+    ...(sentinelUsername && { sentinelUsername }),
+    ...(sentinelPassword && { sentinelPassword }),
+    ...(tls && { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true }),
+    // Reconnect at once when the sentinels announce a promotion, instead of at the next retry.
+    failoverDetector: true,
+    // No sentinel answered (or none knows a primary): ask again soon, in the background.
+    sentinelRetryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_MS),
   });
   redis.on('error', options.onError ?? ignoreError);
   return redis;
 }
-
-function ignoreError(): void {}
 
 /**
  * A Redis Cluster client tuned like `createRedisConnection` (bounded connect and command timeouts,
@@ -64,8 +118,7 @@ export function createRedisCluster(seeds: readonly string[], options: RedisConne
         commandTimeout: optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS),
         maxRetriesPerRequest: 1,
         autoResendUnfulfilledCommands: false,
-        ...(first.username && { username: decodeURIComponent(first.username) }),
-        ...(first.password && { password: decodeURIComponent(first.password) }),
+        ...credentialsOf(first),
         ...(first.protocol === 'rediss:' && { tls: {} }),
       },
     },

@@ -1,4 +1,11 @@
-export { createRedisCluster, createRedisConnection, type RedisClient, type RedisConnectionOptions } from './connection.js';
+export {
+  createRedisCluster,
+  createRedisConnection,
+  createRedisSentinel,
+  type RedisClient,
+  type RedisConnectionOptions,
+  type RedisSentinelOptions,
+} from './connection.js';
 export { RedisLimiter, LIMIT_WINDOW_MS, CONCURRENCY_POLL_MS, type RedisLimiterOptions } from './limiter.js';
 export { RedisGate, type RedisGateOptions } from './gate.js';
 export { RedisCache, type RedisCacheOptions } from './cache.js';

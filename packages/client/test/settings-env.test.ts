@@ -66,6 +66,11 @@ describe('loadGatewaySettings: every scope key is read', () => {
     ['REDIS_URL', 'redis://127.0.0.1:6379/2', (s) => s.backends.redisUrl, 'redis://127.0.0.1:6379/2'],
     ['PGW_TELEMETRY_DSN', 'postgres://u@h/db', (s) => s.backends.telemetryDsn, 'postgres://u@h/db'],
   ];
+
+  it('sentinel mode reads the sentinels and the master name', () => {
+    const s = load({ PGW_REDIS_MODE: 'sentinel', REDIS_URL: 'redis://s1:26379,rediss://s2:26379', PGW_REDIS_SENTINEL_MASTER: 'main' });
+    expect(s.backends).toMatchObject({ redisMode: 'sentinel', redisUrl: 'redis://s1:26379,rediss://s2:26379', redisSentinelMaster: 'main' });
+  });
   it.each(cases)('%s=%s', (key, raw, read, expected) => {
     const warn = vi.fn();
     expect(read(load({ [key]: raw }, warn))).toEqual(expected);
@@ -332,6 +337,17 @@ describe('loadGatewaySettings: a malformed value is an error naming its key', ()
       expect(error.key).toBe('REDIS_URL');
       expect(error.problem).toContain(key);
     }
+  });
+
+  it('sentinel mode without the master name names PGW_REDIS_SENTINEL_MASTER', () => {
+    const error = settingsErrorOf(() => load({ PGW_LIMITER_BACKEND: 'redis', PGW_REDIS_MODE: 'sentinel', REDIS_URL: 'redis://s1:26379,redis://s2:26379' }));
+    expect(error.key).toBe('PGW_REDIS_SENTINEL_MASTER');
+    expect(error.problem).toContain('PGW_REDIS_MODE=sentinel');
+  });
+
+  it('a master name outside sentinel mode names PGW_REDIS_SENTINEL_MASTER', () => {
+    const error = settingsErrorOf(() => load({ PGW_LIMITER_BACKEND: 'redis', REDIS_URL: 'redis://r:6379', PGW_REDIS_SENTINEL_MASTER: 'main' }));
+    expect(error.key).toBe('PGW_REDIS_SENTINEL_MASTER');
   });
 
   it('postgres telemetry without a DSN names PGW_TELEMETRY_DSN', () => {

@@ -98,8 +98,11 @@ export type LimiterBackendKind = 'memory' | 'redis';
 export type CacheBackendKind = 'memory' | 'redis' | 'none';
 export type TelemetryBackendKind = 'none' | 'sqlite' | 'postgres';
 
-/** `cluster`: `redisUrl` is one seed node or a comma-separated list of them. */
-export type RedisMode = 'standalone' | 'cluster';
+/**
+ * `cluster`: `redisUrl` is one seed node or a comma-separated list of them. `sentinel`: `redisUrl`
+ * lists the sentinels, which name the primary of `redisSentinelMaster`.
+ */
+export type RedisMode = 'standalone' | 'cluster' | 'sentinel';
 
 export interface BackendSelection {
   limiter: LimiterBackendKind;
@@ -108,6 +111,8 @@ export interface BackendSelection {
   telemetry: TelemetryBackendKind;
   redisMode: RedisMode;
   redisUrl?: string;
+  /** The master name the sentinels monitor (`PGW_REDIS_SENTINEL_MASTER`); set exactly in sentinel mode. */
+  redisSentinelMaster?: string;
   telemetryDsn?: string;
   sqlitePath?: string;
   /** `PGW_OTEL=on`: attach `@pgw/telemetry-otel`'s subscriber on the global tracer and meter providers. */

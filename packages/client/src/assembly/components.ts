@@ -96,9 +96,15 @@ const gateOptions = (settings: GatewaySettings) => ({
  */
 async function redisComponents(settings: GatewaySettings, neededFor: string, owned: OwnedResources) {
   const pkg = await loadOptional('@pgw/backend-redis', neededFor, () => import('@pgw/backend-redis'));
-  // The settings schema requires REDIS_URL whenever a backend is redis (a list of seeds only in cluster mode).
-  const { redisUrl, redisMode } = settings.backends;
-  const redis = redisMode === 'cluster' ? pkg.createRedisCluster(redisUrl!.split(',')) : pkg.createRedisConnection(redisUrl!);
+  // The settings schema requires REDIS_URL whenever a backend is redis (a list only in cluster or
+  // sentinel mode) and the master's name exactly in sentinel mode.
+  const { redisUrl, redisMode, redisSentinelMaster } = settings.backends;
+  const redis =
+    redisMode === 'cluster'
+      ? pkg.createRedisCluster(redisUrl!.split(','))
+      : redisMode === 'sentinel'
+        ? pkg.createRedisSentinel(redisUrl!.split(','), { masterName: redisSentinelMaster! })
+        : pkg.createRedisConnection(redisUrl!);
   owned.add(async () => {
     await redis.quit().catch(() => redis.disconnect());
   });

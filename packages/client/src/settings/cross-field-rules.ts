@@ -33,7 +33,16 @@ interface Checked {
   retry: { backoffBaseMs: number; backoffMaxMs: number };
   breaker: { cooldownMs: number; maxCooldownMs: number; probeTtlMs?: number | undefined };
   leaseTtlMs?: number | undefined;
-  backends: { limiter: string; breaker?: string | undefined; cache: string; telemetry: string; redisMode: string; redisUrl?: string; telemetryDsn?: string };
+  backends: {
+    limiter: string;
+    breaker?: string | undefined;
+    cache: string;
+    telemetry: string;
+    redisMode: string;
+    redisUrl?: string;
+    redisSentinelMaster?: string;
+    telemetryDsn?: string;
+  };
 }
 
 export function crossFieldIssues(value: Checked): Issue[] {
@@ -129,8 +138,14 @@ function backendIssues({ backends: b }: Checked): Issue[] {
   if (redisUser && b.redisUrl === undefined) {
     issues.push({ path: ['backends', 'redisUrl'], message: `required: the ${redisUser[0]} backend is redis (${redisUser[2]})` });
   }
-  if (b.redisMode !== 'cluster' && b.redisUrl?.includes(',')) {
-    issues.push({ path: ['backends', 'redisUrl'], message: 'a list of seed nodes needs PGW_REDIS_MODE=cluster' });
+  if (b.redisMode === 'standalone' && b.redisUrl?.includes(',')) {
+    issues.push({ path: ['backends', 'redisUrl'], message: 'a list of URLs needs PGW_REDIS_MODE=cluster (seed nodes) or sentinel (sentinels)' });
+  }
+  if (b.redisMode === 'sentinel' && b.redisSentinelMaster === undefined) {
+    issues.push({ path: ['backends', 'redisSentinelMaster'], message: 'required: PGW_REDIS_MODE=sentinel needs the master name the sentinels monitor' });
+  }
+  if (b.redisMode !== 'sentinel' && b.redisSentinelMaster !== undefined) {
+    issues.push({ path: ['backends', 'redisSentinelMaster'], message: 'only read in PGW_REDIS_MODE=sentinel' });
   }
   if (b.telemetry === 'postgres' && b.telemetryDsn === undefined) {
     issues.push({ path: ['backends', 'telemetryDsn'], message: 'required: the telemetry backend is postgres (PGW_TELEMETRY_BACKEND)' });

@@ -104,6 +104,7 @@ export const ASSEMBLY_KEYS: readonly { key: string; field: readonly string[]; pa
   { key: 'PGW_TELEMETRY_BACKEND', field: ['backends', 'telemetry'], parse: 'choice' },
   { key: 'PGW_REDIS_MODE', field: ['backends', 'redisMode'], parse: 'choice' },
   { key: 'REDIS_URL', field: ['backends', 'redisUrl'], parse: 'text' },
+  { key: 'PGW_REDIS_SENTINEL_MASTER', field: ['backends', 'redisSentinelMaster'], parse: 'text' },
   { key: 'PGW_TELEMETRY_DSN', field: ['backends', 'telemetryDsn'], parse: 'text' },
   { key: 'PGW_SQLITE_PATH', field: ['backends', 'sqlitePath'], parse: 'text' },
   { key: 'PGW_OTEL', field: ['backends', 'otel'], parse: 'bool' },

@@ -179,9 +179,10 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
       breaker: choice(['memory', 'redis']).optional(),
       cache: choice(['memory', 'redis', 'none']).default('memory'),
       telemetry: choice(['none', 'sqlite', 'postgres']).default('none'),
-      redisMode: choice(['standalone', 'cluster']).default('standalone'),
-      // One URL; in cluster mode a comma-separated list of seed nodes is allowed too (cross-field rules).
+      redisMode: choice(['standalone', 'cluster', 'sentinel']).default('standalone'),
+      // One URL; in cluster mode a comma-separated list of seed nodes, in sentinel mode of sentinels (cross-field rules).
       redisUrl: urlList(['redis:', 'rediss:']).optional(),
+      redisSentinelMaster: nonEmpty.optional(),
       telemetryDsn: urlWithScheme(['postgres:', 'postgresql:']).optional(),
       sqlitePath: nonEmpty.optional(),
       otel: z.boolean().optional(),
@@ -235,6 +236,7 @@ function normaliseBackends(b: Parsed['backends']): BackendSelection {
     telemetry: b.telemetry,
     redisMode: b.redisMode,
     ...(b.redisUrl === undefined ? {} : { redisUrl: b.redisUrl }),
+    ...(b.redisSentinelMaster === undefined ? {} : { redisSentinelMaster: b.redisSentinelMaster }),
     ...(b.telemetryDsn === undefined ? {} : { telemetryDsn: b.telemetryDsn }),
     ...(b.telemetry === 'sqlite' || b.sqlitePath !== undefined ? { sqlitePath: b.sqlitePath ?? DEFAULTS.sqlitePath } : {}),
     ...(b.otel === true && { otel: true }),
