@@ -5,19 +5,25 @@ import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { parseAcquireReply, probeTokenOf, RedisGate, type RedisGateOptions } from './gate.js';
-import { parseDenial, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
-import { lineKeys, scopePrefix } from './keys.js';
+import { LIMIT_WINDOW_MS, parseDenial, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
+import { Holdings } from './holdings.js';
+import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
 import { ADMIT_LUA, FINISH_LUA, LEAVE_LINE_LUA } from './lua/governor.js';
+import { WriteBackReplay } from './replay.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
-const ADMIT = luaScript('governor_admit', ADMIT_LUA, 12);
+const ADMIT = luaScript('governor_admit', ADMIT_LUA, 13);
 const FINISH = luaScript('governor_finish', FINISH_LUA, 12);
 const LEAVE_LINE = luaScript('governor_leave_line', LEAVE_LINE_LUA, 2);
 
-/** A turn in line lapses unless its holder tries again within this (a waiter tries at least every second). */
-const TURN_TTL_MS = 5_000;
+/**
+ * A turn in line lapses unless its holder tries again within this (a waiter tries at least every
+ * QUEUED_RETRY_MS): short, so a turn whose holder is gone (its process died, its call failed while
+ * Redis was unreachable) holds nobody back for long.
+ */
+const TURN_TTL_MS = 1_500;
 /** How long a caller refused because others wait before it sleeps at most before trying again (a wake comes sooner). */
-const QUEUED_RETRY_MS = 1_000;
+const QUEUED_RETRY_MS = 500;
 
 const QUEUED = Object.freeze({ ok: false, queued: true, retryAfterMs: QUEUED_RETRY_MS } as const);
 
@@ -37,6 +43,8 @@ export class RedisGovernor implements Governor {
   readonly #timeoutMs: number;
   readonly #line: ReturnType<typeof lineKeys>;
   readonly #roomListeners = new Set<() => void>();
+  readonly #holdings: Holdings;
+  readonly #scopeWindowed: boolean;
   #subscriber: RedisClient | undefined;
 
   constructor(options: RedisGovernorOptions) {
@@ -46,7 +54,26 @@ export class RedisGovernor implements Governor {
     this.#scope = options.scope;
     this.#now = options.now;
     this.#timeoutMs = optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS);
-    this.#line = lineKeys(scopePrefix(options.scope));
+    const prefix = scopePrefix(options.scope);
+    this.#line = lineKeys(prefix);
+    const { global } = options;
+    const scopeKeys = limiterKeys(prefix, '');
+    this.#scopeWindowed = global.rpm > 0 || global.tpm > 0;
+    const [probeTtlMs, breakerKeyTtlMs] = this.gate.probeArgs;
+    this.#holdings = new Holdings({
+      redis: options.redis,
+      epochKey: storeEpochKey(prefix),
+      scopeKeys: [scopeKeys.globalWindow, scopeKeys.globalTokens, scopeKeys.globalTpm, scopeKeys.globalLeases],
+      windowMs: LIMIT_WINDOW_MS,
+      leaseTtlMs: options.leaseTtlMs,
+      limiterKeyTtlMs: this.limiter.keyTtlMs,
+      breakerKeyTtlMs,
+      probeTtlMs,
+      scopeWindowed: this.#scopeWindowed,
+      scopeLeased: global.maxConcurrency > 0,
+      now: options.now,
+      timeoutMs: this.#timeoutMs,
+    });
   }
 
   async admit(source: string, estTokens: number, turn?: string): Promise<GovernedAdmission> {
@@ -57,9 +84,12 @@ export class RedisGovernor implements Governor {
     const keys = [breaker.state, breaker.samples, ...plan.keys, line, alive];
     const args = [plan.id, token, ...this.gate.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
     const verdict = await failClosed(this.#scope, 'admit', async () => {
-      const reply = await this.#run(ADMIT, keys, args);
+      const reply = await this.#admitIntoKnownBooks(keys, args);
       if (Array.isArray(reply) && reply[0] === 3) return QUEUED;
-      return Array.isArray(reply) && reply[0] === 2 ? parseDenial(reply) : parseAcquireReply(reply, source, token);
+      if (Array.isArray(reply) && reply[0] === 2) return parseDenial(reply);
+      const ticket = parseAcquireReply(reply, source, token);
+      if (ticket.ok) this.#hold(plan, estTokens, breaker.state, ticket, Number((reply as unknown[])[3]));
+      return ticket;
     }).catch((error: unknown) => {
       // A frozen server may still run the admission it never answered: settling it 0 and releasing
       // it, queued behind it on the same connection (and replayed if that fails), gives back a slot
@@ -71,7 +101,41 @@ export class RedisGovernor implements Governor {
     if (!verdict.ok) return 'gate' in verdict ? verdict : { ok: false, refusal: verdict };
     const ticket = verdict;
     const permit = plan.permit((actualTokens, verdict) => this.#finish(keys, ticket, plan, actualTokens, verdict));
-    return { ok: true, ticket, permit, finish: (verdict, actualTokens) => permit.finish(actualTokens, verdict) };
+    const finish = (verdict: GateOutcome | undefined, actualTokens: number): Promise<void> => {
+      // A finished call holds no lease any more, whether or not its write-back lands now.
+      this.#holdings.ended(plan.id, Number.isSafeInteger(actualTokens) && actualTokens >= 0 ? `=${actualTokens}` : String(estTokens));
+      return permit.finish(actualTokens, verdict);
+    };
+    return { ok: true, ticket, permit, finish };
+  }
+
+  /**
+   * issue 27: admits only into books that hold what this worker holds. The script refuses ({4})
+   * while the store lacks the epoch this worker knows; the worker then re-books, and tries once more.
+   */
+  async #admitIntoKnownBooks(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+    for (let tries = 1; ; tries++) {
+      const rebooking = this.#holdings.rebooking;
+      if (rebooking !== undefined) await rebooking;
+      const reply = await this.#run(ADMIT, [...keys, this.#holdings.epochKey], [...args, this.#holdings.knownEpoch]);
+      if (!Array.isArray(reply) || reply[0] !== 4) return reply;
+      if (tries === 2) throw new Error('the store forgot the books again right after they were re-booked');
+      await this.#holdings.rebook();
+    }
+  }
+
+  #hold(plan: EntryPlan, estTokens: number, breakerKey: string, ticket: GateTicket, at: number): void {
+    const [rpm, tpm] = plan.limits;
+    this.#holdings.admitted({
+      id: plan.id,
+      limiterKeys: plan.keys,
+      breakerKey,
+      at,
+      windowed: this.#scopeWindowed || rpm! > 0 || tpm! > 0,
+      ...(ticket.probe && { probe: { token: probeTokenOf(ticket), epoch: ticket.epoch } }),
+      charged: String(estTokens),
+      leased: true,
+    });
   }
 
   async #finish(
@@ -87,7 +151,10 @@ export class RedisGovernor implements Governor {
 
   async leaveLine(turn: string): Promise<void> {
     const { line, alive, wake } = this.#line;
-    await failClosed(this.#scope, 'leaveLine', () => this.#run(LEAVE_LINE, [line, alive], [turn, wake], false));
+    // issue 27: kept and replayed like settle and release, so a turn left during an outage or a
+    // failover is gone from the line as soon as Redis answers again, not when it lapses.
+    const leave = () => failClosed(this.#scope, 'leaveLine', () => this.#run(LEAVE_LINE, [line, alive], [turn, wake], false));
+    await WriteBackReplay.of(this.#redis).attempt(`${line}:${turn}`, leave);
   }
 
   /** Room freed anywhere in the fleet, through one subscriber connection opened on first use. */
@@ -102,6 +169,7 @@ export class RedisGovernor implements Governor {
     const subscriber = this.#subscriber;
     this.#subscriber = undefined;
     this.#roomListeners.clear();
+    this.#holdings.close();
     if (subscriber) await subscriber.quit().catch(() => subscriber.disconnect());
   }
 

@@ -44,6 +44,11 @@ export function gateKeys(prefix: string, source: string) {
 }
 export type GateKeys = ReturnType<typeof gateKeys>;
 
+/** A scope's store epoch: a value a store that forgot the scope's books no longer has (see holdings.ts). */
+export function storeEpochKey(prefix: string): string {
+  return `${prefix}epoch`;
+}
+
 /** A scope's fleet-wide line of waiting callers, their lapse times, and the channel room is announced on. */
 export function lineKeys(prefix: string) {
   return { line: `${prefix}line`, alive: `${prefix}line:alive`, wake: `${prefix}wake` };

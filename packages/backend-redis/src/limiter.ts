@@ -79,6 +79,11 @@ export class RedisLimiter implements Limiter {
     this.#timeoutMs = optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS);
   }
 
+  /** How long its keys outlive their last write (a re-booking gives them the same). */
+  get keyTtlMs(): number {
+    return this.#keyTtlMs;
+  }
+
   async tryEnter(source: string, estTokens: number): Promise<Admission> {
     const plan = this.planEntry(source, estTokens);
     const reply = await failClosed(this.#scope, 'tryEnter', async () =>

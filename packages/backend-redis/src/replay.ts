@@ -8,7 +8,8 @@ const RETRY_MS = 1_000;
 const queues = new WeakMap<RedisClient, WriteBackReplay>();
 
 /**
- * Settles and releases that failed (Redis down, restarting, frozen), kept and replayed once the
+ * Settles, releases and departures from the fleet's line that failed (Redis down, restarting,
+ * frozen, a Cluster or Sentinel failover under way), kept and replayed once the
  * connection is ready again, so a restarted persistent Redis gets its quota back within the reconnect
  * time instead of the lease TTL. Every replayed script is idempotent (a settle applies once, a
  * release removes a lease once), so replaying one that did land changes nothing. One queue per
@@ -51,6 +52,17 @@ export class WriteBackReplay {
     this.#kept.set(key, write);
     if (this.#kept.size === 1) this.#redis.on('ready', this.#onReady);
     this.#armRetry();
+  }
+
+  /** Runs `write` (idempotent) now; if it fails it is kept under `key` for a replay, and the failure rethrown. */
+  async attempt(key: string, write: () => Promise<unknown>): Promise<void> {
+    try {
+      await write();
+      this.done(key);
+    } catch (error) {
+      this.keep(key, write);
+      throw error;
+    }
   }
 
   /** A write-back that went through: nothing of it is left to replay. */

@@ -9,10 +9,11 @@ export interface LuaScript {
   /** Command name on the connection; carries a digest so two versions never shadow each other. */
   readonly name: string;
   readonly lua: string;
-  readonly numberOfKeys: number;
+  /** null: as many keys as each call passes (a script over a variable set of keys). */
+  readonly numberOfKeys: number | null;
 }
 
-export function luaScript(label: string, lua: string, numberOfKeys: number): LuaScript {
+export function luaScript(label: string, lua: string, numberOfKeys: number | null): LuaScript {
   const digest = createHash('sha1').update(lua).digest('hex').slice(0, 12);
   return { name: `pgw_${label}_${digest}`, lua, numberOfKeys };
 }
@@ -88,10 +89,12 @@ async function invoke(
 
 function send(redis: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
+  const { numberOfKeys } = script;
   if (typeof commands[script.name] !== 'function') {
-    redis.defineCommand(script.name, { lua: script.lua, numberOfKeys: script.numberOfKeys });
+    redis.defineCommand(script.name, { lua: script.lua, ...(numberOfKeys !== null && { numberOfKeys }) });
   }
-  return (commands[script.name] as ScriptCommand).call(redis, ...keys, ...args);
+  const command = commands[script.name] as ScriptCommand;
+  return numberOfKeys === null ? command.call(redis, keys.length, ...keys, ...args) : command.call(redis, ...keys, ...args);
 }
 
 type Numbers<N extends number, Acc extends number[] = []> = Acc['length'] extends N ? Acc : Numbers<N, [...Acc, number]>;

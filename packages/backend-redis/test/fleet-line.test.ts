@@ -59,7 +59,7 @@ it('a turn given up, or one whose holder stopped trying, no longer holds the lin
   await g.admit('a', 1, 'next');
   await holder.finish('success', 1);
   await g.leaveLine('gone');
-  clock.advance(5_000); // 'lapsing' did not try again within its 5 s; 'next' tries now
+  clock.advance(1_500); // 'lapsing' did not try again within its 1.5 s; 'next' tries now
   const next = await g.admit('a', 1, 'next');
   expect(next.ok).toBe(true);
 });

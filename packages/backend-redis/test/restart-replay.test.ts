@@ -8,7 +8,7 @@ import { once } from 'node:events';
 import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
-import { startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
+import { FakeClock, startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
 import type { GovernedAdmission } from '@pgw/core';
 import { RedisGovernor } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
@@ -60,6 +60,42 @@ it('replays the releases that failed during the outage: quota is back right afte
     expect(admittedAfterMs).toBeDefined();
     expect(admittedAfterMs!).toBeLessThan(10_000);
     await expect.poll(() => governor.limiter.sourceStats('a'), { timeout: 10_000 }).toEqual({ inflight: 0, rpmUsed: 6, tpmUsed: 5 * 80 + 100 });
+  } finally {
+    await server.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+});
+
+it('replays a departure from the fleet line that failed during the outage: the line moves on without waiting for the turn to lapse', async () => {
+  const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-aof-'));
+  let server = await startPrivateRedis(undefined, dir);
+  const port = Number(new URL(server.url).port);
+  const clock = new FakeClock(); // stands still: no turn lapses by time
+  try {
+    const redis = pool.open(server.url);
+    const governor = new RedisGovernor({
+      redis,
+      scope: uniqueScope('replay-line'),
+      sources: { a: { ...UNLIMITED, maxConcurrency: 1 } },
+      global: UNLIMITED,
+      leaseTtlMs: 150_000,
+      policy: TEST_BREAKER_POLICY,
+      now: clock.now,
+    });
+    const holder = await governor.admit('a', 1);
+    if (!holder.ok) throw new Error('expected admission');
+    expect(await governor.admit('a', 1, 'gone')).toMatchObject({ ok: false, gate: 'source_concurrency' });
+    expect(await governor.admit('a', 1, 'next')).toMatchObject({ ok: false, queued: true });
+
+    await server.stop();
+    if (redis.status === 'ready') await once(redis, 'close');
+    await expect(governor.leaveLine('gone')).rejects.toThrow(/leaveLine/);
+    await expect(holder.finish('success', 1)).rejects.toThrow(/finish/);
+
+    server = await startPrivateRedis(port, dir);
+    await expect
+      .poll(async () => (await governor.admit('a', 1, 'next').catch(() => undefined))?.ok, { timeout: 10_000, interval: 50 })
+      .toBe(true);
   } finally {
     await server.stop();
     await rm(dir, { recursive: true, force: true });

@@ -1,5 +1,6 @@
 import { PRELUDE_LUA } from './clock.js';
 import { BREAKER_FUNCTIONS_LUA } from './gate.js';
+import { STORE_FORGOTTEN_LUA } from './holdings.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
 
 /**
@@ -35,17 +36,23 @@ end
 `;
 
 /**
- * admit. ARGV: injectedNow, permitId, probeToken, probeTtlMs, breakerKeyTtlMs, estTokens, six limits,
- * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel
- * Returns {1, epoch, probe (0|1)} when admitted (the probe lease, if any, is taken only then; the
+ * admit. KEYS: those of both, then the store's epoch (lua/holdings.ts).
+ * ARGV: injectedNow, permitId, probeToken, probeTtlMs, breakerKeyTtlMs, estTokens, six limits,
+ * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel,
+ * knownStoreEpoch
+ * Returns {1, epoch, probe (0|1), now} when admitted (the probe lease, if any, is taken only then; the
  * caller's turn is over), {0, 'open'|'half_open', retryAfterMs} when the breaker refuses (no gate is
- * looked at), {2, gateIndex, retryAfterMs} when a gate refuses (nothing booked, no probe taken), or
+ * looked at), {2, gateIndex, retryAfterMs} when a gate refuses (nothing booked, no probe taken),
  * {3} when others are before the caller in line (a caller with a turn joins the line at its back and
- * keeps its place while it tries again within turnTtlMs).
+ * keeps its place while it tries again within turnTtlMs), or {4} when the store does not have the
+ * epoch the caller knows (nothing done: the caller re-books what it holds first).
  */
 export const ADMIT_LUA = `
 ${GOVERNOR_LUA}
 ${LINE_LUA}
+${STORE_FORGOTTEN_LUA}
+-- issue 27: a store that forgot the caller's books admits nothing until the caller re-booked them.
+if store_forgotten(KEYS[13], ARGV[20]) then return {4} end
 local now = clock(ARGV[1])
 local line, alive, turn, turn_ttl = KEYS[11], KEYS[12], ARGV[17], tonumber(ARGV[18])
 if turn ~= '' then
@@ -70,10 +77,10 @@ if turn ~= '' then
   redis.call('ZREM', alive, turn)
   announce_room(line, ARGV[19])
 end
-if not probe then return {1, b.epoch, 0} end
+if not probe then return {1, b.epoch, 0, num(now)} end
 take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
 refresh_ttl({KEYS[1], KEYS[2]}, tonumber(ARGV[5]))
-return {1, b.epoch, 1}
+return {1, b.epoch, 1, num(now)}
 `;
 
 /** leaveLine. KEYS: line, alive   ARGV: turn, wakeChannel. The next in line is woken if the turn was first. */
