@@ -4,6 +4,7 @@
  * Never the shared servers.
  */
 import { spawn, type ChildProcess } from 'node:child_process';
+import { spawnRedisServer } from '@pgw/testkit';
 import { once } from 'node:events';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import os from 'node:os';
@@ -18,39 +19,21 @@ export interface RedisProcess {
   kill(): Promise<void>;
 }
 
-const STARTUP_MS = 10_000;
+async function startProcess(port: number, args: readonly string[], ready?: string): Promise<RedisProcess> {
+  const { child, stop } = await spawnRedisServer(args, ready);
+  return { port, child, kill: stop };
+}
 
-/** Starts `redis-server args…` and resolves once its log says `ready` (no persistence unless `args` ask). */
-async function startProcess(port: number, args: readonly string[], ready: string): Promise<RedisProcess> {
-  const child = spawn('redis-server', [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  const exited = once(child, 'exit');
-  const kill = async (): Promise<void> => {
-    if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
-    await exited;
+/** Processes started into one temp dir; `stop()` kills them all and removes the dir. */
+function processGroup(dir: string) {
+  const processes: RedisProcess[] = [];
+  return {
+    processes,
+    async stop(): Promise<void> {
+      for (const one of processes) await one.kill();
+      await rm(dir, { recursive: true, force: true });
+    },
   };
-  try {
-    await new Promise<void>((resolve, reject) => {
-      let output = '';
-      const timer = setTimeout(() => reject(new Error(`redis on ${port} did not start: ${output}`)), STARTUP_MS);
-      child.stdout!.on('data', (chunk: Buffer) => {
-        output += chunk.toString();
-        if (output.includes(ready)) {
-          clearTimeout(timer);
-          resolve();
-        }
-      });
-      child.once('exit', (code) => {
-        clearTimeout(timer);
-        reject(new Error(`redis on ${port} exited with ${code}: ${output}`));
-      });
-    });
-  } catch (error) {
-    await kill();
-    throw error;
-  }
-  child.stdout!.resume();
-  child.stderr!.resume();
-  return { port, child, kill };
 }
 
 // A replica syncs at once (no diskless-sync delay), and may always be promoted whatever its data age.
@@ -90,15 +73,11 @@ export interface PrivateCluster {
 /** 3 masters + 3 replicas (`cluster-node-timeout 1000`) on `ports` (six of them). */
 export async function startCluster(ports: readonly number[]): Promise<PrivateCluster> {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-cluster-'));
-  const nodes: RedisProcess[] = [];
-  const stop = async (): Promise<void> => {
-    for (const node of nodes) await node.kill();
-    await rm(dir, { recursive: true, force: true });
-  };
+  const { processes: nodes, stop } = processGroup(dir);
   try {
     for (const port of ports) {
       const args = [...dataNodeArgs(port, dir), '--cluster-enabled', 'yes', '--cluster-config-file', `nodes-${port}.conf`, '--cluster-node-timeout', '1000', '--cluster-replica-validity-factor', '0'];
-      nodes.push(await startProcess(port, args, 'Ready to accept connections'));
+      nodes.push(await startProcess(port, args));
     }
     const create = spawn('redis-cli', ['--cluster', 'create', ...ports.map((p) => `127.0.0.1:${p}`), '--cluster-replicas', '1', '--cluster-yes'], { stdio: 'ignore' });
     const [code] = (await once(create, 'exit')) as [number | null];
@@ -191,16 +170,12 @@ export interface PrivateSentinelGroup {
 export async function startSentinelGroup(ports: readonly number[], masterName = 'pgwmaster'): Promise<PrivateSentinelGroup> {
   const [primaryPort, replicaPort, ...sentinelPorts] = ports as [number, number, ...number[]];
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-sentinel-'));
-  const processes: RedisProcess[] = [];
-  const stop = async (): Promise<void> => {
-    for (const one of processes) await one.kill();
-    await rm(dir, { recursive: true, force: true });
-  };
+  const { processes, stop } = processGroup(dir);
   try {
-    const primary = await startProcess(primaryPort, dataNodeArgs(primaryPort, dir), 'Ready to accept connections');
+    const primary = await startProcess(primaryPort, dataNodeArgs(primaryPort, dir));
     processes.push(primary);
     const replicaArgs = [...dataNodeArgs(replicaPort, dir), '--replicaof', '127.0.0.1', String(primaryPort)];
-    const replica = await startProcess(replicaPort, replicaArgs, 'Ready to accept connections');
+    const replica = await startProcess(replicaPort, replicaArgs);
     processes.push(replica);
     await until('the replica in sync', async () => (await softly(() => onNode(replicaPort, (r) => r.info('replication'))))?.includes('master_link_status:up') === true);
     for (const port of sentinelPorts) {

@@ -18,20 +18,26 @@ afterAll(() => pool.closeAll());
 
 type Admitted = Extract<GovernedAdmission, { ok: true }>;
 
+/** A governor of one source `a` with `maxConcurrency` slots, on `redis`, under a fresh scope. */
+function governorOn(redis: ReturnType<typeof pool.open>, label: string, maxConcurrency: number, now?: FakeClock['now']): RedisGovernor {
+  return new RedisGovernor({
+    redis,
+    scope: uniqueScope(label),
+    sources: { a: { ...UNLIMITED, maxConcurrency } },
+    global: UNLIMITED,
+    leaseTtlMs: 150_000,
+    policy: TEST_BREAKER_POLICY,
+    ...(now && { now }),
+  });
+}
+
 it('replays the releases that failed during the outage: quota is back right after a restart, not after the lease TTL', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-aof-'));
   let server = await startPrivateRedis(undefined, dir);
   const port = Number(new URL(server.url).port);
   try {
     const redis = pool.open(server.url);
-    const governor = new RedisGovernor({
-      redis,
-      scope: uniqueScope('replay'),
-      sources: { a: { ...UNLIMITED, maxConcurrency: 5 } },
-      global: UNLIMITED,
-      leaseTtlMs: 150_000,
-      policy: TEST_BREAKER_POLICY,
-    });
+    const governor = governorOn(redis, 'replay', 5);
     const held: Admitted[] = [];
     for (let i = 0; i < 5; i++) {
       const admission = await governor.admit('a', 100);
@@ -73,15 +79,7 @@ it('replays a departure from the fleet line that failed during the outage: the l
   const clock = new FakeClock(); // stands still: no turn lapses by time
   try {
     const redis = pool.open(server.url);
-    const governor = new RedisGovernor({
-      redis,
-      scope: uniqueScope('replay-line'),
-      sources: { a: { ...UNLIMITED, maxConcurrency: 1 } },
-      global: UNLIMITED,
-      leaseTtlMs: 150_000,
-      policy: TEST_BREAKER_POLICY,
-      now: clock.now,
-    });
+    const governor = governorOn(redis, 'replay-line', 1, clock.now);
     const holder = await governor.admit('a', 1);
     if (!holder.ok) throw new Error('expected admission');
     expect(await governor.admit('a', 1, 'gone')).toMatchObject({ ok: false, gate: 'source_concurrency' });

@@ -40,9 +40,20 @@ export async function startPrivateRedis(port?: number, aofDir?: string): Promise
 
 async function startOn(chosen: number, aofDir?: string): Promise<PrivateRedis> {
   const persistence = aofDir === undefined ? ['--appendonly', 'no'] : ['--appendonly', 'yes', '--appendfsync', 'always', '--dir', aofDir];
-  const child = spawn('redis-server', ['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', ...persistence], {
-    stdio: ['ignore', 'pipe', 'pipe'],
-  });
+  const { child, stop } = await spawnRedisServer(['--port', String(chosen), '--bind', '127.0.0.1', '--save', '', ...persistence]);
+  return { url: `redis://127.0.0.1:${chosen}`, child, stop };
+}
+
+/**
+ * `redis-server args…` (a data node, or a sentinel with `--sentinel`), resolved once its log says
+ * `ready`; `stop()` SIGKILLs it and waits for the exit (safe to call twice). A server that exits or
+ * stays silent for 10 s is an error, and is killed.
+ */
+export async function spawnRedisServer(
+  args: readonly string[],
+  ready = 'Ready to accept connections',
+): Promise<{ child: ChildProcess; stop(): Promise<void> }> {
+  const child = spawn('redis-server', [...args], { stdio: ['ignore', 'pipe', 'pipe'] });
   const exited = once(child, 'exit');
   const stop = async (): Promise<void> => {
     if (child.exitCode === null && child.signalCode === null) child.kill('SIGKILL');
@@ -51,10 +62,10 @@ async function startOn(chosen: number, aofDir?: string): Promise<PrivateRedis> {
   try {
     await new Promise<void>((resolve, reject) => {
       let output = '';
-      const timer = setTimeout(() => reject(new Error(`redis-server did not start on ${chosen}: ${output}`)), 10_000);
+      const timer = setTimeout(() => reject(new Error(`redis-server ${args.join(' ')} did not start: ${output}`)), 10_000);
       child.stdout!.on('data', (chunk: Buffer) => {
         output += chunk.toString();
-        if (output.includes('Ready to accept connections')) {
+        if (output.includes(ready)) {
           clearTimeout(timer);
           resolve();
         }
@@ -70,5 +81,5 @@ async function startOn(chosen: number, aofDir?: string): Promise<PrivateRedis> {
   }
   child.stdout!.resume();
   child.stderr!.resume();
-  return { url: `redis://127.0.0.1:${chosen}`, child, stop };
+  return { child, stop };
 }
