@@ -28,8 +28,8 @@ export interface HeldAdmission {
   readonly at: number;
   /** Whether its window entry counts for a limit (an RPM or TPM limit of the source or the scope). */
   readonly windowed: boolean;
-  /** The probe lease it holds, if it was a half-open breaker's probe. */
-  readonly probe?: { readonly token: string; readonly epoch: number };
+  /** The probe lease it holds, if it was a half-open breaker's probe and has not finished. */
+  probe?: { readonly token: string; readonly epoch: number } | undefined;
   /** The estimate it was admitted for, or '=' .. actual tokens once finished. */
   charged: string;
   /** Its lease is held: the call has not finished. */
@@ -68,6 +68,7 @@ export class Holdings {
   #known = '';
   #latestNow = 0;
   #rebooking: Promise<void> | undefined;
+  #listening = false;
 
   constructor(options: HoldingsOptions) {
     this.#options = options;
@@ -96,7 +97,7 @@ export class Holdings {
     this.#prune();
     this.#held.set(admission.id, admission);
     if (this.#held.size > MAX_HELD) this.#held.delete(this.#held.keys().next().value as string);
-    this.#listen();
+    if (!this.#listening) this.#listen();
   }
 
   /** The call finished (whether or not its write-back landed): its lease is no longer held. */
@@ -108,6 +109,7 @@ export class Holdings {
       return;
     }
     admission.leased = false;
+    admission.probe = undefined;
     admission.charged = charged;
   }
 
@@ -121,6 +123,7 @@ export class Holdings {
 
   close(): void {
     byConnection.get(this.#options.redis)?.delete(this);
+    this.#listening = false;
   }
 
   async #rebookRounds(): Promise<void> {
@@ -206,5 +209,6 @@ export class Holdings {
       });
     }
     holdings.add(this);
+    this.#listening = true;
   }
 }

@@ -90,7 +90,8 @@ it('re-books a probe lease: the breaker stays half-open with the probe held by i
   const first = await server();
   const redis = pool.open(first.url);
   const scope = uniqueScope('forgotten');
-  const sources = { a: { ...UNLIMITED, maxConcurrency: 5 } };
+  // An RPM limit: finished admissions stay held (in the window), the probe's among them.
+  const sources = { a: { rpm: 100, tpm: 0, maxConcurrency: 5 } };
   const g = governor(redis, { scope, sources, now: clock.now });
   await (await admitted(g, 1)).finish('dead', 1); // a dead source trips the breaker at once
   clock.advance(TEST_BREAKER_POLICY.cooldownMs);
@@ -104,6 +105,11 @@ it('re-books a probe lease: the breaker stays half-open with the probe held by i
   await probe.finish('success', 1);
   expect(await g.gate.snapshot('a')).toMatchObject({ state: 'closed' });
   expect((await admitted(other, 1)).ok).toBe(true);
+
+  // A probe that finished is not re-booked: a second restart leaves the breaker closed.
+  await restartEmpty(servers.at(-1)!, redis);
+  await admitted(g, 1);
+  expect(await g.gate.snapshot('a')).toMatchObject({ state: 'closed', probeHeld: false });
 });
 
 it('a store that kept its books (no restart) is not re-booked: the epoch is still there', async () => {
