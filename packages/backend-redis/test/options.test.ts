@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
 import { TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
-import { createRedisConnection, RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
+import { createRedisConnection, createRedisSentinel, RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
 const pool = connectionPool();
@@ -23,6 +23,8 @@ it.each([
   ['a cache namespace with a brace', /namespace/, () => new RedisCache({ redis, namespace: '{x' })],
   ['a command timeout of NaN', /commandTimeoutMs/, () => new RedisGate({ redis, scope: 's', sources: [], policy: TEST_BREAKER_POLICY, commandTimeoutMs: Number.NaN })],
   ['a negative connect timeout', /connectTimeoutMs/, () => createRedisConnection('redis://127.0.0.1:6379', { connectTimeoutMs: -1 })],
+  ['no sentinel', /sentinels/, () => createRedisSentinel([], { masterName: 'main' })],
+  ['a sentinel group without a master name', /masterName/, () => createRedisSentinel(['redis://127.0.0.1:26379'], { masterName: '' })],
 ])('rejects %s with a RangeError naming it', (_label, name, construct) => {
   expect(construct).toThrow(RangeError);
   expect(construct).toThrow(name);
