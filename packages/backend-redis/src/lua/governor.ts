@@ -1,3 +1,4 @@
+import { BUDGET_FUNCTIONS_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
 import { BREAKER_FUNCTIONS_LUA } from './gate.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
@@ -5,13 +6,15 @@ import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
 /**
  * One attempt's governance in two scripts: the breaker's admission and the six gates before it, the
  * breaker's verdict and the permit's write-back after it. Both touch one scope, hence one hash slot.
- * KEYS (both): breaker state, breaker samples, the limiter's eight keys (see lua/limiter.ts), then the
- * scope's line and its lapse times.
+ * KEYS (both): breaker state, breaker samples, the limiter's eight keys (see lua/limiter.ts), the
+ * scope's line and its lapse times, then the base of the spend budget the attempt charges (see
+ * lua/budget.ts; unused without a charge).
  */
 const GOVERNOR_LUA = `
 ${PRELUDE_LUA}
 ${BREAKER_FUNCTIONS_LUA}
 ${LIMITER_FUNCTIONS_LUA}
+${BUDGET_FUNCTIONS_LUA}
 `;
 
 /**
@@ -36,11 +39,13 @@ end
 
 /**
  * admit. ARGV: injectedNow, permitId, probeToken, probeTtlMs, breakerKeyTtlMs, estTokens, six limits,
- * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel
- * Returns {1, epoch, probe (0|1)} when admitted (the probe lease, if any, is taken only then; the
- * caller's turn is over), {0, 'open'|'half_open', retryAfterMs} when the breaker refuses (no gate is
- * looked at), {2, gateIndex, retryAfterMs} when a gate refuses (nothing booked, no probe taken), or
- * {3} when others are before the caller in line (a caller with a turn joins the line at its back and
+ * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel,
+ * budget period ('' = no charge), reservation, budget (nano-dollars)
+ * Returns {1, epoch, probe (0|1), periodStart} when admitted (the probe lease, if any, is taken only
+ * then; the caller's turn is over), {0, 'open'|'half_open', retryAfterMs} when the breaker refuses
+ * (nothing else is looked at), {4, exceeded, spent, reserved, resetAt} when the budget refuses and
+ * {2, gateIndex, retryAfterMs} when a gate refuses (both: nothing booked, no probe taken), or {3}
+ * when others are before the caller in line (a caller with a turn joins the line at its back and
  * keeps its place while it tries again within turnTtlMs).
  */
 export const ADMIT_LUA = `
@@ -62,18 +67,26 @@ end
 local b = load(KEYS[1])
 local admits, probe, wait = breaker_admits(b, now)
 if not admits then return {0, probe, wait} end
+local charged, acct, period_start, reset_at = ARGV[20] ~= '', nil, 0, -1
+if charged then
+  period_start, reset_at = period_bounds(ARGV[20], now)
+  acct = KEYS[13] .. '@' .. int(period_start)
+  local refusal = budget_refusal(acct, now, tonumber(ARGV[21]), tonumber(ARGV[22]), reset_at)
+  if refusal then return refusal end
+end
 local gate, hint = enter(now, ARGV[2], tonumber(ARGV[6]), triples(3, 7),
   tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16])
 if gate then return {2, gate, hint} end
+if charged then budget_reserve(acct, ARGV[2], tonumber(ARGV[21]), now, tonumber(ARGV[13]), reset_at) end
 if turn ~= '' then
   redis.call('ZREM', line, turn)
   redis.call('ZREM', alive, turn)
   announce_room(line, ARGV[19])
 end
-if not probe then return {1, b.epoch, 0} end
+if not probe then return {1, b.epoch, 0, int(period_start)} end
 take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
 refresh_ttl({KEYS[1], KEYS[2]}, tonumber(ARGV[5]))
-return {1, b.epoch, 1}
+return {1, b.epoch, 1, int(period_start)}
 `;
 
 /** leaveLine. KEYS: line, alive   ARGV: turn, wakeChannel. The next in line is woken if the turn was first. */
@@ -89,9 +102,9 @@ return 1
 /**
  * finish. ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), verdict ('' = none:
  * the probe lease is released), the breaker policy (7 values, see record), permitId, actualTokens,
- * six limits, windowMs, wakeChannel
- * Returns {verdict applied (0|1), settle applied (0|1), leases removed}; the room freed is announced
- * while anyone waits in line.
+ * six limits, windowMs, wakeChannel, the budget's periodStart ('' = no charge), cost (nano-dollars)
+ * Returns {verdict applied (0|1), settle applied (0|1), leases removed, budget settled (0|1)}; the
+ * room freed is announced while anyone waits in line.
  */
 export const FINISH_LUA = `
 ${GOVERNOR_LUA}
@@ -108,6 +121,8 @@ end
 local t = triples(3, 14)
 local settled = settle(now, ARGV[12], tonumber(ARGV[13]), t, tonumber(ARGV[20]))
 local released = release(ARGV[12], t)
+local spent = 0
+if ARGV[22] ~= '' then spent = budget_settle(KEYS[13] .. '@' .. ARGV[22], ARGV[12], tonumber(ARGV[23])) end
 announce_room(KEYS[11], ARGV[21])
-return {applied, settled, released}
+return {applied, settled, released, spent}
 `;
