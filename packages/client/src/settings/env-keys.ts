@@ -22,7 +22,6 @@ export interface ScopeKey {
 const ALL: readonly SettingsKind[] = ['chat', 'embed', 'ocr'];
 const CHAT: readonly SettingsKind[] = ['chat'];
 const EMBED: readonly SettingsKind[] = ['embed'];
-const PRICED: readonly SettingsKind[] = ['chat', 'embed'];
 
 const key = (suffix: string, field: string, parse: ValueParse, kinds = ALL): ScopeKey => ({
   suffix,
@@ -61,9 +60,9 @@ export const SCOPE_KEYS: readonly ScopeKey[] = [
   key('TELEMETRY__TEXT_CAP', 'telemetryTextCap', 'int'),
   key('MAX_REQUEST_MB', 'maxRequestMb', 'number'),
   key('PRICING_PATH', 'pricingPath', 'text'),
-  key('BUDGET__USD', 'budget.usd', 'number', PRICED),
-  key('BUDGET__PERIOD', 'budget.period', 'choice', PRICED),
-  key('BUDGET__PER', 'budget.per', 'choice', PRICED),
+  key('BUDGET__USD', 'budget.usd', 'number'),
+  key('BUDGET__PERIOD', 'budget.period', 'choice'),
+  key('BUDGET__PER', 'budget.per', 'choice'),
   key('BATCH_SIZE', 'batchSize', 'int', EMBED),
   key('NORMALIZE', 'normalize', 'bool', EMBED),
   key('EXPECTED_DIM', 'expectedDim', 'int', EMBED),

@@ -311,6 +311,7 @@ export const gatewaySchema = withCrossFieldRules(z.strictObject(settingsShape(ch
 /** OCR has no tokens to price: a spend budget there could not be kept, so it is refused, not ignored. */
 const noBudget = budget.optional().refine((value) => value === undefined, {
   error: 'OCR has no tokens to price: a spend budget does not apply to an OCR scope',
+  path: ['usd'],
 });
 
 export const ocrSchema = withCrossFieldRules(z.strictObject({ ...settingsShape(ocrSource), budget: noBudget })).transform(normalise);
