@@ -18,6 +18,8 @@ export {
   ToolExecutionError,
   BudgetExceededError,
   BUDGET_PERIODS,
+  budgetPeriodAt,
+  assertBudgetPolicy,
   SCOPE_REASONS,
   EFFORTS,
   PROVIDER_PROFILES,
