@@ -2,10 +2,9 @@
  * One spend budget across a fleet: four worker processes on one Redis spend it exactly — never
  * over it, and less than one reservation left unused. Real processes, real Redis, the loopback mock.
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { expect, it } from 'vitest';
 import { GatewayClient } from '../src/index.js';
+import { startFleet } from './helpers/worker-process.js';
 import { MockFixture, REDIS_URL, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const WORKERS = 4;
@@ -14,8 +13,7 @@ const BUDGET_USD = 10;
 /** `user: hi` with max_tokens 10 at 0.01 / 0.02 USD per token; the mock bills 10 + 5 tokens. */
 const RESERVED_USD = 0.22;
 const BILLED_USD = 0.2;
-const WORKER = fileURLToPath(new URL('./fixtures/budget-worker.ts', import.meta.url));
-const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const WORKER = new URL('./fixtures/budget-worker.ts', import.meta.url);
 
 const fixture = MockFixture.use();
 
@@ -25,30 +23,6 @@ interface Report {
   refused: number;
 }
 
-function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; report: Promise<Report> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@pgw/source', WORKER], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  let markReady: () => void;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    if (stdout.startsWith('ready\n')) markReady();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const report = new Promise<Report>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(JSON.parse(stdout.split('\n').filter(Boolean).at(-1)!) as Report);
-      else reject(new Error(`worker exited with ${code}: ${stderr}`));
-    });
-  });
-  return { child, ready, report };
-}
 
 it(`${WORKERS} processes sharing Redis spend one budget exactly`, { timeout: 120_000 }, async () => {
   const scope = uniqueScope('fleetbudget');
@@ -62,10 +36,7 @@ it(`${WORKERS} processes sharing Redis spend one budget exactly`, { timeout: 120
     ...scopeKeys(scope, { SOURCES: source, BUDGET__USD: String(BUDGET_USD), BUDGET__PERIOD: 'total', BACKPRESSURE__STALL_WINDOW_S: '60' }),
     ...fixture.sourceKeys(scope, source, { PRICING: JSON.stringify({ inputPerMTok: 10_000, outputPerMTok: 20_000 }) }),
   };
-  const workers = Array.from({ length: WORKERS }, () => startWorker(env));
-  await Promise.all(workers.map((worker) => worker.ready));
-  for (const worker of workers) worker.child.stdin!.write('go\n');
-  const reports = await Promise.all(workers.map((worker) => worker.report));
+  const reports = await startFleet<Report>(WORKERS, WORKER, env);
 
   const served = reports.reduce((sum, report) => sum + report.served, 0);
   const billed = reports.reduce((sum, report) => sum + report.billedUsd, 0);
