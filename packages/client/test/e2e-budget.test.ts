@@ -4,9 +4,9 @@
  * token, 0.04 per reasoning token. A call `user: hi` (2 estimated prompt tokens) with max_tokens 10
  * reserves 0.02 + 10 × 0.02 = 0.22 USD (0.42 where reasoning is priced); the mock bills 10 + 5 tokens.
  */
-import type { GatewaySubscriber } from '@pgw/core';
+import { MODEL_SPECIFICATION_VERSION, type ChatModel, type GatewaySubscriber } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { BudgetExceededError, EmbeddingClient, GatewayClient, SettingsError, loadOcrSettings } from '../src/index.js';
+import { BudgetExceededError, EmbeddingClient, GatewayClient, SettingsError, gatewaySettings, loadOcrSettings } from '../src/index.js';
 import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();
@@ -213,6 +213,33 @@ describe.each(BACKENDS)('spend budgets through fromEnv on $name backends', (back
       });
     });
 
+    it('S1: a breaker refusal takes no reservation and costs nothing', async () => {
+      await withClient({ BUDGET__USD: '5', MAX_ATTEMPTS: '1' }, { otherwise: { kind: 'status', status: 401 } }, async (client, source) => {
+        await expect(client.chat(HI, BOUNDED)).rejects.toBeDefined(); // 401: the source is dead, its breaker opens
+        await expect(client.chat(HI, BOUNDED)).rejects.toMatchObject({ name: 'CircuitOpenError' });
+        expect(fixture.mock.counters(source).chat).toBe(1);
+        expect(await client.budgetStatus()).toMatchObject({ spentUsd: 0, reservedUsd: 0 });
+      });
+    });
+
+    it('S4 over S5: an invalid result whose usage is known is billed that usage (an embedding of the wrong dimension)', async () => {
+      const scope = uniqueScope('budget');
+      const source = fixture.source('embedder', { otherwise: { kind: 'wrong_dim', dim: 3 } });
+      const env = {
+        ...backend.env,
+        ...scopeKeys(scope, { BUDGET__USD: '5', EXPECTED_DIM: '4' }),
+        ...fixture.sourceKeys(scope, source, { PRICING: JSON.stringify(PRICE) }),
+      };
+      const client = await EmbeddingClient.fromEnv(scope, { env, warn: () => {} });
+      try {
+        await expect(client.embed(['alpha'])).rejects.toMatchObject({ name: 'ResultInvalidError' });
+        // The mock bills 1 prompt token for `alpha`: 0.01 USD, a fact the invalid answer does not undo.
+        expect(await client.budgetStatus()).toMatchObject({ spentUsd: 0.01, reservedUsd: 0 });
+      } finally {
+        await client.close();
+      }
+    });
+
     it('S7: an embedding is billed its prompt tokens', async () => {
       const scope = uniqueScope('budget');
       const source = fixture.source('embedder', {});
@@ -230,6 +257,29 @@ describe.each(BACKENDS)('spend budgets through fromEnv on $name backends', (back
         await client.close();
       }
     });
+  });
+});
+
+describe('settlement in dollars of an unclassified exception (S8), on the in-memory governor', () => {
+  it('a bug escaping the model costs nothing and leaves nothing reserved', async () => {
+    const model = {
+      specificationVersion: MODEL_SPECIFICATION_VERSION,
+      provider: 'fake',
+      modelId: 'm',
+      capabilities: { jsonSchema: true, streaming: false },
+      managedKeys: [],
+      generate: async (): Promise<never> => {
+        throw new TypeError('a bug in the model');
+      },
+    } satisfies ChatModel;
+    const settings = gatewaySettings({ scope: 'S8', sources: [{ name: 'a', model, price: PRICE }], budget: { usd: 5 } });
+    const client = await GatewayClient.fromSettings(settings, { warn: () => {} });
+    try {
+      await expect(client.chat(HI, BOUNDED)).rejects.toBeInstanceOf(TypeError);
+      expect(await client.budgetStatus()).toMatchObject({ spentUsd: 0, reservedUsd: 0 });
+    } finally {
+      await client.close();
+    }
   });
 });
 
@@ -269,7 +319,6 @@ describe('budget settings', () => {
   });
 
   it('budget.tenants in code sets per-tenant sizes; without per tenant it is refused', async () => {
-    const { gatewaySettings } = await import('../src/index.js');
     const settings = {
       scope: 'BUDGETED',
       sources: [{ name: 'a', baseUrl: 'http://127.0.0.1:9/v1', model: 'gpt-4o' }],
