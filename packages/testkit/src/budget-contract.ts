@@ -146,6 +146,20 @@ export function budgetContract(name: string, factory: BudgetGovernorFactory): vo
       expect((await status()).spentUsd).toBe(0);
     });
 
+    it('UTC periods end where the calendar says: month and year ends, leap days', async () => {
+      const { status, clock } = await setup({ period: 'month' });
+      for (const [now, resetAt] of [
+        [Date.UTC(2026, 11, 31, 23, 59, 59, 999), Date.UTC(2027, 0, 1)],
+        [Date.UTC(2028, 1, 29, 12), Date.UTC(2028, 2, 1)],
+        [Date.UTC(2027, 1, 28, 12), Date.UTC(2027, 2, 1)],
+        [Date.UTC(2100, 1, 28), Date.UTC(2100, 2, 1)],
+        [Date.UTC(2026, 6, 1), Date.UTC(2026, 7, 1)],
+      ] as const) {
+        clock.set(now);
+        expect((await status()).resetAt, new Date(now).toISOString()).toBe(resetAt);
+      }
+    });
+
     it('a total budget never resets', async () => {
       const { spend, status, clock, admit } = await setup({ period: 'total' });
       await spend(1);
