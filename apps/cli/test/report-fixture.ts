@@ -7,5 +7,5 @@ export async function fixtureReport(): Promise<Report> {
   const path = await telemetryFile();
   const bucketMs = 5 * 60_000;
   const summary = await summarize({ path }, { bucketMs });
-  return { summary, sourceLabel: `sqlite ${path}`, bucketMs, generatedAt: FIXTURE_START + 3 * 3_600_000 };
+  return { summary, sourceLabel: `sqlite ${path}`, bucketMs, generatedAt: FIXTURE_START + 3 * 3_600_000, budgets: [] };
 }

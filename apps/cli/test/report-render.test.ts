@@ -28,6 +28,7 @@ const EMPTY: Report = {
     latency: {},
     costBySource: {},
     costByTenant: {},
+    costByScope: {},
     promptCacheBySource: {},
     promptCacheByTenant: {},
     callsOverTime: [],
@@ -35,6 +36,7 @@ const EMPTY: Report = {
   sourceLabel: 'sqlite empty.sqlite',
   bucketMs: 3_600_000,
   generatedAt: Date.UTC(2026, 0, 15),
+  budgets: [],
 };
 
 describe('HTML page', () => {

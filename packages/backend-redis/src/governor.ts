@@ -1,19 +1,36 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import { optionalPositiveMs, type Clock, type GateOutcome, type GateTicket, type GovernedAdmission, type Governor } from '@pgw/core';
+import {
+  assertBudgetPolicy,
+  budgetPeriodAt,
+  budgetTenantOf,
+  optionalPositiveMs,
+  type BudgetCharge,
+  type BudgetPolicy,
+  type BudgetStatus,
+  type Clock,
+  type GateOutcome,
+  type GateRefusal,
+  type GateTicket,
+  type GovernedAdmission,
+  type Governor,
+} from '@pgw/core';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { parseAcquireReply, probeTokenOf, RedisGate, type RedisGateOptions } from './gate.js';
 import { LIMIT_WINDOW_MS, parseDenial, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
+import { BudgetKeys, type BudgetPart } from './budget-keys.js';
 import { Holdings } from './holdings.js';
 import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
+import { BUDGET_STATUS_LUA } from './lua/budget.js';
 import { ADMIT_LUA, FINISH_LUA, LEAVE_LINE_LUA } from './lua/governor.js';
 import { WriteBackReplay } from './replay.js';
 import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
 
-const ADMIT = luaScript('governor_admit', ADMIT_LUA, 13);
-const FINISH = luaScript('governor_finish', FINISH_LUA, 12);
+const ADMIT = luaScript('governor_admit', ADMIT_LUA, 14);
+const FINISH = luaScript('governor_finish', FINISH_LUA, 13);
+const BUDGET_STATUS = luaScript('governor_budget_status', BUDGET_STATUS_LUA, 1);
 const LEAVE_LINE = luaScript('governor_leave_line', LEAVE_LINE_LUA, 2);
 
 /**
@@ -27,7 +44,14 @@ const QUEUED_RETRY_MS = 500;
 
 const QUEUED = Object.freeze({ ok: false, queued: true, retryAfterMs: QUEUED_RETRY_MS } as const);
 
-export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisGateOptions, 'policy'>;
+export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisGateOptions, 'policy'> & { budget?: BudgetPolicy };
+
+type Refused = Exclude<GovernedAdmission, { ok: true } | { refusal: object }>;
+/** The breaker's answer, and the period the budget reserved in (when charged). */
+type Acquired = { readonly ticket: GateTicket | GateRefusal; readonly periodStart: string };
+
+/** A ticket no admission answered (the reply was lost): its epoch fences off any breaker write. */
+const UNANSWERED: GateTicket = Object.freeze({ ok: true, source: '', epoch: -1, probe: false });
 
 /**
  * A scope's breaker and limiter on one Redis, with the combined `Governor` capability: one script
@@ -43,6 +67,7 @@ export class RedisGovernor implements Governor {
   readonly #timeoutMs: number;
   readonly #line: ReturnType<typeof lineKeys>;
   readonly #roomListeners = new Set<() => void>();
+  readonly #budget: BudgetKeys | undefined;
   readonly #holdings: Holdings;
   readonly #scopeWindowed: boolean;
   #subscriber: RedisClient | undefined;
@@ -56,6 +81,8 @@ export class RedisGovernor implements Governor {
     this.#timeoutMs = optionalPositiveMs(options.commandTimeoutMs, 'commandTimeoutMs', DEFAULT_TIMEOUT_MS);
     const prefix = scopePrefix(options.scope);
     this.#line = lineKeys(prefix);
+    if (options.budget) assertBudgetPolicy(options.budget);
+    this.#budget = options.budget && new BudgetKeys(options.scope, options.budget);
     const { global } = options;
     const scopeKeys = limiterKeys(prefix, '');
     this.#scopeWindowed = global.rpm > 0 || global.tpm > 0;
@@ -76,49 +103,53 @@ export class RedisGovernor implements Governor {
     });
   }
 
-  async admit(source: string, estTokens: number, turn?: string): Promise<GovernedAdmission> {
+  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<GovernedAdmission> {
     const breaker = this.gate.keysOf(source);
     const plan = this.limiter.planEntry(source, estTokens);
     const token = randomUUID();
     const { line, alive, wake } = this.#line;
-    const keys = [breaker.state, breaker.samples, ...plan.keys, line, alive];
+    const budget = charge && this.#budget?.charged(charge);
+    const keys = [breaker.state, breaker.samples, ...plan.keys, line, alive, budget?.key ?? line];
     const args = [plan.id, token, ...this.gate.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
-    const verdict = await failClosed(this.#scope, 'admit', async () => {
-      const reply = await this.#admitIntoKnownBooks(keys, args);
+    const verdict = await failClosed(this.#scope, 'admit', async (): Promise<Refused | Acquired> => {
+      const reply = await this.#admitIntoKnownBooks(keys, [...args, ...(budget?.admitArgs ?? ['', 0, 0])]);
       if (Array.isArray(reply) && reply[0] === 3) return QUEUED;
+      if (Array.isArray(reply) && reply[0] === 4) return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
       if (Array.isArray(reply) && reply[0] === 2) return parseDenial(reply);
       const ticket = parseAcquireReply(reply, source, token);
       if (ticket.ok) this.#hold(plan, estTokens, breaker.state, ticket, Number((reply as unknown[])[3]));
-      return ticket;
+      return { ticket, periodStart: Array.isArray(reply) ? String(reply[4] ?? '') : '' };
     }).catch((error: unknown) => {
       // A frozen server may still run the admission it never answered: settling it 0 and releasing
-      // it, queued behind it on the same connection (and replayed if that fails), gives back a slot
-      // nobody holds. Both are no-ops for an entry the script never made.
-      void plan.permit().settleAndRelease(0).catch(() => undefined);
+      // it (the budget's reservation too, in the period this worker's clock says), queued behind it
+      // on the same connection (and replayed if that fails), gives back what nobody holds. All are
+      // no-ops for an entry the script never made.
+      const part = budget && { ...budget, periodStart: String(budgetPeriodAt(budget.period, (this.#now ?? Date.now)()).start) };
+      void plan.permit(this.#finisher(keys, UNANSWERED, plan, part)).finish(0, undefined, 0).catch(() => undefined);
       throw error;
     });
-    if ('queued' in verdict) return verdict;
-    if (!verdict.ok) return 'gate' in verdict ? verdict : { ok: false, refusal: verdict };
-    const ticket = verdict;
-    const permit = plan.permit((actualTokens, verdict) => this.#finish(keys, ticket, plan, actualTokens, verdict));
-    const finish = (verdict: GateOutcome | undefined, actualTokens: number): Promise<void> => {
+    if (!('ticket' in verdict)) return verdict;
+    const { ticket } = verdict;
+    if (!ticket.ok) return { ok: false, refusal: ticket };
+    const permit = plan.permit(this.#finisher(keys, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart }));
+    const finish = (verdict: GateOutcome | undefined, actualTokens: number, spentUsd = 0): Promise<void> => {
       // A finished call holds no lease any more, whether or not its write-back lands now.
       this.#holdings.ended(plan.id, Number.isSafeInteger(actualTokens) && actualTokens >= 0 ? `=${actualTokens}` : String(estTokens));
-      return permit.finish(actualTokens, verdict);
+      return permit.finish(actualTokens, verdict, spentUsd);
     };
     return { ok: true, ticket, permit, finish };
   }
 
   /**
-   * issue 27: admits only into books that hold what this worker holds. The script refuses ({4})
-   * while the store lacks the epoch this worker knows; the worker then re-books, and tries once more.
+   * Admits only into books that hold what this worker holds. The script refuses ({5}) while the store
+   * lacks the epoch this worker knows; the worker then re-books, and tries once more.
    */
   async #admitIntoKnownBooks(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
     for (let tries = 1; ; tries++) {
       const rebooking = this.#holdings.rebooking;
       if (rebooking !== undefined) await rebooking;
       const reply = await this.#run(ADMIT, [...keys, this.#holdings.epochKey], [...args, this.#holdings.knownEpoch]);
-      if (!Array.isArray(reply) || reply[0] !== 4) return reply;
+      if (!Array.isArray(reply) || reply[0] !== 5) return reply;
       if (tries === 2) throw new Error('the store forgot the books again right after they were re-booked');
       await this.#holdings.rebook();
     }
@@ -138,21 +169,30 @@ export class RedisGovernor implements Governor {
     });
   }
 
-  async #finish(
-    keys: readonly string[],
-    ticket: GateTicket,
-    plan: EntryPlan,
-    actualTokens: number,
-    verdict: GateOutcome | undefined,
-  ): Promise<void> {
-    const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.gate.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
-    numbers(await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, args)), 3);
+  /** The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in one script. */
+  #finisher(keys: readonly string[], ticket: GateTicket, plan: EntryPlan, budget: BudgetPart | undefined) {
+    return async (actualTokens: number, verdict: GateOutcome | undefined, spentUsd: number): Promise<void> => {
+      const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.gate.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
+      const settleArgs = budget ? BudgetKeys.settleArgs(budget, spentUsd) : ['', 0];
+      numbers(await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, [...args, ...settleArgs])), 4);
+    };
+  }
+
+  /** The budget a call of `tenantId` spends, read (lapsed reservations charged) in one script. */
+  async budgetStatus(tenantId?: string): Promise<BudgetStatus | undefined> {
+    const budget = this.#budget;
+    if (budget === undefined) return undefined;
+    const tenant = budgetTenantOf(budget.policy, tenantId);
+    const reply = await failClosed(this.#scope, 'budgetStatus', () =>
+      this.#run(BUDGET_STATUS, [budget.keyOf(tenant)], [budget.policy.period]),
+    );
+    return budget.status(tenant, numbers(reply, 3));
   }
 
   async leaveLine(turn: string): Promise<void> {
     const { line, alive, wake } = this.#line;
-    // issue 27: kept and replayed like settle and release, so a turn left during an outage or a
-    // failover is gone from the line as soon as Redis answers again, not when it lapses.
+    // Kept and replayed like settle and release, so a turn left during an outage or a failover is
+    // gone from the line as soon as Redis answers again, not when it lapses.
     const leave = () => failClosed(this.#scope, 'leaveLine', () => this.#run(LEAVE_LINE, [line, alive], [turn, wake], false));
     await WriteBackReplay.of(this.#redis).attempt(`${line}:${turn}`, leave);
   }

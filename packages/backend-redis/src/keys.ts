@@ -53,3 +53,11 @@ export function storeEpochKey(prefix: string): string {
 export function lineKeys(prefix: string) {
   return { line: `${prefix}line`, alive: `${prefix}line:alive`, wake: `${prefix}wake` };
 }
+
+/**
+ * The base of one spend budget's keys (the scripts append `@<periodStart>`): the scope's, or per
+ * tenant the tenant's (`-` for calls without one). Any tenant id is safe after the scope's tag.
+ */
+export function budgetKey(prefix: string, tenant: string | undefined): string {
+  return `${prefix}bud:${tenant === undefined ? '-' : `t:${tenant}`}`;
+}

@@ -155,8 +155,13 @@ export class RedisLimiter implements Limiter {
           settle: kept('settle', settle, (actualTokens: number) => () => settle(actualTokens)),
           release: kept('release', release, () => release),
           settleAndRelease: kept('settle-release', settleAndRelease, settleAndReleaseLater),
-          // The breaker's verdict is not replayed (a second application would count twice): only the permit's part.
-          ...(finish && { finish: kept('settle-release', finish, settleAndReleaseLater) }),
+          // The breaker's verdict is not replayed (a second application would count twice): only the permit's
+          // and the budget's parts, which apply once.
+          ...(finish && {
+            finish: kept('settle-release', finish, (actualTokens: number, _verdict: GateOutcome | undefined, spentUsd: number) => () =>
+              finish(actualTokens, undefined, spentUsd),
+            ),
+          }),
         }),
     };
   }
@@ -190,8 +195,8 @@ interface PermitBooks {
   settle(actualTokens: number): Promise<void>;
   release(): Promise<void>;
   settleAndRelease(actualTokens: number): Promise<void>;
-  /** Present for a governor's permit: the settle-and-release travels with the breaker's write-back. */
-  finish?(actualTokens: number, verdict: GateOutcome | undefined): Promise<void>;
+  /** Present for a governor's permit: the settle-and-release travels with the breaker's write-back and the budget's settlement. */
+  finish?(actualTokens: number, verdict: GateOutcome | undefined, spentUsd: number): Promise<void>;
 }
 
 export class RedisPermit implements Permit {
@@ -247,7 +252,7 @@ export class RedisPermit implements Permit {
    * first confirmed finish counts; the script runs whole even when one step was confirmed before
    * (its settle and release are idempotent). A finish that failed may be retried.
    */
-  async finish(actualTokens: number, verdict: GateOutcome | undefined): Promise<void> {
+  async finish(actualTokens: number, verdict: GateOutcome | undefined, spentUsd = 0): Promise<void> {
     const { finish } = this.books;
     if (finish === undefined) throw new Error('finish: this permit did not come from a governor');
     if (this.#settled && this.#released) return;
@@ -257,7 +262,7 @@ export class RedisPermit implements Permit {
       await this.release();
       throw error;
     }
-    await finish(actualTokens, verdict);
+    await finish(actualTokens, verdict, spentUsd);
     this.#settled = true;
     this.#released = true;
   }

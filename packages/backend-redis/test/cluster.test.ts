@@ -9,6 +9,7 @@ import { afterAll, expect, it } from 'vitest';
 import {
   TEST_BREAKER_POLICY,
   UNLIMITED,
+  budgetContract,
   cacheContract,
   gateContract,
   governorContract,
@@ -36,6 +37,7 @@ limiterContract('RedisLimiter on a cluster', (options) => new RedisLimiter({ red
 settleAndReleaseContract('RedisLimiter on a cluster', (options) => new RedisLimiter({ redis, ...options }));
 gateContract('RedisGate on a cluster', (options) => new RedisGate({ redis, ...options }));
 governorContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
+budgetContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 cacheContract(
   'RedisCache on a cluster',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
+import { budgetContract, cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
 import { RedisCache, RedisGate, RedisGovernor, RedisLimiter } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
@@ -16,3 +16,4 @@ cacheContract(
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
 );
 governorContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));
+budgetContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));

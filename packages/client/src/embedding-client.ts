@@ -1,5 +1,5 @@
 /** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
-import { wellFormed, type EmbeddingModel, type EmbeddingSettings } from '@pgw/core';
+import { wellFormed, type BudgetStatus, type EmbeddingModel, type EmbeddingSettings, type Governor } from '@pgw/core';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingMiddleware, EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { assembleComponents } from './assembly/components.js';
@@ -8,6 +8,7 @@ import { governedSources, withModels } from './assembly/models.js';
 import { openaiCompatibleFor } from './assembly/providers.js';
 import { assertRequestSize, assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
+import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { embeddingSettings } from './settings/construct.js';
@@ -30,6 +31,7 @@ export class EmbeddingClient extends OwningClient {
   readonly settings: EmbeddingSettings;
   readonly #pipeline: EmbedPipeline;
   readonly #callDeadlineMs: number | undefined;
+  readonly #governor: Governor | undefined;
 
   static async fromEnv(scope = 'EMBED', options: LoadSettingsOptions & EmbeddingClientOverrides = {}): Promise<EmbeddingClient> {
     const { env, envFile, ...overrides } = options;
@@ -52,6 +54,7 @@ export class EmbeddingClient extends OwningClient {
   constructor(parts: EmbeddingParts) {
     super();
     requireParts(parts, 'EmbeddingClient', ['limiter', 'gate']);
+    this.#governor = parts.governor;
     this.settings = embeddingSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'EmbeddingClient(callDeadlineMs)');
     this.#pipeline = assembleEmbedPipeline({
@@ -65,6 +68,12 @@ export class EmbeddingClient extends OwningClient {
       middleware: parts.middleware,
       ...seams(parts),
     });
+  }
+
+  /** The spend budget a call of `options.tenantId` spends, now: spent, reserved, budget, resetAt. Undefined without a budget. */
+  budgetStatus(options: BudgetStatusOptions = {}): Promise<BudgetStatus | undefined> {
+    this.assertOpen('budgetStatus');
+    return readBudgetStatus(this.#governor, options, 'EmbeddingClient');
   }
 
   /**

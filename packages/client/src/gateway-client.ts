@@ -1,7 +1,7 @@
 /** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
 import { randomUUID } from 'node:crypto';
 import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core';
-import type { Cache, ChatMessage, ChatModel, Effort, GatewaySettings, LLMResponse, Source } from '@pgw/core';
+import type { BudgetStatus, Cache, ChatMessage, ChatModel, Effort, GatewaySettings, Governor, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
 import type { CallOptions, ChatMiddleware, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
 import type { ZodType } from 'zod';
@@ -18,6 +18,7 @@ import {
   resolveCallDeadline,
 } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
+import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { gatewaySettings } from './settings/construct.js';
@@ -80,6 +81,7 @@ export class GatewayClient extends OwningClient {
   readonly settings: GatewaySettings;
   readonly #pipeline: ChatPipeline;
   readonly #callDeadlineMs: number | undefined;
+  readonly #governor: Governor | undefined;
   readonly #sources: readonly Source<ChatModel>[];
   /** Each key a source's model manages → the first such source: a call's sampling is checked per key it sets, not per source. */
   readonly #managedBy = new Map<string, number>();
@@ -110,6 +112,7 @@ export class GatewayClient extends OwningClient {
   constructor(parts: GatewayParts) {
     super();
     requireParts(parts, 'GatewayClient', ['limiter', 'gate']);
+    this.#governor = parts.governor;
     this.settings = gatewaySettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
     this.#sources = governedSources<ChatModel>(this.settings, ['generate'], 'GatewayClient');
@@ -128,6 +131,12 @@ export class GatewayClient extends OwningClient {
       middleware: parts.middleware,
       ...seams(parts),
     });
+  }
+
+  /** The spend budget a call of `options.tenantId` spends, now: spent, reserved, budget, resetAt. Undefined without a budget. */
+  budgetStatus(options: BudgetStatusOptions = {}): Promise<BudgetStatus | undefined> {
+    this.assertOpen('budgetStatus');
+    return readBudgetStatus(this.#governor, options, 'GatewayClient');
   }
 
   /** One governed logical call. Arguments are validated before it starts (no stats, no telemetry row). */

@@ -16,6 +16,10 @@ export {
   SourceNotConfiguredError,
   CallDeadlineExceeded,
   ToolExecutionError,
+  BudgetExceededError,
+  BUDGET_PERIODS,
+  budgetPeriodAt,
+  assertBudgetPolicy,
   SCOPE_REASONS,
   EFFORTS,
   PROVIDER_PROFILES,
@@ -50,6 +54,7 @@ export { MissingPackageError } from './assembly/optional-package.js';
 export type { CommonCallOptions, CallerDimensions } from './call-input.js';
 export { MAX_ID_LENGTH, MAX_META_JSON_LENGTH } from './call-input.js';
 export { gatherBounded } from './gather-bounded.js';
+export type { BudgetStatusOptions } from './budget-status.js';
 
 export { SettingsError } from './settings/settings-error.js';
 export type { SettingsErrorOptions } from './settings/settings-error.js';

@@ -3,9 +3,8 @@
  * equal shares, and no call waits far beyond its FIFO turn. Real processes, real Redis, the loopback
  * mock; bounded by time (a few seconds of load).
  */
-import { spawn, type ChildProcess } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
+import { startFleet } from './helpers/worker-process.js';
 import { MockFixture, REDIS_URL, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const WORKERS = 4;
@@ -13,8 +12,7 @@ const CALLERS = 4;
 const RUN_MS = 8_000;
 const UPSTREAM_MS = 50;
 const SLOTS = 2;
-const WORKER = fileURLToPath(new URL('./fixtures/fair-worker.ts', import.meta.url));
-const PACKAGE_DIR = fileURLToPath(new URL('..', import.meta.url));
+const WORKER = new URL('./fixtures/fair-worker.ts', import.meta.url);
 
 const fixture = MockFixture.use();
 
@@ -23,30 +21,6 @@ interface Report {
   latenciesMs: number[];
 }
 
-function startWorker(env: Record<string, string>): { child: ChildProcess; ready: Promise<void>; report: Promise<Report> } {
-  const child = spawn(process.execPath, ['--import', 'tsx', '--conditions=@pgw/source', WORKER], {
-    cwd: PACKAGE_DIR,
-    env: { ...process.env, ...env },
-    stdio: ['pipe', 'pipe', 'pipe'],
-  });
-  let stdout = '';
-  let stderr = '';
-  let markReady: () => void;
-  const ready = new Promise<void>((resolve) => (markReady = resolve));
-  child.stdout!.on('data', (chunk: Buffer) => {
-    stdout += chunk.toString();
-    if (stdout.startsWith('ready\n')) markReady();
-  });
-  child.stderr!.on('data', (chunk: Buffer) => (stderr += chunk.toString()));
-  const report = new Promise<Report>((resolve, reject) => {
-    child.once('error', reject);
-    child.once('exit', (code) => {
-      if (code === 0) resolve(JSON.parse(stdout.split('\n').filter(Boolean).at(-1)!) as Report);
-      else reject(new Error(`worker exited with ${code}: ${stderr}`));
-    });
-  });
-  return { child, ready, report };
-}
 
 it(`${WORKERS} processes of equal demand on a saturated scope get equal shares`, { timeout: 120_000 }, async () => {
   const scope = uniqueScope('fleet');
@@ -61,10 +35,7 @@ it(`${WORKERS} processes of equal demand on a saturated scope get equal shares`,
     ...scopeKeys(scope, { SOURCES: source, BACKPRESSURE__STALL_WINDOW_S: '60' }),
     ...fixture.sourceKeys(scope, source, { MAX_CONCURRENCY: String(SLOTS) }),
   };
-  const workers = Array.from({ length: WORKERS }, () => startWorker(env));
-  await Promise.all(workers.map((worker) => worker.ready));
-  for (const worker of workers) worker.child.stdin!.write('go\n');
-  const reports = await Promise.all(workers.map((worker) => worker.report));
+  const reports = await startFleet<Report>(WORKERS, WORKER, env);
 
   const shares = reports.map((report) => report.done);
   const mean = shares.reduce((a, b) => a + b, 0) / WORKERS;

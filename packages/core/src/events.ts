@@ -169,6 +169,16 @@ export interface FirstTokenEvent {
   readonly ttftMs: number;
 }
 
+/** A call was refused for good by its scope's spend budget (it ends with BudgetExceededError). */
+export interface BudgetRefusedEvent {
+  readonly call: CallInfo;
+  readonly scope: string;
+  readonly tenantId?: string;
+  readonly budgetUsd: number;
+  readonly spentUsd: number;
+  readonly resetAt: number | undefined;
+}
+
 /** The events, by subscriber method. */
 export interface GatewayEvents {
   onCallStart: CallStartEvent;
@@ -182,6 +192,7 @@ export interface GatewayEvents {
   onCacheHit: CacheHitEvent;
   onCacheMiss: CacheMissEvent;
   onFirstToken: FirstTokenEvent;
+  onBudgetRefused: BudgetRefusedEvent;
 }
 
 export type GatewayEventName = keyof GatewayEvents;
@@ -198,6 +209,7 @@ export const GATEWAY_EVENT_NAMES: readonly GatewayEventName[] = [
   'onCacheHit',
   'onCacheMiss',
   'onFirstToken',
+  'onBudgetRefused',
 ];
 
 /** Listens to the events it has a method for. `name` labels its warning when it throws. */

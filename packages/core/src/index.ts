@@ -11,6 +11,7 @@ export * from './http-helpers.js';
 export * from './redaction.js';
 export * from './thinking.js';
 export * from './pricing.js';
+export * from './budget.js';
 export * from './telemetry-queue.js';
 export * from './queued-recorder.js';
 export * from './recorders.js';

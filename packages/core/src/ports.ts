@@ -2,6 +2,7 @@
  * Ports: the small interfaces adapters implement and the middleware talks through.
  * Every adapter of a port passes the shared contract suite in @pgw/testkit.
  */
+import type { BudgetCharge, BudgetRefusal, BudgetStatus } from './budget.js';
 import type { TelemetryRow } from './telemetry.js';
 
 /** Wall-clock milliseconds (epoch). Injected so governance logic is testable. */
@@ -146,13 +147,16 @@ export type GovernedAdmission =
        * Ends the attempt in one store operation: `gate.record(ticket, verdict)` — or, with no verdict,
        * `gate.releaseProbe(ticket)` — then `permit.settleAndRelease(actualTokens)`. The permit's
        * write-back happens even when the verdict's fails. Idempotent; only the first call counts.
+       * `spentUsd`: what the attempt cost, replacing its budget reservation (default 0).
        */
-      finish(verdict: GateOutcome | undefined, actualTokens: number): MaybePromise<void>;
+      finish(verdict: GateOutcome | undefined, actualTokens: number, spentUsd?: number): MaybePromise<void>;
     }
   | { readonly ok: false; readonly refusal: GateRefusal }
   | { readonly ok: false; readonly refusal?: undefined; readonly gate: LimitGate; readonly retryAfterMs: number }
   /** Others wait for room before this caller (a fleet-wide line): nothing was looked at or booked. */
-  | { readonly ok: false; readonly refusal?: undefined; readonly queued: true; readonly retryAfterMs: number };
+  | { readonly ok: false; readonly refusal?: undefined; readonly queued: true; readonly retryAfterMs: number }
+  /** The spend budget refused (after the breaker, before the six gates): nothing was booked. */
+  | { readonly ok: false; readonly refusal?: undefined; readonly budget: BudgetRefusal };
 
 /**
  * Optional capability of a backend that keeps a scope's breaker and limiter together: the breaker's
@@ -166,8 +170,11 @@ export interface Governor {
    * `turn`: the caller's place in a fleet-wide line, when the governor keeps one — a caller that
    * waits for room passes the same id on every try; it is served when it is first in line (see
    * `onRoomFreed`). Without one, a caller is refused `queued` while anybody waits.
+   * `charge`: the attempt's budget reservation, when the scope has a budget (see core `budget.ts`).
    */
-  admit(source: string, estTokens: number, turn?: string): MaybePromise<GovernedAdmission>;
+  admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): MaybePromise<GovernedAdmission>;
+  /** The budget a call of `tenantId` spends, now; undefined when the scope has no budget. */
+  budgetStatus?(tenantId?: string): MaybePromise<BudgetStatus | undefined>;
   /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
   onRoomFreed?(listener: () => void): () => void;
   /** Optional: gives up a place in line (a waiting call that ended); idempotent. */

@@ -150,9 +150,10 @@ export interface TelemetrySummary {
   operations: Record<string, OperationSummary>;
   /** Latency of successful attempts, per source. */
   latency: Record<string, LatencyPercentiles>;
-  /** Sum of `cost_usd` over attempts (what was billed), per source and per tenant. */
+  /** Sum of `cost_usd` over attempts (what was billed), per source, per tenant and per scope (spend budgets are per scope). */
   costBySource: Record<string, number>;
   costByTenant: Record<string, number>;
+  costByScope: Record<string, number>;
   /** Prompt-cache use of attempts, per source and per tenant (see PromptCacheUse). */
   promptCacheBySource: Record<string, PromptCacheUse>;
   promptCacheByTenant: Record<string, PromptCacheUse>;
@@ -209,6 +210,7 @@ export interface SummaryParts {
   latency: ReadonlyArray<{ source: string } & LatencyPercentiles>;
   costBySource: ReadonlyArray<{ key: string; cost: number }>;
   costByTenant: ReadonlyArray<{ key: string; cost: number }>;
+  costByScope: ReadonlyArray<{ key: string; cost: number }>;
   promptCacheBySource: ReadonlyArray<{ key: string } & PromptCacheUse>;
   promptCacheByTenant: ReadonlyArray<{ key: string } & PromptCacheUse>;
   callsOverTime: readonly CallsBucket[];
@@ -239,6 +241,7 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     ),
     costBySource: costs(parts.costBySource),
     costByTenant: costs(parts.costByTenant),
+    costByScope: costs(parts.costByScope),
     promptCacheBySource: cacheUses(parts.promptCacheBySource),
     promptCacheByTenant: cacheUses(parts.promptCacheByTenant),
     callsOverTime: parts.callsOverTime.map(({ bucket, calls, failures }) => ({ bucket, calls, failures })),

@@ -1,4 +1,5 @@
 /** The settings shape of one scope (docs/architecture.md#configuration): the validated, immutable value clients are built from. Durations are milliseconds. */
+import type { BudgetPolicy } from './budget.js';
 import type { AnyModel } from './models.js';
 import type { ModelPrice } from './pricing.js';
 import type { StructuredStrategy } from './types.js';
@@ -139,6 +140,8 @@ export interface GatewaySettings {
   /** Bound on one call's request (messages and sampling as JSON, texts, image) in MiB, checked before the call starts. */
   maxRequestMb: number;
   pricingPath?: string;
+  /** The scope's spend budget (`{SCOPE}__BUDGET__*`); absent = none. */
+  budget?: BudgetPolicy;
   backends: BackendSelection;
 }
 

@@ -124,6 +124,7 @@ describe('summaryFromParts', () => {
       latency: [],
       costBySource: [],
       costByTenant: [],
+      costByScope: [],
       promptCacheBySource: [{ key: 'deepseek', promptTokens: 3000, cachedPromptTokens: 2000, savingUsd: 0.0004 }],
       promptCacheByTenant: [],
       callsOverTime: [],

@@ -1,5 +1,18 @@
 import { isPromise } from '@pgw/core';
-import type { Admission, GateTicket, Gate, GovernedAdmission, Governor, LimitGate, Limiter, MaybePromise, Permit, Source } from '@pgw/core';
+import type {
+  Admission,
+  BudgetCharge,
+  BudgetRefusal,
+  GateTicket,
+  Gate,
+  GovernedAdmission,
+  Governor,
+  LimitGate,
+  Limiter,
+  MaybePromise,
+  Permit,
+  Source,
+} from '@pgw/core';
 import { andThen, raceAbort } from './abort.js';
 import type { BreakerWatch } from './breaker-watch.js';
 import type { Pacer } from './pacer.js';
@@ -12,6 +25,8 @@ export interface Admitted {
   readonly permit: Permit;
   /** Present when a governor admitted: its `finish` sends the verdict and the permit's write-back in one operation. */
   readonly governed?: Extract<GovernedAdmission, { ok: true }>;
+  /** What the attempt reserved of its scope's spend budget; settled by `governed.finish`. */
+  readonly charge?: BudgetCharge;
 }
 
 export type Refusal =
@@ -19,7 +34,9 @@ export type Refusal =
   | { readonly kind: 'circuit'; readonly source: Source; readonly retryAfterMs: number }
   | { readonly kind: 'quota'; readonly source: Source; readonly gate: LimitGate; readonly retryAfterMs: number }
   /** Others wait before this caller in the fleet-wide line. */
-  | { readonly kind: 'queued'; readonly source: Source; readonly retryAfterMs: number };
+  | { readonly kind: 'queued'; readonly source: Source; readonly retryAfterMs: number }
+  /** The spend budget has no room: final when `refusal.exceeded`, else others' reservations hold it. */
+  | { readonly kind: 'budget'; readonly source: Source; readonly refusal: BudgetRefusal };
 
 export interface AdmissionDeps {
   gate: Gate;
@@ -45,16 +62,17 @@ export function admit(
   estTokens: number,
   signal: AbortSignal,
   turn?: string,
+  charge?: BudgetCharge,
 ): MaybePromise<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
   let answer: MaybePromise<Admitted | Refusal>;
   try {
     answer = deps.governor
       ? andThen(
-          raceAbort(deps.governor.admit(source.name, estTokens, turn), signal, (late) => {
+          raceAbort(deps.governor.admit(source.name, estTokens, turn, charge), signal, (late) => {
             if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
           }),
-          (verdict) => governed(source, verdict),
+          (verdict) => governed(source, verdict, charge),
         )
       : admitThroughPorts(deps, source, estTokens, signal);
   } catch (error) {
@@ -78,9 +96,10 @@ function leaveUnlessAdmitted(deps: AdmissionDeps, answer: Admitted | Refusal): A
 }
 
 /** What a governor's verdict (the breaker and the six gates in one store operation) means for the attempt. */
-function governed(source: Source, verdict: GovernedAdmission): Admitted | Refusal {
-  if (verdict.ok) return { kind: 'admitted', source, ticket: verdict.ticket, permit: verdict.permit, governed: verdict };
+function governed(source: Source, verdict: GovernedAdmission, charge: BudgetCharge | undefined): Admitted | Refusal {
+  if (verdict.ok) return { kind: 'admitted', source, ticket: verdict.ticket, permit: verdict.permit, governed: verdict, ...(charge && { charge }) };
   if (verdict.refusal) return { kind: 'circuit', source, retryAfterMs: verdict.refusal.retryAfterMs };
+  if ('budget' in verdict) return { kind: 'budget', source, refusal: verdict.budget };
   if ('queued' in verdict) return { kind: 'queued', source, retryAfterMs: verdict.retryAfterMs };
   return { kind: 'quota', source, gate: verdict.gate, retryAfterMs: verdict.retryAfterMs };
 }

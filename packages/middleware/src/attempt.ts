@@ -25,6 +25,7 @@ import type { Call } from './compose.js';
 import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
 import type { BreakerWatch } from './breaker-watch.js';
+import type { BudgetPricing } from './budget-pricing.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
@@ -43,6 +44,8 @@ export interface AttemptDeps {
   events?: EventHub;
   /** Observes breaker transitions when someone listens to them. */
   breakers?: BreakerWatch;
+  /** Present when the scope has a spend budget: prices what each attempt reserves and what it cost. */
+  budget?: BudgetPricing;
 }
 
 export type AttemptOutcome<Res> =
@@ -238,6 +241,14 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     return breakers ? andThen(recorded, () => breakers.afterVerdict(ticket, outcome)) : recorded;
   }
 
+  /** What the attempt cost its budget, decided as its tokens are (docs/architecture.md#settlement). */
+  private spentUsd(): number {
+    const { charge, source } = this.admitted;
+    const { budget } = this.deps;
+    if (charge === undefined || budget === undefined) return 0;
+    return this.settlement.spentUsd(charge.reserveUsd, (usage) => budget.costUsd(source, usage));
+  }
+
   /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
   private giveBack(): MaybePromise<void> {
     const { gate, pacer, writeBacks, breakers } = this.deps;
@@ -245,7 +256,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     if (governed) {
       pacer.leave(source.name);
       const verdict = this.verdictToFinish;
-      const finished = writeBacks.quietly('governor.finish', () => governed.finish(verdict, this.settlement.value()));
+      const finished = writeBacks.quietly('governor.finish', () => governed.finish(verdict, this.settlement.value(), this.spentUsd()));
       return breakers && verdict !== undefined ? andThen(finished, () => breakers.afterVerdict(ticket, verdict)) : finished;
     }
     const probeReleased = ticket.probe && !this.verdictSent ? writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket)) : undefined;

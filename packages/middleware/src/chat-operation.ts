@@ -1,4 +1,4 @@
-import { wholeAnswerDelta } from '@pgw/core';
+import { estimateTokens, wholeAnswerDelta } from '@pgw/core';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext, ThinkingContradictions } from '@pgw/core';
 import { inPromptJsonRequest } from './json-prompt.js';
 import type { AttemptOperation } from './operation.js';
@@ -23,7 +23,14 @@ export function chatOperation(thinking: ThinkingContradictions): AttemptOperatio
       ttftMs: result?.ttftMs,
       toolCalls: result?.toolCalls?.length,
     }),
+    budgetTokens: (request) => ({ promptTokens: estimateTokens(transcript(request.messages)), maxOutputTokens: maxTokensOf(request.sampling) }),
   };
+}
+
+/** The caller's bound on the answer, under either of its wire names. */
+function maxTokensOf(sampling: Record<string, unknown>): number | undefined {
+  const bound = sampling.max_completion_tokens ?? sampling.max_tokens;
+  return typeof bound === 'number' && Number.isFinite(bound) && bound >= 0 ? bound : undefined;
 }
 
 /** A model without `stream` answers whole: its answer reaches the caller as one delta. */

@@ -1,4 +1,4 @@
-import { ResultInvalidError, type EmbeddingModel, type EmbedRequest, type EmbedResult } from '@pgw/core';
+import { estimateTokens, ResultInvalidError, type EmbeddingModel, type EmbedRequest, type EmbedResult } from '@pgw/core';
 import type { AttemptOperation } from './operation.js';
 
 /** Embedding attempts: charged by usage; every failure, 429 included, consumes the attempt budget. */
@@ -22,5 +22,7 @@ export function embedOperation(expectedDim: number | undefined): AttemptOperatio
       }
     },
     describe: (request, result) => ({ model: result?.model, requestText: request.texts.join('\n') }),
+    // An embedding answers no tokens: its prompt is its whole cost.
+    budgetTokens: (request) => ({ promptTokens: estimateTokens(request.texts.join('\n')), maxOutputTokens: 0 }),
   };
 }

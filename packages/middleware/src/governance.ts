@@ -13,6 +13,7 @@ import type {
   TelemetryRecorder,
 } from '@pgw/core';
 import { BreakerWatch } from './breaker-watch.js';
+import { BudgetPricing } from './budget-pricing.js';
 import { assertSubscribers, EventHub } from './event-hub.js';
 import { HealthBook } from './health.js';
 import { Pacer } from './pacer.js';
@@ -30,7 +31,7 @@ import { WriteBacks } from './write-backs.js';
  */
 export type GovernanceSettings<M extends ModelIdentity = ModelIdentity> = Pick<
   GatewaySettings,
-  'scope' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap'
+  'scope' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap' | 'budget'
 > & { sources: readonly Source<M>[] };
 
 /** What every pipeline is assembled from. All time and randomness are injected. */
@@ -73,6 +74,7 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     assertModel(source.model, operations, `settings.sources[${index}].model (source '${source.name}')`),
   );
   const { settings, limiter, gate, now } = parts;
+  const budget = budgetPricing(parts);
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
   const pacer = new Pacer(settings.sources);
@@ -118,9 +120,22 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     now,
     events,
     ...(events.on.onBreakerStateChange && { breakers: new BreakerWatch(settings.scope, gate, events) }),
+    ...(budget && { budget }),
   };
   const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort();
   return { retryDeps, emitter, events, warnings, models };
+}
+
+/** A budgeted scope's prices; a budget needs the governor (its one store operation) and a price for every source. */
+function budgetPricing(parts: GovernanceParts): BudgetPricing | undefined {
+  const { settings } = parts;
+  if (settings.budget === undefined) return undefined;
+  if (parts.governor === undefined) {
+    throw new RangeError(`settings.budget: scope ${settings.scope} has a spend budget, which only a governor keeps (limiter and breaker on one backend)`);
+  }
+  const pricing = new BudgetPricing(parts.pricing);
+  pricing.assertPriced(settings.sources, settings.scope);
+  return pricing;
 }
 
 /** Direct assembly skips the settings schema, so the values the loop relies on are checked here. */

@@ -25,4 +25,14 @@ export interface AttemptOperation<Req, Res, M extends ModelIdentity = ModelIdent
   /** Synchronous observation of a successful attempt (e.g. thinking contradictions). */
   observe?(source: Source<M>, result: Res, ctx: CallContext): void;
   describe(request: Req, result: Res | undefined): AttemptDescription;
+  /**
+   * What a spend budget reserves for `request`: its prompt's estimated tokens and the most it may
+   * answer (undefined: the source's estimate). Absent for operations that cost nothing (OCR).
+   */
+  budgetTokens?(request: Req): BudgetTokens;
+}
+
+export interface BudgetTokens {
+  readonly promptTokens: number;
+  readonly maxOutputTokens: number | undefined;
 }

@@ -1,6 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import {
   AllSourcesExhausted,
+  BudgetExceededError,
   CircuitOpenError,
   ContextLengthExceededError,
   GatewayUnavailableError,
@@ -15,6 +16,7 @@ import {
   type Source,
   type QuotaWaitStartEvent,
   type MaybePromise,
+  type BudgetCharge,
   isPromise,
 } from '@pgw/core';
 import { andThen, throwIfAborted } from './abort.js';
@@ -23,7 +25,7 @@ import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js'
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
 import type { EventHub } from './event-hub.js';
-import type { AttemptOperation } from './operation.js';
+import type { AttemptOperation, BudgetTokens } from './operation.js';
 import { deprioritiseFailed, largerWindows, type Selector, type SourceWalk } from './selector.js';
 import { StallClock } from './stall-clock.js';
 import type { WaitLine, Waiter } from './wait-line.js';
@@ -85,6 +87,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private place: Waiter | undefined;
   /** Its place in a governor's fleet-wide line, once it tried as the head of this process's line. */
   private turn: string | undefined;
+  /** What the request asks of a spend budget, counted once per call. */
+  private budgetTokens: BudgetTokens | undefined;
 
   constructor(
     private readonly deps: RetryLoopDeps,
@@ -215,7 +219,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     selector.entering(source, estTokens);
     let answer: MaybePromise<Admitted | Refusal>;
     try {
-      answer = admit(this.deps, source, estTokens, this.signal, this.turn);
+      answer = admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source));
     } catch (error) {
       selector.refused(source, estTokens);
       throw error;
@@ -228,6 +232,15 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
         throw error;
       },
     );
+  }
+
+  /** The attempt's budget reservation at `source`, when the scope has a budget and the operation costs money. */
+  private chargeFor(source: Source): BudgetCharge | undefined {
+    const { budget } = this.deps;
+    const { budgetTokens } = this.operation;
+    if (budget === undefined || budgetTokens === undefined) return undefined;
+    this.budgetTokens ??= budgetTokens(this.call.request);
+    return budget.charge(source, this.budgetTokens, this.call.ctx.tenantId);
   }
 
   private countRefusal(verdict: Admitted | Refusal, estTokens: number): Admitted | Refusal {
@@ -285,6 +298,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
 
   /** Every candidate refused: breaker policy when all are open, else quota policy. */
   private async waitForRoom(refusals: readonly Refusal[]): Promise<void> {
+    this.refuseIfBudgetSpent(refusals);
     const reasons = { ...this.reasons };
     for (const refusal of refusals) reasons[refusal.source.name] = refusalReason(refusal);
     if (refusals.length > 0 && refusals.every((refusal) => refusal.kind === 'circuit')) {
@@ -296,7 +310,10 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       await this.waitNonProductively(reopenMs, reasons, 'circuit_open', this.joinLine());
       return;
     }
-    const hints = refusals.flatMap((refusal) => (refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : []));
+    const hints = refusals.flatMap((refusal) => {
+      if (refusal.kind === 'budget') return [refusal.refusal.retryAfterMs];
+      return refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : [];
+    });
     const earliestMs = hints.length > 0 ? Math.min(...hints) : undefined;
     if (this.deps.quotaFull === 'fail_fast') {
       throw new GatewayUnavailableError({
@@ -308,6 +325,24 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     }
     const { minMs, maxMs } = this.deps.quotaNap;
     await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, 'quota_full', this.joinLine());
+  }
+
+  /**
+   * A budget whose settled spend leaves no room for this call ends it at once, whatever QUOTA_FULL
+   * says — unless some source's budget refusal was only others' reservations (a cheaper source
+   * may fit once they settle).
+   */
+  private refuseIfBudgetSpent(refusals: readonly Refusal[]): void {
+    const budgeted = refusals.flatMap((refusal) => (refusal.kind === 'budget' ? [refusal.refusal] : []));
+    const spent = budgeted.find((refusal) => refusal.exceeded);
+    if (spent === undefined || budgeted.some((refusal) => !refusal.exceeded)) return;
+    const { status } = spent;
+    const { events } = this.deps;
+    if (events?.on.onBudgetRefused) {
+      const { scope, tenantId, budgetUsd, spentUsd, resetAt } = status;
+      events.emit('onBudgetRefused', { call: this.call.ctx, scope, ...(tenantId !== undefined && { tenantId }), budgetUsd, spentUsd, resetAt });
+    }
+    throw new BudgetExceededError({ status, now: this.deps.now() });
   }
 
   private joinLine(): Waiter {
@@ -360,6 +395,8 @@ function refusalReason(refusal: Refusal): string {
       return `quota:${refusal.gate}`;
     case 'queued':
       return 'queued';
+    case 'budget':
+      return refusal.refusal.exceeded ? 'budget:exceeded' : 'budget:reserved';
   }
 }
 

@@ -25,6 +25,8 @@ const BRANCH_CHARGE: Record<SettlementBranch, 'est' | 'zero'> = {
  */
 export class Settlement {
   private known: number | undefined;
+  /** What fixed `known`: a measured usage (priced for the budget), the reservation, or nothing. */
+  private basis: Usage | 'est' | 'zero' | undefined;
 
   constructor(
     private readonly accounting: TokenAccounting,
@@ -34,17 +36,31 @@ export class Settlement {
   /** Usage reported by the upstream (stream chunk or result); the latest report wins. */
   learnUsage(usage: Usage): void {
     if (this.accounting === 'none') return;
-    this.known = usage.usageSource === 'unavailable' ? this.estTokens : usage.promptTokens + usage.completionTokens;
+    const unavailable = usage.usageSource === 'unavailable';
+    this.known = unavailable ? this.estTokens : usage.promptTokens + usage.completionTokens;
+    this.basis = unavailable ? 'est' : usage;
   }
 
   /** Fixes the branch's value unless usage is already known. Call before the branch's first await. */
   decide(branch: SettlementBranch): void {
     if (this.known !== undefined) return;
-    this.known = this.accounting === 'none' || BRANCH_CHARGE[branch] === 'zero' ? 0 : this.estTokens;
+    this.basis = this.accounting === 'none' || BRANCH_CHARGE[branch] === 'zero' ? 'zero' : 'est';
+    this.known = this.basis === 'zero' ? 0 : this.estTokens;
   }
 
   /** The value handed to `permit.settle()`. */
   value(): number {
     return this.known ?? 0; // S8 (and S6: OCR is always 0)
+  }
+
+  /**
+   * The same decision in dollars, for the spend budget: a measured usage at its billed cost
+   * (`costOf`, the telemetry row's price), the reservation wherever the tokens keep theirs, else 0.
+   */
+  spentUsd(reservedUsd: number, costOf: (usage: Usage) => number | undefined): number {
+    const { basis } = this;
+    if (basis === undefined || basis === 'zero') return 0;
+    if (basis === 'est') return reservedUsd;
+    return costOf(basis) ?? reservedUsd;
   }
 }

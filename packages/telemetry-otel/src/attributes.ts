@@ -36,6 +36,7 @@ export const METRIC = {
   retries: 'pgw.retries',
   inflight: 'pgw.attempts.inflight',
   breakerState: 'pgw.breaker.state',
+  budgetRefusals: 'pgw.budget.refusals',
 } as const;
 
 /** `gen_ai.operation.name`: the conventions' names where one fits, ours for OCR. */

@@ -19,6 +19,7 @@ import type {
   AttemptStartEvent,
   BreakerState,
   BreakerStateEvent,
+  BudgetRefusedEvent,
   CacheHitEvent,
   CallEndEvent,
   CallStartEvent,
@@ -73,6 +74,7 @@ class OtelSubscriber implements GatewaySubscriber {
   private readonly tokens: Histogram;
   private readonly attemptCount: Counter;
   private readonly retries: Counter;
+  private readonly budgetRefusals: Counter;
   private readonly inflight: UpDownCounter;
   private readonly captureContent: boolean;
 
@@ -92,6 +94,7 @@ class OtelSubscriber implements GatewaySubscriber {
     });
     this.attemptCount = meter.createCounter(METRIC.attempts, { description: 'Attempts by outcome', unit: '{attempt}' });
     this.retries = meter.createCounter(METRIC.retries, { description: 'Retries scheduled', unit: '{retry}' });
+    this.budgetRefusals = meter.createCounter(METRIC.budgetRefusals, { description: 'Calls refused by a spend budget', unit: '{call}' });
     this.inflight = meter.createUpDownCounter(METRIC.inflight, { description: 'Attempts in flight', unit: '{attempt}' });
     meter
       .createObservableGauge(METRIC.breakerState, { description: 'Breaker state per source: 0 closed, 1 half-open, 2 open' })
@@ -177,6 +180,12 @@ class OtelSubscriber implements GatewaySubscriber {
     const state = this.calls.get(call.logicalCallId);
     this.retries.add(1, { [ATTR.source]: source, ...(state && { [ATTR.operationName]: state.operation }) });
     state?.span.addEvent('pgw.retry_scheduled', { 'pgw.retry.delay_ms': delayMs, 'pgw.retry.reason': reason, [ATTR.attempt]: attempt });
+  }
+
+  /** Counted per scope (and tenant, under per-tenant budgets); the call's span ends with the error as any failure. */
+  onBudgetRefused({ call, scope, tenantId, budgetUsd, spentUsd }: BudgetRefusedEvent): void {
+    this.budgetRefusals.add(1, { [ATTR.scope]: scope, ...(tenantId !== undefined && { [ATTR.tenantId]: tenantId }) });
+    this.calls.get(call.logicalCallId)?.span.addEvent('pgw.budget_refused', { 'pgw.budget.usd': budgetUsd, 'pgw.budget.spent_usd': spentUsd });
   }
 
   onQuotaWaitStart({ call, reason, delayMs }: QuotaWaitStartEvent): void {

@@ -81,6 +81,19 @@ describe('otelSubscriber', () => {
     ]);
   });
 
+  it('counts spend-budget refusals per scope and tenant', async () => {
+    const refused = { call, scope: 'LLM', budgetUsd: 1, spentUsd: 0.9, resetAt: undefined };
+    subscriber.onBudgetRefused!(refused);
+    subscriber.onBudgetRefused!(refused);
+    subscriber.onBudgetRefused!({ ...refused, tenantId: 'acme' });
+    const { resourceMetrics } = await reader.collect();
+    const counter = resourceMetrics.scopeMetrics.flatMap((scope) => scope.metrics).find((metric) => metric.descriptor.name === 'pgw.budget.refusals')!;
+    expect(counter.dataPoints.map((point) => [point.attributes['pgw.tenant_id'] ?? null, point.value])).toEqual([
+      [null, 2],
+      ['acme', 1],
+    ]);
+  });
+
   it('ignores events of a call it never saw start', () => {
     expect(() => attempt('c9', 'a', 'm', 'ok')).not.toThrow();
     expect(exporter.getFinishedSpans()).toEqual([]);

@@ -98,6 +98,10 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
          FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
         [SUMMARY_NONE_KEY],
       ),
+      costByScope: await all(
+        `SELECT scope AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
+         FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
+      ),
       promptCacheBySource: await all(promptCacheQuery('source')(table, inRange), [SUMMARY_NONE_KEY]),
       promptCacheByTenant: await all(promptCacheQuery('tenant_id')(table, inRange), [SUMMARY_NONE_KEY]),
       callsOverTime: await all<CallsBucket>(

@@ -13,3 +13,4 @@ export * from './private-redis.js';
 export * from './private-postgres.js';
 export * from './governor-contract.js';
 export * from './synchronous-contract.js';
+export * from './budget-contract.js';

@@ -233,7 +233,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
     });
 
     it('summarises calls, retries, failed calls and attempts, latency, cost and calls over time', async () => {
-      const { costBySource, costByTenant, promptCacheBySource, promptCacheByTenant, ...counts } = await harness.summarize({ since: T0 });
+      const { costBySource, costByTenant, costByScope, promptCacheBySource, promptCacheByTenant, ...counts } = await harness.summarize({ since: T0 });
       expect(counts).toEqual({
         calls: 105,
         attempts: 108,
@@ -264,6 +264,8 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       expect(costByTenant.t1).toBeCloseTo(0.03, 10);
       expect(costByTenant.t2).toBeCloseTo(0.03, 10);
       expect(costByTenant['(none)']).toBeCloseTo(0.1, 10);
+      expect(Object.keys(costByScope)).toEqual(['LLM']);
+      expect(costByScope.LLM).toBeCloseTo(0.16, 10);
       // Attempts only; an attempt without cache details counts its prompt tokens as uncached.
       const none = { promptTokens: 0, cachedPromptTokens: 0, savingUsd: 0 };
       const cachedUse = { promptTokens: 1_000, cachedPromptTokens: 800, savingUsd: 0.0002 };
@@ -336,6 +338,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         latency: {},
         costBySource: {},
         costByTenant: {},
+        costByScope: {},
         promptCacheBySource: {},
         promptCacheByTenant: {},
         callsOverTime: [],

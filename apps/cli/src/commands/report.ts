@@ -4,6 +4,8 @@ import type { TelemetrySummary } from '@pgw/client';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { bucketWidthFor } from '../report/bucket-width.js';
+import { displayUsd } from '../report/format.js';
+import { budgetSpends, budgetsInEnv } from '../report/budgets.js';
 import { renderHtmlPage } from '../report/html-page.js';
 import type { Report } from '../report/report-model.js';
 import { describeSummarySource, readSummary, resolveSummarySource } from '../report/summary-source.js';
@@ -28,11 +30,14 @@ export async function runReport(flags: ReportFlags): Promise<ExitCode> {
   if (since !== undefined && until !== undefined && since >= until) {
     throw new UsageError('--since', 'must be earlier than --until');
   }
-  const source = resolveSummarySource(flags, effectiveEnv(flags.envFile));
+  const env = effectiveEnv(flags.envFile);
+  const source = resolveSummarySource(flags, env);
   const generatedAt = Date.now();
   const { summary, bucketMs } = await summaryWithReadableBuckets(source, flags, generatedAt);
+  const budgets = await budgetSpends(budgetsInEnv(env), (range) => readSummary(source, range), generatedAt);
   const report: Report = {
     summary,
+    budgets,
     sourceLabel: describeSummarySource(source),
     bucketMs,
     generatedAt,
@@ -88,5 +93,12 @@ function reportJson(report: Report) {
     bucketMs: report.bucketMs,
     generatedAt: iso(report.generatedAt),
     summary: report.summary,
+    budgets: report.budgets.map(({ scope, policy, since, resetAt, spentUsd }) => ({
+      scope,
+      ...policy,
+      since: iso(since),
+      resetAt: iso(resetAt),
+      spentUsd: displayUsd(spentUsd),
+    })),
   };
 }

@@ -1,5 +1,6 @@
 /** What one `pgw report` run shows, whichever way it is rendered (table, HTML, JSON). */
 import type { TelemetrySummary } from '@pgw/client';
+import type { BudgetSpend } from './budgets.js';
 import { formatCount } from './format.js';
 
 export interface Report {
@@ -11,6 +12,8 @@ export interface Report {
   until?: number;
   bucketMs: number;
   generatedAt: number;
+  /** The env's spend budgets, each against its scope's spend in its current period. */
+  budgets: readonly BudgetSpend[];
 }
 
 /** Map entries, largest value first (ties by name), so the heaviest items lead tables and charts. */

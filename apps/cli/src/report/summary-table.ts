@@ -1,6 +1,7 @@
 /** The terminal rendering of a report: totals, failed calls and attempts, latency and cost tables. */
 import { defuseControls } from '../defuse-controls.js';
 import { renderTable } from '../text-table.js';
+import { BUDGET_COLUMNS, budgetRows } from './budgets.js';
 import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
 import {
@@ -55,6 +56,15 @@ export function renderSummaryTable(report: Report): string {
         .sort(([a], [b]) => a.localeCompare(b))
         .map(([source, l]) => [source, formatCount(l.samples), formatMs(l.p50), formatMs(l.p95), formatMs(l.p99)]),
     ),
+    ...(report.budgets.length === 0
+      ? []
+      : [
+          section(
+            'Spend budgets (USD, this period, from telemetry rows)',
+            BUDGET_COLUMNS.map((header, i) => (i < 2 || i === 5 ? { header } : { header, align: 'right' as const })),
+            budgetRows(report.budgets),
+          ),
+        ]),
     costSection('Cost per source', 'source', summary.costBySource),
     costSection('Cost per tenant', 'tenant', summary.costByTenant),
     promptCacheSection('Prompt cache per source', 'source', summary.promptCacheBySource),

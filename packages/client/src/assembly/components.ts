@@ -5,7 +5,7 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
-import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
+import { DEFAULT_PRICING, findModelPrice, parsePricingTable } from '@pgw/core';
 import type { Cache, Gate, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
@@ -53,11 +53,17 @@ export async function assembleComponents(
 
   // Built together (one governor, two ports over its books) when the client builds both on one backend.
   const together = overrides.limiter === undefined && overrides.gate === undefined && backends.limiter === backends.breaker;
+  if (settings.budget && !together) {
+    throw new SettingsError({
+      key: `${settings.scope}__BUDGET__USD`,
+      problem: 'a spend budget is kept by the governor: the limiter and the breaker must be built together on one backend (no injected limiter or gate)',
+    });
+  }
   const governor: (Governor & { limiter: Limiter; gate: Gate }) | undefined = !together
     ? undefined
     : redis && backends.limiter === 'redis'
       ? redis.governor()
-      : new InMemoryGovernor({ ...limiterOptions(settings), policy: settings.breaker, ...clock });
+      : new InMemoryGovernor({ ...governorOptions(settings), ...clock });
   const limiter: Limiter =
     overrides.limiter ??
     governor?.limiter ??
@@ -73,6 +79,7 @@ export async function assembleComponents(
   if (wantsCache && backends.cache === 'memory') cache = closeWith(owned, new InMemoryCache(clock));
   const recorder = overrides.recorder ?? (await createRecorder(settings, overrides.warn, owned));
   const pricing = overrides.pricing ?? (await loadPricing(settings));
+  assertBudgetPriced(settings, pricing);
   const subscribers = [...(overrides.subscribers ?? []), ...(backends.otel ? [await otelSubscriber()] : [])];
   return { limiter, gate, pricing, subscribers, ...(governor && { governor }), ...(cache && { cache }), ...(recorder && { recorder }) };
 }
@@ -83,6 +90,24 @@ const limiterOptions = (settings: GatewaySettings) => ({
   global: settings.global,
   leaseTtlMs: settings.leaseTtlMs,
 });
+
+/** The governor's options: the limiter's, the breaker policy, and the scope's budget when it has one. */
+const governorOptions = (settings: GatewaySettings) => ({
+  ...limiterOptions(settings),
+  policy: settings.breaker,
+  ...(settings.budget && { budget: settings.budget }),
+});
+
+/** A budget that cannot be kept is not silently ignored: every source of a budgeted scope needs a price. */
+function assertBudgetPriced(settings: GatewaySettings, pricing: PricingTable): void {
+  if (settings.budget === undefined) return;
+  const unpriced = settings.sources.find((source) => source.price === undefined && findModelPrice(source.model, pricing) === undefined);
+  if (unpriced === undefined) return;
+  throw new SettingsError({
+    key: `${settings.scope}__SOURCE__${unpriced.name.toUpperCase()}__PRICING`,
+    problem: `source ${unpriced.name} (model ${unpriced.model}) has no price (neither PRICING, ${settings.scope}__PRICING_PATH nor the built-in table), so its spend budget cannot be kept`,
+  });
+}
 
 const gateOptions = (settings: GatewaySettings) => ({
   scope: settings.scope,
@@ -111,7 +136,7 @@ async function redisComponents(settings: GatewaySettings, neededFor: string, own
   return {
     limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
     gate: () => closeWith(owned, new pkg.RedisGate({ ...gateOptions(settings), redis })),
-    governor: () => closeWith(owned, new pkg.RedisGovernor({ ...limiterOptions(settings), policy: settings.breaker, redis })),
+    governor: () => closeWith(owned, new pkg.RedisGovernor({ ...governorOptions(settings), redis })),
     cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
   };
 }

@@ -2,7 +2,7 @@
  * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import { isModel, parseModelPrice, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
+import { BUDGET_PERIODS, MAX_BUDGET_USD, isModel, parseModelPrice, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
@@ -84,6 +84,24 @@ const sourcePrice = z.unknown().transform((value, ctx) => {
     return z.NEVER;
   }
 });
+
+const budgetUsd = z
+  .number({ error: `must be a number of USD > 0 and ≤ ${MAX_BUDGET_USD}` })
+  .positive({ error: `must be a number of USD > 0 and ≤ ${MAX_BUDGET_USD}` })
+  .max(MAX_BUDGET_USD, { error: `must be a number of USD > 0 and ≤ ${MAX_BUDGET_USD}` });
+
+/** A scope's spend budget; per-tenant amounts (code only) need `per: 'tenant'`. */
+const budget = z
+  .strictObject({
+    usd: budgetUsd,
+    period: choice(BUDGET_PERIODS).default('day'),
+    per: choice(['scope', 'tenant']).default('scope'),
+    tenants: z.record(nonEmpty, budgetUsd).optional(),
+  })
+  .refine((value) => value.tenants === undefined || value.per === 'tenant', {
+    error: "tenants needs per = 'tenant'",
+    path: ['per'],
+  });
 
 const modelInstance = z.custom<AnyModel>((value) => isModel(value), { error: 'must be a model name or a model made by a provider factory' });
 
@@ -173,6 +191,7 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
   telemetryTextCap: count.default(DEFAULTS.telemetryTextCap),
   maxRequestMb: positive.default(DEFAULTS.maxRequestMb),
   pricingPath: nonEmpty.optional(),
+  budget: budget.optional(),
   backends: z
     .strictObject({
       limiter: choice(['memory', 'redis']).default('memory'),
@@ -271,6 +290,14 @@ function normalise(value: Parsed): GatewaySettings {
     telemetryTextCap: value.telemetryTextCap,
     maxRequestMb: value.maxRequestMb,
     ...(value.pricingPath === undefined ? {} : { pricingPath: value.pricingPath }),
+    ...(value.budget && {
+      budget: {
+        usd: value.budget.usd,
+        period: value.budget.period,
+        per: value.budget.per,
+        ...(value.budget.tenants && { tenants: { ...value.budget.tenants } }),
+      },
+    }),
     backends: normaliseBackends(value.backends),
   };
 }
@@ -283,7 +310,13 @@ function withCrossFieldRules<T extends z.ZodType<Parsed>>(schema: T) {
 
 export const gatewaySchema = withCrossFieldRules(z.strictObject(settingsShape(chatSource))).transform(normalise);
 
-export const ocrSchema = withCrossFieldRules(z.strictObject(settingsShape(ocrSource))).transform(normalise);
+/** OCR has no tokens to price: a spend budget there could not be kept, so it is refused, not ignored. */
+const noBudget = budget.optional().refine((value) => value === undefined, {
+  error: 'OCR has no tokens to price: a spend budget does not apply to an OCR scope',
+  path: ['usd'],
+});
+
+export const ocrSchema = withCrossFieldRules(z.strictObject({ ...settingsShape(ocrSource), budget: noBudget })).transform(normalise);
 
 export const embeddingSchema = withCrossFieldRules(z.strictObject({ ...settingsShape(chatSource), ...embedShape })).transform(
     (value): EmbeddingSettings => ({
