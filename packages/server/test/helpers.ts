@@ -1,5 +1,6 @@
 import { startMockUpstream, type MockScript, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
+import type { GatewaySubscriber } from '@pgw/client';
 import { GatewayServer } from '../src/index.ts';
 
 export interface Harness {
@@ -23,9 +24,13 @@ export function scopeEnv(mock: MockUpstream, source = 'main'): Record<string, st
   };
 }
 
-export async function startHarness(script: MockScript = { sources: { main: {} } }, env: Record<string, string> = {}): Promise<Harness> {
+export async function startHarness(
+  script: MockScript = { sources: { main: {} } },
+  env: Record<string, string> = {},
+  subscribers: readonly GatewaySubscriber[] = [],
+): Promise<Harness> {
   const mock = await startMockUpstream({ port: 0, script });
-  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, warn: () => {} });
+  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {} });
   const url = await server.listen({ port: 0 });
   return {
     mock,
