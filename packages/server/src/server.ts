@@ -15,6 +15,7 @@ import { ScopeClients } from './scope-clients.js';
 import { loadServerSettings, type ServerSettings } from './server-settings.js';
 
 const BYTES_PER_MB = 1024 * 1024;
+const IDLE_SWEEP_MS = 100;
 
 export interface GatewayServerOptions {
   /** Where every key is read (`PGW_SERVER__…` and the scopes' own); default `process.env`. */
@@ -95,12 +96,15 @@ export class GatewayServer {
 
   async #drain(graceMs: number): Promise<void> {
     const closed = this.app.close();
+    // A keep-alive socket whose answer went out during the drain turns idle afterwards: close those as they appear.
+    const idleSweep = setInterval(() => this.app.server.closeIdleConnections(), IDLE_SWEEP_MS);
     let timer: NodeJS.Timeout | undefined;
     const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
     try {
       await Promise.race([closed, graceOver]);
     } finally {
       clearTimeout(timer);
+      clearInterval(idleSweep);
     }
     for (const controller of this.#inflight) controller.abort(new Error('the server is shutting down'));
     this.app.server.closeAllConnections();
