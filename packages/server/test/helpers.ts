@@ -1,7 +1,7 @@
 import { startMockUpstream, type MockScript, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
 import type { GatewaySubscriber } from '@pgw/client';
-import { GatewayServer } from '../src/index.ts';
+import { GatewayServer } from '../src/index.js';
 
 export interface Harness {
   mock: MockUpstream;

@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterEach, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.ts';
+import { startHarness, type Harness } from './helpers.js';
 
 const ask = (client: OpenAI, model = 'gpt-4o-mini') =>
   client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);

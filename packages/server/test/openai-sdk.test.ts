@@ -1,6 +1,6 @@
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { startHarness, type Harness } from './helpers.ts';
+import { startHarness, type Harness } from './helpers.js';
 
 describe('the official openai SDK against pgw serve', () => {
   let h: Harness;

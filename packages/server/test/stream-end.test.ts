@@ -2,7 +2,7 @@ import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it, vi } from 'vitest';
-import { startHarness, type Harness } from './helpers.ts';
+import { startHarness, type Harness } from './helpers.js';
 
 const run = promisify(execFile);
 const words = Array.from({ length: 40 }, (_, i) => `w${i}`).join(' ');
