@@ -8,17 +8,21 @@
  */
 import type { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { llmopsRouting, portkeyRouting, startChildServer, startLlmopsGateway, startPortkeyGateway, type ChildServer } from '@pgw/interop';
+import { machineLine } from './harness.js';
 import { ZeroUpstream } from './zero-upstream.js';
 
 const CONNECTIONS = [1, 64, 512];
 const RUN_S = Number(process.env['SERVE_BENCH_S'] ?? 8);
 const WARMUP_S = 2;
 const PGW_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url));
+const RESULTS_DIR = new URL('../../../bench/', import.meta.url);
+const [DIRECT, PGW, PORTKEY] = ['direct (no gateway)', 'pgw serve', 'Portkey 1.15.2'];
 const BODY = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Hello' }] });
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */
 const TICK_MS = 10;
@@ -106,24 +110,48 @@ async function main(): Promise<void> {
     children.push(pgw, portkey, llmops);
     const chat = upstream.baseUrl('chat');
     const targets: Target[] = [
-      { name: 'direct (no gateway)', url: `${chat}/chat/completions`, headers: {}, pid: undefined },
-      { name: 'pgw serve', url: `${pgw.url}/v1/chat/completions`, headers: {}, pid: pgw.pid },
-      { name: 'Portkey 1.15.2', url: `${portkey.url}/v1/chat/completions`, headers: portkeyRouting(chat), pid: portkey.pid },
+      { name: DIRECT, url: `${chat}/chat/completions`, headers: {}, pid: undefined },
+      { name: PGW, url: `${pgw.url}/v1/chat/completions`, headers: {}, pid: pgw.pid },
+      { name: PORTKEY, url: `${portkey.url}/v1/chat/completions`, headers: portkeyRouting(chat), pid: portkey.pid },
       { name: 'llmops 0.6.10', url: `${llmops.url}/v1/chat/completions`, headers: llmopsRouting(chat), pid: llmops.pid },
     ];
     for (const target of targets) await load(target, 8, WARMUP_S);
-    console.log(`serve-bench: ${RUN_S} s per run, whole JSON chat, zero-logic upstream; added = gateway − direct at the same concurrency`);
-    console.log('| connections | contender | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU µs/request | failures |');
-    console.log('| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |');
+    const loadStart = readFileSync('/proc/loadavg', 'utf8').trim();
+    const table = ['| connections | contender | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU µs/request | failures |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
+    const verdicts: string[] = [];
     for (const connections of CONNECTIONS) {
       const runs = new Map<string, Run>();
       for (const target of targets) runs.set(target.name, await load(target, connections, RUN_S));
-      const direct = runs.get(targets[0]!.name)!;
+      const direct = runs.get(DIRECT)!;
       for (const [name, run] of runs) {
-        const added = name === targets[0]!.name ? ['', ''] : [fmt(run.p50Ms - direct.p50Ms), fmt(run.p99Ms - direct.p99Ms)];
-        console.log(`| ${connections} | ${name} | ${fmt(run.requestsPerS, 0)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${added[0]} | ${added[1]} | ${fmt(run.cpuUsPerRequest, 0)} | ${run.failures} |`);
+        const added = name === DIRECT ? ['', ''] : [fmt(run.p50Ms - direct.p50Ms), fmt(run.p99Ms - direct.p99Ms)];
+        table.push(`| ${connections} | ${name} | ${fmt(run.requestsPerS, 0)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${added[0]} | ${added[1]} | ${fmt(run.cpuUsPerRequest, 0)} | ${run.failures} |`);
+      }
+      const ours = runs.get(PGW)!;
+      const portkey = runs.get(PORTKEY)!;
+      const ahead = ours.requestsPerS / portkey.requestsPerS;
+      verdicts.push(`| c=${connections} | requests/s ahead of Portkey | ${fmt(ahead)}× | ${ahead > 1 ? 'met' : 'not met'} |`);
+      if (connections === 64) {
+        const added = ours.p50Ms - direct.p50Ms;
+        verdicts.push(`| c=64 | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
       }
     }
+    const loadEnd = readFileSync('/proc/loadavg', 'utf8').trim();
+    const report = [
+      `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
+      `- Load average (/proc/loadavg) at start: ${loadStart}; at end: ${loadEnd}`,
+      '- One whole-JSON chat completion per request against the zero-logic upstream; autocannon 8.0.0 in the bench process; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
+      '',
+      '| level | target | measured | verdict |',
+      '| --- | --- | ---: | --- |',
+      ...verdicts,
+      '',
+      ...table,
+      '',
+    ].join('\n');
+    console.log(report);
+    await writeFile(new URL('serve-results.md', RESULTS_DIR), report);
+    console.log('wrote bench/serve-results.md (pnpm bench puts it into bench/results.md)');
   } finally {
     await Promise.all(children.map((child) => child.stop()));
     await upstream.close();
