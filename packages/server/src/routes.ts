@@ -61,7 +61,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
 
   app.get('/v1/models', async () => {
     const created = Math.floor(Date.now() / 1000);
-    const names = await clients.modelNames();
+    const names = clients.modelNames();
     return { object: 'list', data: names.map((id) => ({ id, object: 'model', created, owned_by: 'pgw' })) };
   });
 

@@ -4,7 +4,7 @@
  * model is scope LLM, every embedding model scope EMBED). A scope that fails to assemble keeps
  * failing with the same SettingsError until the server restarts (its keys cannot change meanwhile).
  */
-import { EmbeddingClient, GatewayClient } from '@pgw/client';
+import { EmbeddingClient, GatewayClient, SettingsError, loadEmbeddingSettings, loadGatewaySettings } from '@pgw/client';
 import type { EnvRecord, GatewaySubscriber } from '@pgw/client';
 import { UnknownModelError } from './request-error.js';
 
@@ -52,12 +52,23 @@ export class ScopeClients {
     return client as Promise<ClientOf[E]>;
   }
 
-  /** The model names a caller may send: the map's, or (no map) the models of the default scopes' sources. */
-  async modelNames(): Promise<string[]> {
-    const { models } = this.#options;
+  /**
+   * The model names a caller may send: the map's, or (no map) the models of the default scopes'
+   * sources, read from their settings without building a client (a scope left unconfigured is
+   * simply not listed, and does not become a readiness problem).
+   */
+  modelNames(): string[] {
+    const { models, env } = this.#options;
     if (models !== undefined) return [...models.keys()];
-    const built = await Promise.allSettled([this.client('chat', DEFAULT_SCOPE.chat), this.client('embed', DEFAULT_SCOPE.embed)]);
-    const names = built.flatMap((client) => (client.status === 'fulfilled' ? client.value.settings.sources.map((source) => source.model) : []));
+    const options = { env, warn: () => {} };
+    const names = [() => loadGatewaySettings(DEFAULT_SCOPE.chat, options), () => loadEmbeddingSettings(DEFAULT_SCOPE.embed, options)].flatMap((load) => {
+      try {
+        return load().sources.map((source) => source.model);
+      } catch (error) {
+        if (error instanceof SettingsError) return [];
+        throw error;
+      }
+    });
     return [...new Set(names)];
   }
 

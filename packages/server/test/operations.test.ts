@@ -47,6 +47,15 @@ describe('health, readiness, metrics and the drain', () => {
     }
   });
 
+  it('lists only the configured scopes’ models, and a missing EMBED scope keeps a chat-only server ready', async () => {
+    h = await startHarness(undefined, { EMBED__SOURCE__MAIN__BASE_URL: '', EMBED__SOURCE__MAIN__MODEL: '' });
+    expect((await h.openai().models.list()).data.map((model) => model.id)).toEqual(['gpt-4o-mini']);
+    expect((await fetch(`${h.url}/readyz`)).status).toBe(200);
+    const embed = await h.openai().embeddings.create({ model: 'e', input: 'x' }).catch((error: unknown) => error);
+    expect((embed as { status?: number }).status).toBe(500);
+    expect(String((embed as Error).message)).toContain('EMBED__');
+  });
+
   it('drains: a call that outlives the grace is aborted upstream and answered by a closed connection', async () => {
     h = await startHarness({ sources: { main: { steps: [{ kind: 'hang' }] } } });
     const asked = h.openai().chat.completions.create({ model: 'm', messages: hi }).catch((error: unknown) => error);
