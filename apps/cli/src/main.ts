@@ -6,7 +6,6 @@ import { runChat } from './commands/chat.js';
 import { runCheck } from './commands/check.js';
 import { runEmbed } from './commands/embed.js';
 import { runReport } from './commands/report.js';
-import { runServe } from './commands/serve.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { failureMessage } from './failure-message.js';
 import { Interrupt } from './interrupt.js';
@@ -98,7 +97,11 @@ function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: Ex
     .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(8787).argParser(parsePort))
     .option('--allow-unauthenticated', 'bind a non-loopback address although no API key is configured')
     .addOption(envFile())
-    .action(async (flags) => done(await runServe(flags, interrupt.signal)));
+    .action(async (flags) => {
+      // The HTTP server and its framework load only for this command: every other command starts without them.
+      const { runServe } = await import('./commands/serve.js');
+      done(await runServe(flags, interrupt.signal));
+    });
 
   return program;
 }
