@@ -72,5 +72,5 @@ describe('pgw serve', () => {
     const run = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { env: sourceEnv('main') });
     expect(run.code).not.toBe(0);
     expect(run.stderr).toMatch(/PGW_SERVER__KEYS/);
-  });
+  }, 40_000);
 });
