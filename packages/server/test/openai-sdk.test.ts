@@ -74,4 +74,16 @@ describe('the official openai SDK against pgw serve', () => {
     expect((role as Error).message).toMatch(/\[0\]\.role/);
     expect(h.mock.counters('main').chat).toBe(before);
   });
+
+  it('sends content parts, the effort and the end-user id where they belong', async () => {
+    const parts = [
+      { type: 'text' as const, text: 'what is this?' },
+      { type: 'image_url' as const, image_url: { url: 'data:image/png;base64,iVBORw0KGgo=' } },
+    ];
+    await h.openai().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: parts }], reasoning_effort: 'low', user: 'end-user-7' });
+    const sent = h.mock.requests('main').at(-1)!.body as Record<string, unknown>;
+    expect((sent['messages'] as { content: unknown }[])[0]!.content).toEqual(parts);
+    expect(sent['reasoning_effort']).toBe('low');
+    expect(sent['user']).toBeUndefined();
+  });
 });

@@ -73,4 +73,15 @@ describe('how a stream ends', () => {
     await vi.waitFor(() => expect(ends.at(-1)).toBe('cancelled'));
     await vi.waitFor(() => expect(h.server.inflight).toBe(0));
   });
+
+  it('answers a stream that fails before its first token with the HTTP status and Retry-After', async () => {
+    h.mock.setSource('main', { otherwise: { kind: 'status', status: 500 } });
+    const error = await h
+      .openai()
+      .chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], stream: true })
+      .catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as InstanceType<typeof OpenAI.InternalServerError>).status).toBe(503);
+    expect((error as InstanceType<typeof OpenAI.InternalServerError>).headers.get('retry-after')).toMatch(/^\d+$/);
+  });
 });
