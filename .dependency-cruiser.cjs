@@ -74,6 +74,20 @@ module.exports = {
       to: { path: OPTIONAL_ADAPTERS, dynamic: false },
     },
     {
+      name: 'server-imports-only-client-and-core',
+      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client and @pgw/core only (and its HTTP framework).',
+      severity: 'error',
+      from: { path: '^packages/server/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/server/'] },
+    },
+    {
+      name: 'only-the-cli-imports-server',
+      comment: 'Nothing but apps/cli (`pgw serve`) imports @pgw/server: the library never depends on its HTTP front.',
+      severity: 'error',
+      from: { path: '^(packages|apps)/[^/]+/src/', pathNot: ['^packages/server/', '^apps/cli/'] },
+      to: { path: '^packages/server/' },
+    },
+    {
       name: 'client-imports-no-app',
       comment: 'Packages never import apps.',
       severity: 'error',

@@ -30,6 +30,9 @@ const plants = [
   { rule: 'client-loads-optional-adapters-dynamically', file: 'packages/client/src/planted.ts', code: "export * from '@pgw/telemetry-otel';\n" },
   { rule: null, file: 'packages/client/src/planted.ts', code: "export const load = () => import('@pgw/telemetry-pg');\n" },
   { rule: null, file: 'packages/client/src/planted.ts', code: "export { createAgent } from '../../http/src/index.ts';\n" },
+  { rule: 'server-imports-only-client-and-core', file: 'packages/server/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
+  { rule: null, file: 'packages/server/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },
+  { rule: 'only-the-cli-imports-server', file: 'packages/client/src/planted.ts', code: "export * from '../../server/src/index.ts';\n" },
   { rule: 'no-deep-imports', file: 'packages/client/src/planted.ts', code: "export * from '../../core/src/planted-inner.ts';\n", extra: ['packages/core/src/planted-inner.ts', 'export const inner = 1;\n'] },
   { rule: 'no-circular', file: 'packages/core/src/planted.ts', code: "import './planted-b.ts';\nexport const a = 1;\n", extra: ['packages/core/src/planted-b.ts', "import './planted.ts';\nexport const b = 2;\n"] },
 ];

@@ -119,7 +119,10 @@ async function main(): Promise<void> {
   await writeFile(new URL(`raw/${info.date.replaceAll(':', '-')}-${mode}.json`, RESULTS_DIR), raw);
   if (only.length === BENCHMARKS.length) {
     const profiles = await readFile(new URL('profiles.md', RESULTS_DIR), 'utf8').catch(() => '');
-    await writeFile(new URL('results.md', RESULTS_DIR), renderMarkdown(info, results, targets, errors, NOTES, profiles));
+    // serve-bench's last figures (a separate script: gateways in their own processes) ride along.
+    const serve = await readFile(new URL('serve-results.md', RESULTS_DIR), 'utf8').catch(() => '');
+    const serveSection = serve.trim() === '' ? '' : `\n## pgw serve against the Portkey gateway (bench/serve-results.md)\n\n${serve.trim()}\n`;
+    await writeFile(new URL('results.md', RESULTS_DIR), renderMarkdown(info, results, targets, errors, NOTES, profiles) + serveSection);
     await writeFile(new URL('results.json', RESULTS_DIR), `${JSON.stringify({ ...info, targets, results: withoutRounds(results), errors }, null, 2)}\n`);
     console.log('\nwrote bench/results.md and bench/results.json');
   } else {

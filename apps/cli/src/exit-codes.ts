@@ -18,6 +18,8 @@ export const EXIT = {
   unhealthy: 4,
   /** SIGINT: the in-flight call was aborted. */
   interrupted: 130,
+  /** `pgw serve`: a second SIGTERM during the drain ended the process at once. */
+  terminated: 143,
 } as const;
 
 export type ExitCode = (typeof EXIT)[keyof typeof EXIT];

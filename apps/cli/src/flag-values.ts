@@ -42,3 +42,10 @@ export function positiveInteger(text: string): number {
   }
   return n;
 }
+
+/** Parses `--port`: 0 (any free port) to 65535. */
+export function parsePort(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || n > 65_535) throw new InvalidArgumentError('expected a port number 0–65535');
+  return n;
+}

@@ -10,7 +10,7 @@ import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { failureMessage } from './failure-message.js';
 import { Interrupt } from './interrupt.js';
 import { MOCK_HINT } from './local-mock.js';
-import { parseBucket, parseInstant, positiveInteger } from './flag-values.js';
+import { parseBucket, parseInstant, parsePort, positiveInteger } from './flag-values.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -22,7 +22,7 @@ interface RunContext {
 
 function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: ExitCode) => void): Command {
   const program = new Command('pgw')
-    .description('PolyGateway command line: chat, embed, check sources, report telemetry.')
+    .description('PolyGateway command line: chat, embed, check sources, report telemetry, serve.')
     .version(version)
     .exitOverride()
     .showHelpAfterError('(run pgw help <command> for its flags)');
@@ -89,6 +89,19 @@ function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: Ex
     .option('--json', 'print the summary as JSON instead of a table')
     .addOption(envFile())
     .action(async (flags) => done(await runReport(flags)));
+
+  program
+    .command('serve')
+    .description('serve the governed clients as an OpenAI-compatible HTTP server (chat completions, embeddings, models, metrics)')
+    .option('--host <address>', 'address to bind (without PGW_SERVER__KEYS only a loopback address)', '127.0.0.1')
+    .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(8787).argParser(parsePort))
+    .option('--allow-unauthenticated', 'bind a non-loopback address although no API key is configured')
+    .addOption(envFile())
+    .action(async (flags) => {
+      // The HTTP server and its framework load only for this command: every other command starts without them.
+      const { runServe } = await import('./commands/serve.js');
+      done(await runServe(flags, interrupt.signal));
+    });
 
   return program;
 }

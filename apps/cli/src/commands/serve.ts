@@ -1,0 +1,39 @@
+/**
+ * `pgw serve`: the governed clients behind an OpenAI-compatible HTTP server (@pgw/server), built
+ * from the same keys as the library. SIGTERM (or Ctrl-C) drains: no new connections, the calls in
+ * flight get `PGW_SERVER__DRAIN_S` to finish, telemetry is flushed; a second signal exits at once.
+ */
+import { GatewayServer } from '@pgw/server';
+import { effectiveEnv } from '../effective-env.js';
+import { EXIT, type ExitCode } from '../exit-codes.js';
+import { warnOnStderr } from '../warn.js';
+
+export interface ServeFlags {
+  host: string;
+  port: number;
+  envFile?: string;
+  allowUnauthenticated?: boolean;
+}
+
+export async function runServe(flags: ServeFlags, interrupt: AbortSignal): Promise<ExitCode> {
+  const server = new GatewayServer({ env: Object.fromEntries(effectiveEnv(flags.envFile)), warn: warnOnStderr });
+  const { keys, models, drainMs } = server.settings;
+  const url = await server.listen({ host: flags.host, port: flags.port, allowUnauthenticated: flags.allowUnauthenticated ?? false });
+  const auth = keys.size > 0 ? `${keys.size} API key(s)` : 'no API keys (PGW_SERVER__KEYS unset): anyone who can reach this address may call';
+  const routing = models ? `models ${[...models].map(([model, scope]) => `${model}→${scope}`).join(', ')}` : 'chat → scope LLM, embeddings → scope EMBED';
+  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}\n`);
+
+  const stopping = new Promise<void>((resolve) => {
+    const stop = () => {
+      process.stderr.write(`pgw serve: draining (up to ${drainMs / 1000} s; signal again to exit at once)\n`);
+      process.once('SIGTERM', () => process.exit(EXIT.terminated));
+      resolve();
+    };
+    process.once('SIGTERM', stop);
+    interrupt.addEventListener('abort', stop, { once: true });
+  });
+  await stopping;
+  await server.drain();
+  process.stderr.write('pgw serve: stopped\n');
+  return EXIT.ok;
+}

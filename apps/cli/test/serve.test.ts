@@ -1,0 +1,76 @@
+import type { ChildProcess } from 'node:child_process';
+import { join } from 'node:path';
+import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
+import OpenAI from 'openai';
+import { afterAll, beforeAll, describe, expect, test } from 'vitest';
+import { removeTempDirs, runCli, tempDir } from './run-cli.js';
+
+let mock: MockUpstream;
+beforeAll(async () => {
+  mock = await startMockUpstream({ port: 0, script: { sources: { slow: { latencyMs: 1_500, content: 'finished in time' }, main: {} } } });
+});
+afterAll(async () => {
+  await mock.close();
+  removeTempDirs();
+});
+
+const sourceEnv = (source: string) => ({ LLM__SOURCE__MAIN__BASE_URL: mock.baseUrl(source), LLM__SOURCE__MAIN__MODEL: 'gpt-4o-mini' });
+
+/** Spawns `pgw serve --port 0` and resolves with its URL once it listens. */
+function serve(env: Record<string, string>, args: string[] = []) {
+  let child: ChildProcess | undefined;
+  const exited = runCli(['serve', '--port', '0', ...args], { env, onSpawn: (c) => (child = c) });
+  const listening = new Promise<string>((resolve, reject) => {
+    let seen = '';
+    child!.stderr!.on('data', (chunk: Buffer) => {
+      seen += chunk.toString();
+      const url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
+      if (url) resolve(url);
+    });
+    void exited.then((run) => reject(new Error(`pgw serve exited ${run.code}: ${run.stderr}`)));
+  });
+  return { exited, listening, child: () => child! };
+}
+
+describe('pgw serve', () => {
+  test('SIGTERM lets the call in flight finish, flushes telemetry and exits 0; new connections are refused', async () => {
+    const dir = tempDir();
+    const sqlite = join(dir, 'telemetry.sqlite');
+    const server = serve({ ...sourceEnv('slow'), PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: sqlite, PGW_SERVER__DRAIN_S: '20' });
+    const url = await server.listening;
+    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const inFlight = openai.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'hi' }] });
+    // The upstream has the request: the call is in flight when the signal comes.
+    while (mock.counters('slow').inflight === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    server.child().kill('SIGTERM');
+    const answer = await inFlight;
+    expect(answer.choices[0]!.message.content).toBe('finished in time');
+    const run = await server.exited;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/draining/);
+    await expect(fetch(`${url}/healthz`)).rejects.toThrow();
+    const report = await runCli(['report', '--sqlite', sqlite, '--json']);
+    expect((JSON.parse(report.stdout) as { summary: { calls: number } }).summary.calls).toBe(1);
+  }, 40_000);
+
+  test('a second SIGTERM exits at once', async () => {
+    mock.setSource('slow', { steps: [{ kind: 'hang' }] });
+    const server = serve({ ...sourceEnv('slow'), PGW_SERVER__DRAIN_S: '60' });
+    const url = await server.listening;
+    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const hanging = openai.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'hi' }] }).catch((e: unknown) => e);
+    while (mock.counters('slow').inflight === 0) await new Promise((resolve) => setTimeout(resolve, 20));
+    server.child().kill('SIGTERM');
+    await new Promise((resolve) => setTimeout(resolve, 300));
+    server.child().kill('SIGTERM');
+    const run = await server.exited;
+    expect(run.code).toBe(143);
+    expect(await hanging).toBeInstanceOf(OpenAI.APIConnectionError);
+  }, 40_000);
+
+  test('without API keys it refuses a non-loopback address, and says so', async () => {
+    const run = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { env: sourceEnv('main') });
+    expect(run.code).not.toBe(0);
+    expect(run.stderr).toMatch(/PGW_SERVER__KEYS/);
+  }, 40_000);
+});

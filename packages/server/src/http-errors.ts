@@ -1,0 +1,98 @@
+/**
+ * The one place that turns an error into an HTTP answer in OpenAI's error shape: a table keyed by
+ * error class, most specific first. Classification is by class and structured fields, never by
+ * message text; an error nobody listed is a 500 whose message says nothing of its internals.
+ */
+import {
+  CallDeadlineExceeded,
+  ContextLengthExceededError,
+  GatewayUnavailableError,
+  MissingPackageError,
+  RequestRejectedError,
+  ResultInvalidError,
+  SettingsError,
+  SourceDeadError,
+  SourceNotConfiguredError,
+  TransientError,
+} from '@pgw/client';
+import { errorCodes } from 'fastify';
+import { InvalidRequestFieldError, UnauthorizedError, UnknownModelError } from './request-error.js';
+
+/** What the server answers for a failed request. */
+export interface HttpFailure {
+  status: number;
+  /** OpenAI's `error.type` (`invalid_request_error`, `rate_limit_exceeded`, …). */
+  type: string;
+  code: string | null;
+  param: string | null;
+  message: string;
+  /** Sent as `Retry-After` (whole seconds, rounded up). */
+  retryAfterMs?: number;
+}
+
+/** The body of an error answer, and of the SSE event that ends a stream that failed. */
+export interface OpenAIErrorBody {
+  error: { message: string; type: string; param: string | null; code: string | null };
+}
+
+// An abstract or concrete error class: the table only tests `instanceof`.
+type ErrorClass<E> = abstract new (...args: never[]) => E;
+type Row<E = never> = readonly [ErrorClass<E>, (error: E) => HttpFailure];
+
+const row = <E>(errorClass: ErrorClass<E>, map: (error: E) => HttpFailure): Row => [errorClass, map] as unknown as Row;
+
+const failure = (status: number, type: string, code: string | null, message: string, param: string | null = null): HttpFailure => ({
+  status,
+  type,
+  code,
+  param,
+  message,
+});
+
+/** Most specific class first: the first row whose class the error is an instance of wins. */
+const ERROR_TABLE: readonly Row[] = [
+  row(UnauthorizedError, (e) => failure(401, 'invalid_request_error', 'invalid_api_key', e.message)),
+  row(UnknownModelError, (e) => failure(404, 'invalid_request_error', 'model_not_found', e.message, 'model')),
+  row(InvalidRequestFieldError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message, e.param)),
+  // The body as HTTP brought it, before any field is read.
+  row(errorCodes.FST_ERR_CTP_INVALID_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is not valid JSON', 'body')),
+  row(errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is empty', 'body')),
+  row(errorCodes.FST_ERR_CTP_BODY_TOO_LARGE, () => failure(413, 'invalid_request_error', 'request_too_large', 'The body is larger than PGW_SERVER__MAX_REQUEST_MB', 'body')),
+  row(errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE, () => failure(415, 'invalid_request_error', 'unsupported_media_type', 'The body must be application/json', 'body')),
+  // Budget row (BudgetExceededError → 429 insufficient_quota with the reset time) is added where the budgets land.
+  row(GatewayUnavailableError, (e) => ({
+    ...(e.reason === 'quota_full'
+      ? failure(429, 'rate_limit_exceeded', 'quota_full', e.message)
+      : failure(503, 'service_unavailable', e.reason, e.message)),
+    retryAfterMs: e.retryAfterMs,
+  })),
+  row(CallDeadlineExceeded, (e) => failure(504, 'timeout', 'call_deadline_exceeded', e.message)),
+  row(ContextLengthExceededError, (e) => failure(400, 'invalid_request_error', 'context_length_exceeded', e.message, 'messages')),
+  row(RequestRejectedError, (e) => failure(400, 'invalid_request_error', 'upstream_rejected', e.message)),
+  row(ResultInvalidError, (e) => failure(502, 'upstream_error', 'result_invalid', e.message)),
+  row(SourceDeadError, (e) => failure(502, 'upstream_error', 'source_dead', e.message)),
+  row(TransientError, (e) => ({ ...failure(502, 'upstream_error', 'upstream_transient', e.message), ...(e.retryAfterMs && { retryAfterMs: e.retryAfterMs }) })),
+  // Configuration is the operator's fault, not the caller's: before the TypeError / RangeError rows.
+  row(SettingsError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
+  row(SourceNotConfiguredError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
+  row(MissingPackageError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
+  // The client's argument checks (before anything is sent) throw TypeError / RangeError naming the argument.
+  row(TypeError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message)),
+  row(RangeError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message)),
+];
+
+const INTERNAL = failure(500, 'server_error', 'internal_error', 'The server failed to handle the request');
+
+export function httpFailure(error: unknown): HttpFailure {
+  for (const [errorClass, map] of ERROR_TABLE) if (error instanceof errorClass) return map(error as never);
+  return INTERNAL;
+}
+
+export function errorBody({ message, type, param, code }: HttpFailure): OpenAIErrorBody {
+  return { error: { message, type, param, code } };
+}
+
+/** `Retry-After` in whole seconds, never 0 (a 0 invites an immediate retry storm). */
+export function retryAfterSeconds(ms: number): string {
+  return String(Math.max(1, Math.ceil(ms / 1000)));
+}

@@ -1,0 +1,70 @@
+import OpenAI from 'openai';
+import { afterEach, describe, expect, it } from 'vitest';
+import { startHarness, type Harness } from './helpers.js';
+
+const ask = (client: OpenAI, model = 'gpt-4o-mini') =>
+  client.chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch((error: unknown) => error);
+
+describe('errors in the openai SDK classes', () => {
+  let h: Harness | undefined;
+  afterEach(async () => {
+    await h?.close();
+    h = undefined;
+  });
+
+  it('401 without a configured key, and the key tenant on the call', async () => {
+    const tenants: (string | undefined)[] = [];
+    const keys = { PGW_SERVER__KEYS: JSON.stringify({ 'sk-tenant-a-0001': 'tenant-a' }) };
+    h = await startHarness(undefined, keys, [{ onCallStart: (event) => tenants.push(event.call.tenantId) }]);
+    const missing = await ask(h.openai('sk-wrong-key-000'));
+    expect(missing).toBeInstanceOf(OpenAI.AuthenticationError);
+    expect(JSON.stringify(missing)).not.toContain('sk-wrong-key-000');
+    const ok = await h.openai('sk-tenant-a-0001').chat.completions.create({ model: 'x', messages: [{ role: 'user', content: 'hi' }] });
+    expect(ok.choices[0]!.message.content).toMatch(/hello/);
+    expect(tenants).toEqual(['tenant-a']);
+  });
+
+  it('404 for a model the model map does not name', async () => {
+    h = await startHarness(undefined, { PGW_SERVER__MODELS: JSON.stringify({ 'gpt-4o-mini': 'LLM' }) });
+    const error = await ask(h.openai(), 'no-such-model');
+    expect(error).toBeInstanceOf(OpenAI.NotFoundError);
+    expect((error as InstanceType<typeof OpenAI.NotFoundError>).code).toBe('model_not_found');
+  });
+
+  it('429 with Retry-After when the quota is full and the scope fails fast', async () => {
+    h = await startHarness(undefined, { LLM__SOURCE__MAIN__RPM: '1', LLM__QUOTA_FULL: 'fail_fast' });
+    await h.openai().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
+    const error = await ask(h.openai());
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(Number((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+  });
+
+  it('503 with Retry-After when every attempt failed', async () => {
+    h = await startHarness({ sources: { main: { otherwise: { kind: 'status', status: 500 } } } });
+    const error = await ask(h.openai());
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as InstanceType<typeof OpenAI.InternalServerError>).status).toBe(503);
+    expect((error as InstanceType<typeof OpenAI.InternalServerError>).headers.get('retry-after')).toMatch(/^\d+$/);
+  });
+
+  it('504 when the call deadline expires', async () => {
+    h = await startHarness({ sources: { main: { latencyMs: 5_000 } } }, { LLM__CALL_DEADLINE_S: '0.2' });
+    const error = await ask(h.openai());
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect((error as InstanceType<typeof OpenAI.InternalServerError>).status).toBe(504);
+  });
+
+  it('400 for an upstream rejection, and for invalid JSON and an oversized body (nothing sent upstream)', async () => {
+    h = await startHarness({ sources: { main: { steps: [{ kind: 'context_length_exceeded' }] } } }, { PGW_SERVER__MAX_REQUEST_MB: '0.001' });
+    const rejected = await ask(h.openai());
+    expect(rejected).toBeInstanceOf(OpenAI.BadRequestError);
+    expect((rejected as InstanceType<typeof OpenAI.BadRequestError>).code).toBe('context_length_exceeded');
+    const sent = h.mock.counters('main').chat;
+    const invalid = await fetch(`${h.url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: '{"model":' });
+    expect(invalid.status).toBe(400);
+    expect(await invalid.json()).toMatchObject({ error: { type: 'invalid_request_error', param: 'body' } });
+    const big = await ask(h.openai().withOptions({}), 'x'.repeat(2000));
+    expect((big as { status?: number }).status).toBe(413);
+    expect(h.mock.counters('main').chat).toBe(sent);
+  });
+});
