@@ -4,6 +4,7 @@
  * message text; an error nobody listed is a 500 whose message says nothing of its internals.
  */
 import {
+  BudgetExceededError,
   CallDeadlineExceeded,
   ContextLengthExceededError,
   GatewayUnavailableError,
@@ -27,7 +28,9 @@ export interface HttpFailure {
   param: string | null;
   message: string;
   /** Sent as `Retry-After` (whole seconds, rounded up). */
-  retryAfterMs?: number;
+  retryAfterMs?: number | undefined;
+  /** Further answer headers (the budget's reset time). */
+  headers?: Readonly<Record<string, string>>;
 }
 
 /** The body of an error answer, and of the SSE event that ends a stream that failed. */
@@ -59,7 +62,12 @@ const ERROR_TABLE: readonly Row[] = [
   row(errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is empty', 'body')),
   row(errorCodes.FST_ERR_CTP_BODY_TOO_LARGE, () => failure(413, 'invalid_request_error', 'request_too_large', 'The body is larger than PGW_SERVER__MAX_REQUEST_MB', 'body')),
   row(errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE, () => failure(415, 'invalid_request_error', 'unsupported_media_type', 'The body must be application/json', 'body')),
-  // Budget row (BudgetExceededError → 429 insufficient_quota with the reset time) is added where the budgets land.
+  // A spent budget is OpenAI's "out of credit": 429 insufficient_quota, retry when the period resets.
+  row(BudgetExceededError, (e) => ({
+    ...failure(429, 'insufficient_quota', 'budget_exceeded', e.message),
+    retryAfterMs: e.retryAfterMs,
+    ...(e.resetAt !== undefined && { headers: { 'x-pgw-budget-reset': new Date(e.resetAt).toISOString() } }),
+  })),
   row(GatewayUnavailableError, (e) => ({
     ...(e.reason === 'quota_full'
       ? failure(429, 'rate_limit_exceeded', 'quota_full', e.message)

@@ -55,6 +55,7 @@ export class GatewayServer {
     this.app.setErrorHandler((error, _request, reply) => {
       const failure = httpFailure(error);
       if (failure.retryAfterMs !== undefined) reply.header('retry-after', retryAfterSeconds(failure.retryAfterMs));
+      if (failure.headers) reply.headers(failure.headers);
       return reply.code(failure.status).send(errorBody(failure));
     });
     this.app.setNotFoundHandler((request, reply) =>

@@ -39,6 +39,33 @@ describe('errors in the openai SDK classes', () => {
     expect(Number((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
   });
 
+  it('429 insufficient_quota with Retry-After and the reset time when the key tenant spent its budget', async () => {
+    const price = JSON.stringify({ inputPerMTok: 1_000, outputPerMTok: 1_000 });
+    h = await startHarness(undefined, {
+      PGW_SERVER__KEYS: JSON.stringify({ 'sk-tenant-b-0001': 'tenant-b', 'sk-tenant-c-0001': 'tenant-c' }),
+      LLM__BUDGET__USD: '0.05',
+      LLM__BUDGET__PER: 'tenant',
+      LLM__SOURCE__MAIN__PRICING: price,
+      LLM__SOURCE__MAIN__EST_TOKENS: '10',
+    });
+    const spender = h.openai('sk-tenant-b-0001');
+    let error: unknown;
+    for (let call = 0; call < 20 && error === undefined; call++) {
+      error = await spender.chat.completions
+        .create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 })
+        .then(() => undefined, (failed: unknown) => failed);
+    }
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    const refused = error as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(refused.type).toBe('insufficient_quota');
+    expect(refused.code).toBe('budget_exceeded');
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(Date.parse(refused.headers.get('x-pgw-budget-reset') ?? '')).toBeGreaterThan(Date.now());
+    // Another key's tenant has a budget of its own.
+    const other = await h.openai('sk-tenant-c-0001').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 });
+    expect(other.choices[0]!.message.content).toMatch(/hello/);
+  });
+
   it('503 with Retry-After when every attempt failed', async () => {
     h = await startHarness({ sources: { main: { otherwise: { kind: 'status', status: 500 } } } });
     const error = await ask(h.openai());
