@@ -77,10 +77,50 @@ describe('tool calls of a non-streamed answer', () => {
     expect(result).toMatchObject({ content: '', finishReason: 'tool_calls', toolCalls: answer.toolCalls });
   });
 
-  it('refuses tool calls without an id or name as an invalid result', () => {
-    const body = '{"choices":[{"message":{"content":null,"tool_calls":[{"type":"function","function":{"arguments":"{}"}}]}}]}';
-    expect(() => parseChatCompletion(body, origin)).toThrow(ResultInvalidError);
-    expect(() => parseChatCompletion(body, origin)).toThrow(/tool_calls\[0\]/);
+  it('reads a custom call next to text and a function call as what it is: its type, name and raw input', () => {
+    const answer = parseChatCompletion(
+      JSON.stringify({
+        choices: [
+          {
+            message: {
+              content: 'Running both.',
+              tool_calls: [
+                { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+                { id: 'c2', type: 'custom', custom: { name: 'shell', input: 'ls -la /tmp' } },
+              ],
+            },
+            finish_reason: 'tool_calls',
+          },
+        ],
+      }),
+      origin,
+    );
+    expect(answer.content).toBe('Running both.');
+    expect(answer.toolCalls).toEqual([
+      { id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+      { id: 'c2', type: 'custom', name: 'shell', arguments: 'ls -la /tmp' },
+    ]);
+  });
+
+  it.each([
+    ['an id', '{"type":"function","function":{"name":"weather","arguments":"{}"}}', 'tool_calls[0] has no id'],
+    ['a function name', '{"id":"c1","type":"function","function":{"arguments":"{}"}}', 'tool_calls[0] is a function call without function.name'],
+    ['a custom name', '{"id":"c1","type":"custom","custom":{"input":"x"}}', 'tool_calls[0] is a custom call without custom.name'],
+    ['a custom input', '{"id":"c1","type":"custom","custom":{"name":"shell"}}', 'tool_calls[0] is a custom call whose custom.input is not a string'],
+    ['a supported type', '{"id":"c1","type":"allowed_tools","allowed_tools":{}}', "tool_calls[0] has type 'allowed_tools', which is neither function nor custom"],
+    ['an object', '"c1"', 'tool_calls[0] is not an object'],
+  ])('says what is wrong with a tool call that lacks %s', (_, call, issue) => {
+    const body = `{"choices":[{"message":{"content":null,"tool_calls":[${call}]}}]}`;
+    const error = (() => {
+      try {
+        parseChatCompletion(body, origin);
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ResultInvalidError);
+    expect((error as ResultInvalidError).issues).toEqual([`choices[0].message.${issue}`]);
   });
 
   it('estimates usage from the arguments when the upstream reports none', () => {
@@ -112,6 +152,13 @@ describe('streamed tool calls', () => {
       { id: 'c2', name: 'weather', arguments: '{"city":"a\\"b\\u00e9"}' },
     ]);
     expect(JSON.parse(answer.toolCalls![1]!.arguments)).toEqual({ city: 'a"bé' });
+  });
+
+  it('refuses a streamed call of another type than function, naming the type (the stream wire has function calls only)', () => {
+    const assembler = new ChatStreamAssembler(origin);
+    const custom = chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'custom', custom: { name: 'shell', input: 'ls' } }] });
+    expect(() => assembler.accept(custom)).toThrow(ResultInvalidError);
+    expect(() => assembler.accept(custom)).toThrow(/delta\.tool_calls\[0\] has type 'custom', which a stream cannot carry/);
   });
 
   it('gives a call without an id one by its index, and keeps a name repeated on every fragment once', () => {
