@@ -1,6 +1,7 @@
 /** The settings shape of one scope (docs/architecture.md#configuration): the validated, immutable value clients are built from. Durations are milliseconds. */
 import type { AnyModel } from './models.js';
 import type { ModelPrice } from './pricing.js';
+import type { EffortMap } from './thinking.js';
 import type { StructuredStrategy } from './types.js';
 
 /**
@@ -30,6 +31,10 @@ export interface SourceConfig {
   /** Thinking profile name (docs/thinking.md); default `openai`. */
   provider?: string;
   extraBody?: Record<string, unknown>;
+  /** Whether a json_schema response format that meets the strict-mode rules is asked strict; absent = yes. */
+  strictSchema?: boolean;
+  /** Efforts this source sends instead of the ones asked for (`{ max: 'high' }`); absent = as asked. */
+  effortMap?: EffortMap;
   /** Requests per minute; 0 = unlimited. */
   rpm: number;
   /** Tokens per minute; 0 = unlimited. */

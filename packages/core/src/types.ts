@@ -1,6 +1,7 @@
 /** Public value types of docs/architecture.md#public-api. Durations are milliseconds. The settings shape is in settings.ts. */
 
-export const EFFORTS = ['none', 'low', 'medium', 'high', 'max'] as const;
+/** The reasoning efforts, least to most: the levels of the OpenAI specification's `reasoning_effort`. */
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
 
 export type ThinkingObservation = 'observed' | 'absent' | 'unknown';

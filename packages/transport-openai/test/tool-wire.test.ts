@@ -3,10 +3,11 @@ import { describe, expect, it } from 'vitest';
 import { parseChatCompletion, toChatResult } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';
 import { chatBody } from '../src/request-body.js';
+import { StrictResponseFormat } from '../src/strict-schema.js';
 
 const failure = { sourceName: 'good', secrets: ['sk-k'], route: 'chat/completions', warn: () => {} };
 const origin = { failure, status: 200, headers: {} };
-const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false };
+const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false, effortMap: {}, strict: new StrictResponseFormat(true, () => {}) };
 const weather = { name: 'weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
 const chunk = (delta: object, finish: string | null = null) => ({
   event: 'message',

@@ -1,7 +1,7 @@
 import { describe, expect, it } from 'vitest';
 import { parseChatCompletion } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';
-import { measuredChatUsage } from '../src/usage.js';
+import { estimatedChatUsage, measuredChatUsage } from '../src/usage.js';
 
 const failure = { sourceName: 'good', secrets: [], route: 'chat/completions', warn: () => {} };
 const origin = { failure, status: 200, headers: {} };
@@ -68,5 +68,13 @@ describe('usage wire forms', () => {
   it('no usage without prompt and completion counts', () => {
     expect(measuredChatUsage({ completion_tokens: 3, prompt_cache_hit_tokens: 5 })).toBeUndefined();
     expect(measuredChatUsage(null)).toBeUndefined();
+  });
+
+  it('estimates the prompt from the text of function and custom calls alike', () => {
+    const input = 'find /var/log -name "*.gz" -mtime +30 -delete';
+    const asked = (call: object) => estimatedChatUsage([{ role: 'assistant', content: null, tool_calls: [call as never] }], '').promptTokens;
+    const custom = asked({ id: 'c', type: 'custom', custom: { name: 'shell', input } });
+    expect(custom).toBe(asked({ id: 'c', type: 'function', function: { name: 'shell', arguments: input } }));
+    expect(custom).toBeGreaterThan(10);
   });
 });
