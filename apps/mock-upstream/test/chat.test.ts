@@ -28,7 +28,7 @@ describe('chat completions (JSON)', () => {
     expect(body).toMatchObject({
       object: 'chat.completion',
       model: 'mock-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'hello from good' }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hello from good', refusal: null }, finish_reason: 'stop', logprobs: null }],
       usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
     });
     expect(body.choices[0].message).not.toHaveProperty('reasoning_content');
@@ -36,7 +36,7 @@ describe('chat completions (JSON)', () => {
 
   it('returns reasoning_content and reasoning_tokens when scripted', async () => {
     const body = await jsonBody(await postJson(chatUrl('thinker'), chatBody()));
-    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'the answer is 42', reasoning_content: 'let me think' });
+    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'the answer is 42', refusal: null, reasoning_content: 'let me think' });
     expect(body.usage).toEqual({
       prompt_tokens: 3,
       completion_tokens: 7,
