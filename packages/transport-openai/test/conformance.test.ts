@@ -5,12 +5,16 @@
  */
 import { EFFORTS, providerProfile, type ChatMessage, type ChatRequest } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
+import { parseChatCompletion } from '../src/chat-answer.js';
+import { ChatStreamAssembler } from '../src/chat-stream.js';
+import { parseEmbeddings } from '../src/embed-answer.js';
 import { chatBody, embedBody } from '../src/request-body.js';
 import { StrictResponseFormat } from '../src/strict-schema.js';
 import { specIssues } from './conformance/openapi.js';
 import { takeRecorded } from './conformance/recorder.js';
-import { completionJson } from './spec-fixtures.js';
+import { chunkJson, completionJson, embeddingsJson } from './spec-fixtures.js';
 
+const origin = { failure: { sourceName: 'good', secrets: [], route: 'chat/completions', warn: () => {} }, status: 200, headers: {} };
 const wire = { model: 'gpt-5', extraBody: {}, profile: providerProfile('openai'), stream: false, effortMap: {}, strict: new StrictResponseFormat(true, () => {}) };
 const ask: ChatMessage[] = [{ role: 'user', content: 'What is the weather in Paris?' }];
 const weather = { name: 'weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false } };
@@ -28,13 +32,24 @@ describe('the OpenAI spec check', () => {
     expect(specIssues('CreateChatCompletionRequest', { model: 'm', messages: ask })).toEqual([]);
   });
 
-  it('sees every body the provider builds', () => {
+  it('sees every body the provider builds and every answer it parses without error', () => {
     takeRecorded();
     const chat = chatBody(wire, { messages: ask, sampling: {} });
     const embed = embedBody('text-embedding-3-small', {}, { texts: ['a'] });
+    const completion = completionJson({ message: { content: 'hi' } });
+    parseChatCompletion(completion, origin);
+    const embeddings = embeddingsJson([{ index: 0, embedding: [1] }], { prompt_tokens: 1, total_tokens: 1 });
+    parseEmbeddings(embeddings, origin, 1);
+    const stream = new ChatStreamAssembler(origin);
+    const chunk = chunkJson({ content: 'hi' });
+    for (const data of [chunk, '[DONE]', chunkJson({ content: 'after the end' })]) stream.accept({ event: 'message', data });
+    expect(() => parseChatCompletion('{"choices":[]}', origin)).toThrow();
     expect(takeRecorded()).toEqual([
       { schema: 'CreateChatCompletionRequest', value: chat },
       { schema: 'CreateEmbeddingRequest', value: embed },
+      { schema: 'CreateChatCompletionResponse', value: JSON.parse(completion) },
+      { schema: 'CreateEmbeddingResponse', value: JSON.parse(embeddings) },
+      { schema: 'CreateChatCompletionStreamResponse', value: JSON.parse(chunk) },
     ]);
   });
 });

@@ -5,7 +5,7 @@
  * test that exercised it.
  */
 import { afterEach, expect, vi } from 'vitest';
-import { specIssues } from './openapi.js';
+import { specIssues, type SpecSchema } from './openapi.js';
 import { record, takeRecorded } from './recorder.js';
 
 vi.mock('../../src/request-body.js', async (importOriginal) => {
@@ -19,26 +19,12 @@ vi.mock('../../src/request-body.js', async (importOriginal) => {
 
 vi.mock('../../src/chat-answer.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/chat-answer.js')>();
-  return {
-    ...original,
-    parseChatCompletion: (...args: Parameters<typeof original.parseChatCompletion>) => {
-      const answer = original.parseChatCompletion(...args);
-      record('CreateChatCompletionResponse', JSON.parse(args[0]));
-      return answer;
-    },
-  };
+  return { ...original, parseChatCompletion: parsedAnswers('CreateChatCompletionResponse', original.parseChatCompletion) };
 });
 
 vi.mock('../../src/embed-answer.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/embed-answer.js')>();
-  return {
-    ...original,
-    parseEmbeddings: (...args: Parameters<typeof original.parseEmbeddings>) => {
-      const answer = original.parseEmbeddings(...args);
-      record('CreateEmbeddingResponse', JSON.parse(args[0]));
-      return answer;
-    },
-  };
+  return { ...original, parseEmbeddings: parsedAnswers('CreateEmbeddingResponse', original.parseEmbeddings) };
 });
 
 vi.mock('../../src/chat-stream.js', async (importOriginal) => {
@@ -55,7 +41,16 @@ vi.mock('../../src/chat-stream.js', async (importOriginal) => {
   return { ...original, ChatStreamAssembler: RecordingAssembler };
 });
 
-function recorded<T>(schema: Parameters<typeof record>[0], body: T): T {
+/** `parse`, recording each body it parsed without error. */
+function parsedAnswers<Rest extends unknown[], T>(schema: SpecSchema, parse: (body: string, ...rest: Rest) => T): (body: string, ...rest: Rest) => T {
+  return (body, ...rest) => {
+    const answer = parse(body, ...rest);
+    record(schema, JSON.parse(body));
+    return answer;
+  };
+}
+
+function recorded<T>(schema: SpecSchema, body: T): T {
   // A copy: the caller may go on changing its body.
   record(schema, structuredClone(body));
   return body;
