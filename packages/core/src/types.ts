@@ -64,6 +64,8 @@ export interface ParsedToolCall extends ToolCall {
 export interface ToolCallDelta {
   index: number;
   id?: string;
+  /** A custom call (only in the one delta of a whole answer: the stream wire carries function calls only). */
+  type?: 'custom';
   name?: string;
   /** The next piece of the raw arguments text. */
   arguments?: string;

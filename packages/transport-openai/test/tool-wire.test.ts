@@ -175,5 +175,8 @@ describe('wholeAnswerDelta', () => {
       toolCalls: [{ index: 0, id: 'c1', name: 'weather', arguments: '{}' }],
     });
     expect(wholeAnswerDelta({ content: '' })).toBeUndefined();
+    expect(wholeAnswerDelta({ content: '', toolCalls: [{ id: 'c2', type: 'custom', name: 'shell', arguments: 'date' }] })).toEqual({
+      toolCalls: [{ index: 0, id: 'c2', type: 'custom', name: 'shell', arguments: 'date' }],
+    });
   });
 });
