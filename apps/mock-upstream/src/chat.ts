@@ -1,7 +1,7 @@
 import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
 import { MIB, drained, inBandError, playStep, sendWholeOrCut, type RouteStep } from './steps.js';
 import { countTokens, splitTokens } from './tokens.js';
-import { toolCallFragments, wireToolCalls, type ToolCallsStep } from './tool-calls.js';
+import { callText, toolCallFragments, wireToolCalls, type ToolCallsStep } from './tool-calls.js';
 import type { ScriptUsage, SourceScript } from './types.js';
 
 interface ChatReply {
@@ -108,7 +108,7 @@ function completionBody(reply: ChatReply): object {
 async function answerToolCalls(ex: Exchange, step: ToolCallsStep, reply: ChatReply, stream: boolean): Promise<void> {
   const calls = wireToolCalls(step);
   const content = step.content ?? null;
-  const usage = reply.usage && { ...reply.usage, completion_tokens: countTokens(calls.map((c) => c.function.arguments).join(' ')) };
+  const usage = reply.usage && { ...reply.usage, completion_tokens: countTokens(calls.map(callText).join(' ')) };
   const base = { id: reply.id, created: reply.created, model: reply.model };
   if (!stream) {
     const message = { role: 'assistant', content, refusal: null, tool_calls: calls };

@@ -50,8 +50,9 @@ function toolCall(item: unknown): ToolCall | string {
 }
 
 /**
- * The tool-call fragments of one stream chunk's `delta.tool_calls` (malformed entries are skipped).
- * The stream wire has function calls only: a fragment of another type cannot be assembled.
+ * The tool-call fragments of one stream chunk's `delta.tool_calls` (malformed entries are skipped):
+ * function calls, and custom calls (beyond the spec's chunk schema, but streamed by servers that
+ * offer custom tools) whose `custom.name` / `custom.input` pieces travel like a function's.
  */
 export function toolCallFragments(value: unknown, origin: AnswerOrigin, data: string): ToolCallDelta[] {
   if (!Array.isArray(value)) return [];
@@ -59,15 +60,19 @@ export function toolCallFragments(value: unknown, origin: AnswerOrigin, data: st
   value.forEach((item: unknown, position) => {
     if (!isRecord(item)) return;
     const type = item['type'];
-    if (type !== undefined && type !== 'function') {
-      throw invalidAnswer(origin, `choices[0].delta.tool_calls[${position}] has type '${String(type)}', which a stream cannot carry`, data);
+    if (type !== undefined && type !== 'function' && type !== 'custom') {
+      throw invalidAnswer(origin, `choices[0].delta.tool_calls[${position}] has type '${String(type)}', which is neither function nor custom`, data);
     }
-    const fn = isRecord(item['function']) ? item['function'] : {};
+    const custom = type === 'custom' || (type === undefined && isRecord(item['custom']));
+    const part = custom ? item['custom'] : item['function'];
+    const body = isRecord(part) ? part : {};
+    const text = custom ? body['input'] : body['arguments'];
     const index = typeof item['index'] === 'number' ? item['index'] : position;
     const fragment: ToolCallDelta = { index };
     if (typeof item['id'] === 'string') fragment.id = item['id'];
-    if (typeof fn['name'] === 'string') fragment.name = fn['name'];
-    if (typeof fn['arguments'] === 'string' && fn['arguments'] !== '') fragment.arguments = fn['arguments'];
+    if (type === 'custom') fragment.type = 'custom';
+    if (typeof body['name'] === 'string') fragment.name = body['name'];
+    if (typeof text === 'string' && text !== '') fragment.arguments = text;
     fragments.push(fragment);
   });
   return fragments;
@@ -84,6 +89,7 @@ export class ToolCallAssembly {
   add(fragment: ToolCallDelta): void {
     const call = this.calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
     if (fragment.id !== undefined) call.id = fragment.id;
+    if (fragment.type !== undefined) call.type = fragment.type;
     // Some servers repeat the name on every fragment: it names the call, it is not a piece of it.
     if (fragment.name !== undefined && fragment.name !== '') call.name = fragment.name;
     if (fragment.arguments !== undefined) call.arguments += fragment.arguments;

@@ -153,11 +153,29 @@ describe('streamed tool calls', () => {
     expect(JSON.parse(answer.toolCalls![1]!.arguments)).toEqual({ city: 'a"bé' });
   });
 
-  it('refuses a streamed call of another type than function, naming the type (the stream wire has function calls only)', () => {
+  it('assembles a streamed custom call from its input pieces, next to a function call', () => {
+    toleratesOffSpec('CreateChatCompletionStreamResponse'); // the spec's chunk schema has function calls only; servers stream custom ones too
     const assembler = new ChatStreamAssembler(origin);
-    const custom = chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'custom', custom: { name: 'shell', input: 'ls' } }] });
-    expect(() => assembler.accept(custom)).toThrow(ResultInvalidError);
-    expect(() => assembler.accept(custom)).toThrow(/delta\.tool_calls\[0\] has type 'custom', which a stream cannot carry/);
+    const news = [
+      chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'c2', type: 'custom', custom: { name: 'shell', input: 'ls ' } }] }),
+      chunk({ tool_calls: [{ index: 1, custom: { input: '-la' } }] }),
+      chunk({}, 'tool_calls'),
+      { event: 'message', data: '[DONE]' },
+    ].map((event) => assembler.accept(event));
+    expect(news[1]!.delta).toEqual({ toolCalls: [{ index: 1, id: 'c2', type: 'custom', name: 'shell', arguments: 'ls ' }] });
+    expect(news[2]!.delta).toEqual({ toolCalls: [{ index: 1, arguments: '-la' }] });
+    expect(assembler.answer(undefined).toolCalls).toEqual([
+      { id: 'c1', name: 'weather', arguments: '{}' },
+      { id: 'c2', type: 'custom', name: 'shell', arguments: 'ls -la' },
+    ]);
+  });
+
+  it('refuses a streamed call of another type, naming the type', () => {
+    const assembler = new ChatStreamAssembler(origin);
+    const other = chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'allowed_tools' }] });
+    expect(() => assembler.accept(other)).toThrow(ResultInvalidError);
+    expect(() => assembler.accept(other)).toThrow(/delta\.tool_calls\[0\] has type 'allowed_tools', which is neither function nor custom/);
   });
 
   it('gives a call without an id one by its index, and keeps a name repeated on every fragment once', () => {
