@@ -10,11 +10,14 @@ export function structuredJsonSchema(schema: ZodType): Record<string, unknown> {
   return strictShaped(z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' })) as Record<string, unknown>;
 }
 
+/** Keywords whose value is data or a map of names, not a schema: not rewritten as one. */
+const VALUES = new Set(['properties', 'enum', 'const', 'examples']);
+
 function strictShaped(node: unknown): unknown {
   if (Array.isArray(node)) return node.map(strictShaped);
   if (!isPlainObject(node)) return node;
   const { default: _annotation, ...rest } = node;
-  const shaped = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, key === 'properties' ? value : strictShaped(value)]));
+  const shaped = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, VALUES.has(key) ? value : strictShaped(value)]));
   if (!isPlainObject(rest['properties'])) return shaped;
   const required = new Set(Array.isArray(rest['required']) ? (rest['required'] as unknown[]) : []);
   shaped['properties'] = Object.fromEntries(
