@@ -1,7 +1,7 @@
 import { delay, errorBody, jsonPayload, rawJsonPayload, sendJson, waitForAbort, type Exchange, type Payload } from './exchange.js';
 import { MIB, drained, inBandError, playStep, sendWholeOrCut, type RouteStep } from './steps.js';
 import { countTokens, splitTokens } from './tokens.js';
-import { toolCallFragments, wireToolCalls, type ToolCallsStep } from './tool-calls.js';
+import { callText, toolCallFragments, wireToolCalls, type ToolCallsStep } from './tool-calls.js';
 import type { ScriptUsage, SourceScript } from './types.js';
 
 interface ChatReply {
@@ -31,8 +31,8 @@ export async function handleChat(ex: Exchange, json: unknown): Promise<void> {
       : stream
       ? streamChat(e, step, reply)
       : sendWholeOrCut(e, step, jsonPayload(completionBody(reply)), malformedChat(step), [
-          `{"id":"${reply.id}","object":"chat.completion","choices":[{"index":0,"message":{"role":"assistant","content":"`,
-          '"},"finish_reason":"stop"}]}',
+          `{"id":"${reply.id}","object":"chat.completion","created":${reply.created},"model":${JSON.stringify(reply.model)},"choices":[{"index":0,"message":{"role":"assistant","content":"`,
+          '","refusal":null},"finish_reason":"stop","logprobs":null}]}',
         ]),
   );
 }
@@ -92,9 +92,12 @@ function completionBody(reply: ChatReply): object {
         message: {
           role: 'assistant',
           content: reply.content,
+          // `refusal` and `logprobs` are required (nullable) by the OpenAI spec: sent as OpenAI does.
+          refusal: null,
           ...(reply.reasoning === undefined ? {} : { reasoning_content: reply.reasoning }),
         },
         finish_reason: 'stop',
+        logprobs: null,
       },
     ],
     ...(reply.usage ? { usage: reply.usage } : {}),
@@ -105,11 +108,11 @@ function completionBody(reply: ChatReply): object {
 async function answerToolCalls(ex: Exchange, step: ToolCallsStep, reply: ChatReply, stream: boolean): Promise<void> {
   const calls = wireToolCalls(step);
   const content = step.content ?? null;
-  const usage = reply.usage && { ...reply.usage, completion_tokens: countTokens(calls.map((c) => c.function.arguments).join(' ')) };
+  const usage = reply.usage && { ...reply.usage, completion_tokens: countTokens(calls.map(callText).join(' ')) };
   const base = { id: reply.id, created: reply.created, model: reply.model };
   if (!stream) {
-    const message = { role: 'assistant', content, tool_calls: calls };
-    sendJson(ex.res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'tool_calls' }], ...(usage && { usage }) });
+    const message = { role: 'assistant', content, refusal: null, tool_calls: calls };
+    sendJson(ex.res, 200, { ...base, object: 'chat.completion', choices: [{ index: 0, message, finish_reason: 'tool_calls', logprobs: null }], ...(usage && { usage }) });
     return;
   }
   ex.res.writeHead(200, { 'content-type': 'text/event-stream', 'cache-control': 'no-cache' });

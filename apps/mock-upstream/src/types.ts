@@ -39,11 +39,15 @@ export type Step =
    */
   | { kind: 'tool_calls'; calls: ScriptToolCall[]; content?: string; interleave?: boolean; chunkChars?: number; truncateAfter?: number };
 
-/** A scripted tool call: `arguments` is sent as written (a string may be malformed JSON on purpose); an object is sent as its JSON. */
+/**
+ * A scripted tool call: `arguments` is sent as written (a string may be malformed JSON on purpose); an
+ * object is sent as its JSON. `custom: true` sends a custom call, `arguments` (as text) its raw input.
+ */
 export interface ScriptToolCall {
   id?: string;
   name: string;
   arguments: string | object;
+  custom?: boolean;
 }
 
 /** The error object of an in-band error; default `{ message, type: 'invalid_request_error' }`. */

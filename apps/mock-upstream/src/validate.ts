@@ -76,6 +76,7 @@ function validateStep(where: string, step: Step): void {
       if (typeof call.arguments !== 'string' && (typeof call.arguments !== 'object' || call.arguments === null)) {
         throw new TypeError(`${where}.calls[${i}].arguments: must be a string or an object`);
       }
+      if (call.custom !== undefined && typeof call.custom !== 'boolean') throw new TypeError(`${where}.calls[${i}].custom: must be true or false`);
     });
     if (step.chunkChars !== undefined && !(Number.isInteger(step.chunkChars) && step.chunkChars > 0)) throw new TypeError(`${where}.chunkChars: must be an integer > 0`);
     if (step.truncateAfter !== undefined && !(Number.isInteger(step.truncateAfter) && step.truncateAfter >= 0)) throw new TypeError(`${where}.truncateAfter: must be an integer >= 0`);

@@ -20,6 +20,32 @@ beforeEach(() => mock.reset());
 
 const chatUrl = (source: string) => `${mock.baseUrl(source)}/chat/completions`;
 
+describe('custom tool calls', () => {
+  const step = { kind: 'tool_calls' as const, calls: [{ id: 'f1', name: 'weather', arguments: { city: 'Paris' } }, { id: 's1', name: 'shell', arguments: 'date', custom: true }] };
+
+  it('answers a JSON body with a function and a custom call', async () => {
+    mock.setSource('scripted', { steps: [step] });
+    const body = await jsonBody(await postJson(chatUrl('scripted'), chatBody()));
+    expect(body.choices[0].message.tool_calls).toEqual([
+      { id: 'f1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+      { id: 's1', type: 'custom', custom: { name: 'shell', input: 'date' } },
+    ]);
+  });
+
+  it('streams a custom call as one whole fragment', async () => {
+    mock.setSource('scripted', { steps: [step] });
+    const res = await postJson(chatUrl('scripted'), chatBody({ stream: true }));
+    const fragments = sseData(await res.text())
+      .filter((data) => data !== '[DONE]')
+      .flatMap((data) => (JSON.parse(data).choices[0]?.delta?.tool_calls ?? []) as Array<Record<string, unknown>>);
+    expect(fragments.filter((fragment) => fragment['index'] === 1)).toEqual([{ index: 1, id: 's1', type: 'custom', custom: { name: 'shell', input: 'date' } }]);
+  });
+
+  it('refuses a custom flag that is not a boolean, naming the call', () => {
+    expect(() => mock.setSource('scripted', { steps: [{ ...step, calls: [{ name: 'shell', arguments: 'date', custom: 'yes' as never }] }] })).toThrow(/calls\[0\]\.custom: must be true or false/);
+  });
+});
+
 describe('chat completions (JSON)', () => {
   it('answers in the OpenAI shape with default content and computed usage', async () => {
     const res = await postJson(chatUrl('good'), chatBody());
@@ -28,7 +54,7 @@ describe('chat completions (JSON)', () => {
     expect(body).toMatchObject({
       object: 'chat.completion',
       model: 'mock-model',
-      choices: [{ index: 0, message: { role: 'assistant', content: 'hello from good' }, finish_reason: 'stop' }],
+      choices: [{ index: 0, message: { role: 'assistant', content: 'hello from good', refusal: null }, finish_reason: 'stop', logprobs: null }],
       usage: { prompt_tokens: 3, completion_tokens: 3, total_tokens: 6 },
     });
     expect(body.choices[0].message).not.toHaveProperty('reasoning_content');
@@ -36,7 +62,7 @@ describe('chat completions (JSON)', () => {
 
   it('returns reasoning_content and reasoning_tokens when scripted', async () => {
     const body = await jsonBody(await postJson(chatUrl('thinker'), chatBody()));
-    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'the answer is 42', reasoning_content: 'let me think' });
+    expect(body.choices[0].message).toEqual({ role: 'assistant', content: 'the answer is 42', refusal: null, reasoning_content: 'let me think' });
     expect(body.usage).toEqual({
       prompt_tokens: 3,
       completion_tokens: 7,

@@ -100,18 +100,24 @@ export function assertToolConversation(messages: readonly ChatMessage[], origin:
 function assertWireCalls(value: unknown, at: string): string[] {
   if (!Array.isArray(value) || value.length === 0) throw new TypeError(`${at} must be a non-empty array of tool calls`);
   return value.map((call: unknown, index) => {
-    const fn = isPlainObject(call) ? call['function'] : undefined;
-    const valid =
-      isPlainObject(call) &&
-      typeof call['id'] === 'string' &&
-      call['id'] !== '' &&
-      call['type'] === 'function' &&
-      isPlainObject(fn) &&
-      typeof fn['name'] === 'string' &&
-      typeof fn['arguments'] === 'string';
-    if (!valid) throw new TypeError(`${at}[${index}] must be { id, type: 'function', function: { name, arguments: string } }`);
+    const valid = isPlainObject(call) && typeof call['id'] === 'string' && call['id'] !== '' && (isFunctionCall(call) || isCustomCall(call));
+    if (!valid) {
+      throw new TypeError(
+        `${at}[${index}] must be { id, type: 'function', function: { name, arguments: string } } or { id, type: 'custom', custom: { name, input: string } }`,
+      );
+    }
     return call['id'] as string;
   });
+}
+
+function isFunctionCall(call: Record<string, unknown>): boolean {
+  const fn = call['function'];
+  return call['type'] === 'function' && isPlainObject(fn) && typeof fn['name'] === 'string' && typeof fn['arguments'] === 'string';
+}
+
+function isCustomCall(call: Record<string, unknown>): boolean {
+  const custom = call['custom'];
+  return call['type'] === 'custom' && isPlainObject(custom) && typeof custom['name'] === 'string' && typeof custom['input'] === 'string';
 }
 
 function assertToolChoice(choice: unknown, tools: Readonly<Record<string, unknown>>, method: string): void {

@@ -292,6 +292,36 @@ describe('runTools', () => {
     });
   });
 
+  it('treats a custom tool call it has no tool for like any unknown tool: fed back, re-asked, never run', async () => {
+    const shell = { id: 's1', name: 'weather', arguments: 'rm -rf /tmp/cache', custom: true };
+    const source = finalAnswer('custom', [{ kind: 'tool_calls', content: 'Cleaning up first.', calls: [shell] }]);
+    let runs = 0;
+    const tools = { weather: { ...TOOLS.weather, execute: () => ++runs } };
+    await withClient(source, {}, async (client) => {
+      const run = await client.runTools(ASK, { tools });
+      expect(run.finishedBy).toBe('answer');
+      expect(runs).toBe(0);
+      const messages = lastBody(source)['messages'] as Array<Record<string, unknown>>;
+      expect(messages.slice(1)).toEqual([
+        { role: 'assistant', content: 'Cleaning up first.', tool_calls: [{ id: 's1', type: 'custom', custom: { name: 'weather', input: 'rm -rf /tmp/cache' } }] },
+        { role: 'tool', tool_call_id: 's1', content: expect.stringContaining("no custom tool named 'weather' was offered") },
+      ]);
+    });
+    await withClient(finalAnswer('custom-strict', [{ kind: 'tool_calls', calls: [shell] }]), { STRUCTURED__MAX_RETRIES: '0' }, async (client) => {
+      const { error } = await outcome(() => client.runTools(ASK, { tools }));
+      expect(error).toBeInstanceOf(ResultInvalidError);
+      expect((error as ResultInvalidError).issues).toEqual(["tool call s1 (weather): no custom tool named 'weather' was offered"]);
+    });
+  });
+
+  it('reads a custom tool call of a plain chat as what it is', async () => {
+    const source = fixture.source('custom-plain', { steps: [{ kind: 'tool_calls', calls: [{ id: 's1', name: 'shell', arguments: 'date', custom: true }] }] });
+    await withClient(source, {}, async (client) => {
+      const response = await client.chat(ASK);
+      expect(response.toolCalls).toEqual([{ id: 's1', type: 'custom', name: 'shell', arguments: 'date', input: 'date' }]);
+    });
+  });
+
   it('stops at maxSteps with the unrun calls in the last response', async () => {
     const source = fixture.source('steps', { otherwise: weatherCall });
     let runs = 0;

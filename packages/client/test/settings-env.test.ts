@@ -137,6 +137,33 @@ describe('loadGatewaySettings: every scope key is read', () => {
     expect(() => load({ [key]: value })).toThrow(message);
   });
 
+  it('reads the strict-schema switch and the effort map of a source; neither is set by default', () => {
+    const s = load({ LLM__SOURCE__MAIN__STRICT_SCHEMA: 'false', LLM__SOURCE__MAIN__EFFORT_MAP: 'XHigh:high, max:high' });
+    expect(s.sources[0]).toMatchObject({ strictSchema: false, effortMap: { xhigh: 'high', max: 'high' } });
+    expect(load().sources[0]).not.toHaveProperty('strictSchema');
+    expect(load().sources[0]).not.toHaveProperty('effortMap');
+  });
+
+  it.each([
+    ['LLM__SOURCE__MAIN__STRICT_SCHEMA', 'maybe', /LLM__SOURCE__MAIN__STRICT_SCHEMA="maybe": must be true or false/],
+    ['LLM__SOURCE__MAIN__EFFORT_MAP', 'max:huge', /LLM__SOURCE__MAIN__EFFORT_MAP: .*must be one of none, minimal, low, medium, high, xhigh, max/],
+    ['LLM__SOURCE__MAIN__EFFORT_MAP', 'max', /LLM__SOURCE__MAIN__EFFORT_MAP: .*'max' is not level:level/],
+  ])('%s=%s is an error naming the key', (key, value, message) => {
+    const error = settingsErrorOf(() => load({ [key]: value }));
+    expect(error.key).toBe(key);
+    expect(error.message).toMatch(message);
+  });
+
+  it('takes an effort map as an object in direct construction, naming the env key for a bad one', () => {
+    const source = { name: 'main', baseUrl: 'http://h', model: 'q' };
+    expect(gatewaySettings({ scope: 'llm', sources: [{ ...source, effortMap: { max: 'high' }, strictSchema: true }] }).sources[0]).toMatchObject({
+      effortMap: { max: 'high' },
+      strictSchema: true,
+    });
+    const error = settingsErrorOf(() => gatewaySettings({ scope: 'llm', sources: [{ ...source, effortMap: { max: 'huge' } as never }] }));
+    expect(error.key).toBe('LLM__SOURCE__MAIN__EFFORT_MAP');
+  });
+
   it('reads a source context window and its own price', () => {
     const s = load({
       LLM__SOURCE__MAIN__CONTEXT_WINDOW: '32768',

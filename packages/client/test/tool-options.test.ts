@@ -46,12 +46,13 @@ describe('toolRequest', () => {
 describe('assertToolConversation', () => {
   const user: ChatMessage = { role: 'user', content: 'hi' };
 
-  it('accepts an assistant turn with tool calls (null content) answered by tool messages', () => {
+  it('accepts an assistant turn with function and custom tool calls (null content) answered by tool messages', () => {
     const messages: ChatMessage[] = [
       user,
-      { role: 'assistant', content: null, tool_calls: [call('a'), call('b')] },
+      { role: 'assistant', content: null, tool_calls: [call('a'), call('b'), { id: 'c', type: 'custom', custom: { name: 'shell', input: 'ls' } }] },
       { role: 'tool', tool_call_id: 'a', content: '1' },
       { role: 'tool', tool_call_id: 'b', content: '2' },
+      { role: 'tool', tool_call_id: 'c', content: 'file.txt' },
     ];
     expect(() => assertToolConversation(messages, 'chat(messages)')).not.toThrow();
   });
@@ -63,6 +64,7 @@ describe('assertToolConversation', () => {
     [[{ role: 'user', content: null }], /\[0\]\.content may be null only/],
     [[{ role: 'user', content: 'x', tool_calls: [call('a')] }], /\[0\]\.tool_calls is allowed on an assistant message only/],
     [[{ role: 'assistant', content: null, tool_calls: [{ id: 'a', function: { name: 'w' } }] }], /\[0\]\.tool_calls\[0\] must be/],
+    [[{ role: 'assistant', content: null, tool_calls: [{ id: 'a', type: 'custom', custom: { name: 'w' } }] }], /\[0\]\.tool_calls\[0\] must be .* or \{ id, type: 'custom', custom: \{ name, input: string \} \}/],
     [[user, { role: 'user', content: 'x', tool_call_id: 'a' }], /\[1\]\.tool_call_id is allowed on a tool message only/],
   ])('refuses %j', (messages, pattern) => {
     expect(() => assertToolConversation(messages as ChatMessage[], 'chat(messages)')).toThrow(pattern);

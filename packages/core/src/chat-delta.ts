@@ -11,7 +11,7 @@ export function wholeAnswerDelta(answer: { content: string; reasoningContent?: s
     ...(content !== '' && { content }),
     ...(reasoningContent && { reasoningContent }),
     ...(toolCalls.length > 0 && {
-      toolCalls: toolCalls.map(({ id, name, arguments: args }, index) => ({ index, id, name, arguments: args })),
+      toolCalls: toolCalls.map(({ id, type, name, arguments: args }, index) => ({ index, id, ...(type !== undefined && { type }), name, arguments: args })),
     }),
   };
 }

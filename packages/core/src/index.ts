@@ -1,6 +1,7 @@
 export * from './errors.js';
 export * from './types.js';
 export { wholeAnswerDelta } from './chat-delta.js';
+export { wireCallParts } from './wire-tool-call.js';
 export * from './ports.js';
 export * from './models.js';
 export * from './settings.js';

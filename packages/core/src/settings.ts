@@ -2,6 +2,7 @@
 import type { BudgetPolicy } from './budget.js';
 import type { AnyModel } from './models.js';
 import type { ModelPrice } from './pricing.js';
+import type { EffortMap } from './thinking.js';
 import type { StructuredStrategy } from './types.js';
 
 /**
@@ -31,6 +32,10 @@ export interface SourceConfig {
   /** Thinking profile name (docs/thinking.md); default `openai`. */
   provider?: string;
   extraBody?: Record<string, unknown>;
+  /** Whether a json_schema response format that meets the strict-mode rules is asked strict; absent = yes. */
+  strictSchema?: boolean;
+  /** Efforts this source sends instead of the ones asked for (`{ max: 'high' }`); absent = as asked. */
+  effortMap?: EffortMap;
   /** Requests per minute; 0 = unlimited. */
   rpm: number;
   /** Tokens per minute; 0 = unlimited. */

@@ -26,29 +26,61 @@ export interface ProviderProfile {
   supportsJsonSchema: boolean;
 }
 
-/** Token budgets of the budget-style profiles; `max` of Qwen omits the budget (the model's maximum). */
+/**
+ * Token budgets of the budget-style profiles; `max` of Qwen omits the budget (the model's maximum).
+ * `minimal` is Anthropic's smallest budget, so both profiles share one table.
+ */
 const BUDGET_TOKENS: Readonly<Record<Exclude<Effort, 'none'>, number>> = {
+  minimal: 1024,
   low: 1024,
   medium: 4096,
   high: 16384,
+  xhigh: 24576,
   max: 32768,
 };
 
-const OPENAI_EFFORT: Readonly<Record<Exclude<Effort, 'none'>, string>> = {
-  low: 'low',
-  medium: 'medium',
-  high: 'high',
-  max: 'high',
-};
+/**
+ * A source's remapping of efforts, for servers whose models accept fewer levels: the effort a call
+ * asks for → the effort the profile puts on the wire. Efforts it does not name go as asked.
+ */
+export type EffortMap = Readonly<Partial<Record<Effort, Effort>>>;
+
+/** The effort to send for `effort` under `map`. */
+export function mapEffort(map: EffortMap, effort: Effort | undefined): Effort | undefined {
+  return effort === undefined ? undefined : (map[effort] ?? effort);
+}
+
+/** Validates an effort map given as an object (`{ max: 'high' }`); RangeError / TypeError naming `origin`. */
+export function checkEffortMap(value: unknown, origin: string): EffortMap {
+  if (value === undefined) return {};
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) {
+    throw new TypeError(`${origin} must be an object of effort → effort, e.g. { max: 'high' }`);
+  }
+  return Object.freeze(Object.fromEntries(Object.entries(value).map(([from, to]) => [coerceEffort(from, origin), coerceEffort(to, origin)])));
+}
+
+/** Parses an effort map written `from:to,from:to` (an env value, e.g. `xhigh:high,max:high`); RangeError naming `origin`. */
+export function parseEffortMap(text: string, origin: string): EffortMap {
+  const map: Partial<Record<Effort, Effort>> = {};
+  for (const pair of text.split(',').map((p) => p.trim()).filter((p) => p !== '')) {
+    const parts = pair.split(':');
+    if (parts.length !== 2) throw new RangeError(`${origin}: '${pair}' is not level:level (e.g. max:high)`);
+    const from = coerceEffort(parts[0], origin);
+    if (map[from] !== undefined) throw new RangeError(`${origin} maps '${from}' twice`);
+    map[from] = coerceEffort(parts[1], origin);
+  }
+  return Object.freeze(map);
+}
 
 const BUILT_IN_PROFILES: readonly ProviderProfile[] = [
   {
-    // `none` sends nothing: `minimal`/`none` exist only on some OpenAI models and a 400 would
-    // fail the call; the provider default then applies and a contradiction is warned about.
+    // Every level goes as it is named (a source whose models accept fewer maps them with an
+    // EffortMap). `none` sends nothing: it exists only on some OpenAI models and a 400 would fail
+    // the call; the provider default then applies and a contradiction is warned about.
     name: 'openai',
     managedKeys: ['reasoning_effort'],
     applyEffort(body, effort) {
-      if (effort !== undefined && effort !== 'none') body.reasoning_effort = OPENAI_EFFORT[effort];
+      if (effort !== undefined && effort !== 'none') body.reasoning_effort = effort;
     },
     supportsJsonSchema: true,
   },
@@ -137,7 +169,8 @@ export class ThinkingContradictions {
 
   check(source: string, model: string, effort: Effort | undefined, observation: ThinkingObservation): void {
     if (effort === undefined || observation === 'unknown') return;
-    const contradicts = effort === 'none' ? observation === 'observed' : observation === 'absent';
+    // `minimal` may spend no reasoning at all: only `none` observed and ≥ `low` absent contradict.
+    const contradicts = effort === 'none' ? observation === 'observed' : effort !== 'minimal' && observation === 'absent';
     if (!contradicts) return;
     const key = JSON.stringify([source, model, effort]);
     if (this.warned.has(key)) return;

@@ -1,6 +1,7 @@
 /** Public value types of docs/architecture.md#public-api. Durations are milliseconds. The settings shape is in settings.ts. */
 
-export const EFFORTS = ['none', 'low', 'medium', 'high', 'max'] as const;
+/** The reasoning efforts, least to most: the levels of the OpenAI specification's `reasoning_effort`. */
+export const EFFORTS = ['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const;
 export type Effort = (typeof EFFORTS)[number];
 
 export type ThinkingObservation = 'observed' | 'absent' | 'unknown';
@@ -13,12 +14,10 @@ export type ContentPart =
   | { type: 'image_url'; image_url: { url: string; detail?: string } }
   | { type: 'input_audio'; input_audio: { data: string; format: string } };
 
-/** A tool call in the OpenAI wire shape, as an assistant message of a tool conversation carries it. */
-export interface WireToolCall {
-  id: string;
-  type: 'function';
-  function: { name: string; arguments: string };
-}
+/** A tool call in the OpenAI wire shape, as an assistant message of a tool conversation carries it: a function call or a custom one. */
+export type WireToolCall =
+  | { id: string; type: 'function'; function: { name: string; arguments: string } }
+  | { id: string; type: 'custom'; custom: { name: string; input: string } };
 
 /**
  * One message in the OpenAI wire shape. A tool conversation adds an assistant message with
@@ -41,14 +40,22 @@ export interface ToolDefinition {
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 
-/** A tool call as the model sent it: `arguments` is the raw JSON text. */
+/**
+ * A tool call as the model sent it: `arguments` is the raw JSON text of a function call. A custom
+ * call (`type: 'custom'`, the wire's `{ custom: { name, input } }`) carries its raw input text there;
+ * `type` is absent for a function call.
+ */
 export interface ToolCall {
   id: string;
+  type?: 'custom';
   name: string;
   arguments: string;
 }
 
-/** A tool call of an answer: `input` is `arguments` parsed (and validated by the tool's zod schema when it has one). */
+/**
+ * A tool call of an answer: `input` is `arguments` parsed (and validated by the tool's zod schema
+ * when it has one); for a custom call it is the raw input text.
+ */
 export interface ParsedToolCall extends ToolCall {
   input: unknown;
 }
@@ -57,6 +64,8 @@ export interface ParsedToolCall extends ToolCall {
 export interface ToolCallDelta {
   index: number;
   id?: string;
+  /** A custom call (only in the one delta of a whole answer: the stream wire carries function calls only). */
+  type?: 'custom';
   name?: string;
   /** The next piece of the raw arguments text. */
   arguments?: string;

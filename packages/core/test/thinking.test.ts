@@ -1,7 +1,10 @@
 import { describe, expect, it } from 'vitest';
 import {
   assertNoManagedKeys,
+  checkEffortMap,
   coerceEffort,
+  mapEffort,
+  parseEffortMap,
   EFFORT_ORDER,
   PROVIDER_PROFILES,
   providerProfile,
@@ -20,7 +23,7 @@ function wire(provider: string, effort: Effort | undefined): Record<string, unkn
 
 describe('efforts', () => {
   it('are ordered from none to max', () => {
-    expect(EFFORT_ORDER).toEqual(['none', 'low', 'medium', 'high', 'max']);
+    expect(EFFORT_ORDER).toEqual(['none', 'minimal', 'low', 'medium', 'high', 'xhigh', 'max']);
   });
 
   it.each([
@@ -28,16 +31,18 @@ describe('efforts', () => {
     ['HIGH', 'high'],
     [' Max ', 'max'],
     ['none', 'none'],
+    ['minimal', 'minimal'],
+    ['XHigh', 'xhigh'],
   ])('coerces %j to %s', (value, effort) => {
     expect(coerceEffort(value, 'chat(reasoningEffort)')).toBe(effort);
   });
 
-  it.each(['minimal', 'xhigh', '', 3, true, null, undefined, { effort: 'low' }])(
+  it.each(['extreme', 'x-high', '', 3, true, null, undefined, { effort: 'low' }])(
     'refuses %j naming the origin and the allowed values',
     (value) => {
       expect(() => coerceEffort(value, 'chat(reasoningEffort)')).toThrow(RangeError);
       expect(() => coerceEffort(value, 'chat(reasoningEffort)')).toThrow(
-        /^chat\(reasoningEffort\) must be one of none, low, medium, high, max/,
+        /^chat\(reasoningEffort\) must be one of none, minimal, low, medium, high, xhigh, max/,
       );
     },
   );
@@ -47,10 +52,12 @@ describe('built-in provider profiles', () => {
   it.each([
     [undefined, {}],
     ['none', {}],
+    ['minimal', { reasoning_effort: 'minimal' }],
     ['low', { reasoning_effort: 'low' }],
     ['medium', { reasoning_effort: 'medium' }],
     ['high', { reasoning_effort: 'high' }],
-    ['max', { reasoning_effort: 'high' }],
+    ['xhigh', { reasoning_effort: 'xhigh' }],
+    ['max', { reasoning_effort: 'max' }],
   ] as const)('openai puts %s on the wire as %j', (effort, body) => {
     expect(wire('openai', effort)).toEqual(body);
   });
@@ -58,9 +65,11 @@ describe('built-in provider profiles', () => {
   it.each([
     [undefined, {}],
     ['none', { enable_thinking: false }],
+    ['minimal', { enable_thinking: true, thinking_budget: 1024 }],
     ['low', { enable_thinking: true, thinking_budget: 1024 }],
     ['medium', { enable_thinking: true, thinking_budget: 4096 }],
     ['high', { enable_thinking: true, thinking_budget: 16384 }],
+    ['xhigh', { enable_thinking: true, thinking_budget: 24576 }],
     ['max', { enable_thinking: true }],
   ] as const)('qwen puts %s on the wire as %j', (effort, body) => {
     expect(wire('qwen', effort)).toEqual(body);
@@ -69,7 +78,9 @@ describe('built-in provider profiles', () => {
   it.each([
     [undefined, {}],
     ['none', { thinking: { type: 'disabled' } }],
+    ['minimal', { thinking: { type: 'enabled', budget_tokens: 1024 } }],
     ['low', { thinking: { type: 'enabled', budget_tokens: 1024 } }],
+    ['xhigh', { thinking: { type: 'enabled', budget_tokens: 24576 } }],
     ['max', { thinking: { type: 'enabled', budget_tokens: 32768 } }],
   ] as const)('anthropic_compat puts %s on the wire as %j', (effort, body) => {
     expect(wire('anthropic_compat', effort)).toEqual(body);
@@ -98,6 +109,33 @@ describe('built-in provider profiles', () => {
       const written = new Set(EFFORT_ORDER.flatMap((effort) => Object.keys(wire(name, effort))));
       expect([...written].sort()).toEqual([...profile.managedKeys].sort());
     }
+  });
+});
+
+describe('effort maps', () => {
+  it('parse level:level pairs, case and blanks forgiven, into the levels a source sends instead', () => {
+    expect(parseEffortMap(' XHigh:high , max:high,minimal:low ', 'LLM__SOURCE__A__EFFORT_MAP')).toEqual({ xhigh: 'high', max: 'high', minimal: 'low' });
+    expect(parseEffortMap('', 'K')).toEqual({});
+  });
+
+  it.each([
+    ['max', /^K: 'max' is not level:level/],
+    ['max:huge', /^K must be one of none, minimal/],
+    ['extreme:high', /^K must be one of none, minimal/],
+    ['max:high,max:medium', /^K maps 'max' twice/],
+  ])('refuse %j naming the key', (text, pattern) => {
+    expect(() => parseEffortMap(text, 'K')).toThrow(RangeError);
+    expect(() => parseEffortMap(text, 'K')).toThrow(pattern);
+  });
+
+  it('check an object map naming the option; the efforts it does not name stay as asked', () => {
+    const map = checkEffortMap({ max: 'high', xhigh: 'HIGH' }, 'openaiCompatible(options.effortMap)');
+    expect(map).toEqual({ max: 'high', xhigh: 'high' });
+    expect(mapEffort(map, 'max')).toBe('high');
+    expect(mapEffort(map, 'low')).toBe('low');
+    expect(mapEffort(map, undefined)).toBeUndefined();
+    expect(() => checkEffortMap({ huge: 'high' }, 'opt')).toThrow(/^opt must be one of none/);
+    expect(() => checkEffortMap('max:high', 'opt')).toThrow(/^opt must be an object of effort → effort/);
   });
 });
 
@@ -172,10 +210,11 @@ describe('ThinkingContradictions', () => {
     expect(warnings[0]).toContain('qwen3');
   });
 
-  it('warns when an effort ≥ low was asked but reasoning was absent', () => {
+  it('warns when an effort ≥ low was asked but reasoning was absent; minimal may reason not at all', () => {
     const { contradictions, warnings } = checker();
-    for (const effort of ['low', 'medium', 'high', 'max'] as const) contradictions.check('a', 'm', effort, 'absent');
-    expect(warnings).toHaveLength(4);
+    for (const effort of ['minimal', 'low', 'medium', 'high', 'xhigh', 'max'] as const) contradictions.check('a', 'm', effort, 'absent');
+    expect(warnings).toHaveLength(5);
+    expect(warnings.some((w) => w.includes("'minimal'"))).toBe(false);
   });
 
   it('keeps low and max of one model, and each source and model, separate', () => {

@@ -1,4 +1,4 @@
-import { estimateTokens, wholeAnswerDelta } from '@pgw/core';
+import { estimateTokens, wholeAnswerDelta, wireCallParts } from '@pgw/core';
 import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext, ThinkingContradictions } from '@pgw/core';
 import { inPromptJsonRequest } from './json-prompt.js';
 import type { AttemptOperation } from './operation.js';
@@ -50,7 +50,7 @@ export function transcript(messages: readonly ChatMessage[]): string {
       const text = Array.isArray(content)
         ? content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')
         : (content ?? '');
-      const calls = (message.tool_calls ?? []).map((call) => ` ${call.function.name}(${call.function.arguments})`).join('');
+      const calls = (message.tool_calls ?? []).map((call) => wireCallParts(call)).map(({ name, input }) => ` ${name}(${input})`).join('');
       return `${message.role}: ${text}${calls}`;
     })
     .join('\n');

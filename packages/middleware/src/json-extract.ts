@@ -1,5 +1,6 @@
 import { jsonrepair } from 'jsonrepair';
 import type { ZodType } from 'zod';
+import { nullsAsAbsent } from './strict-json-schema.js';
 
 const JSON_FENCE = /```json[^\S\r\n]*\r?\n?([\s\S]*?)```/i;
 
@@ -41,7 +42,11 @@ function balancedEnd(text: string, start: number): number {
 
 export type StructuredParse = { ok: true; value: unknown } | { ok: false; issues: string[] };
 
-/** Extract, repair (trailing commas, single quotes, prose around…), then validate against `schema`. */
+/**
+ * Extract, repair (trailing commas, single quotes, prose around…), then validate against `schema`;
+ * a `null` where the schema has an optional, non-nullable field counts as absent (strict structured
+ * output sends such a field required but nullable).
+ */
 export function parseStructuredAnswer(answer: string, schema: ZodType): StructuredParse {
   let json: unknown;
   try {
@@ -49,7 +54,7 @@ export function parseStructuredAnswer(answer: string, schema: ZodType): Structur
   } catch (error) {
     return { ok: false, issues: [`the answer is not JSON: ${error instanceof Error ? error.message : String(error)}`] };
   }
-  const result = schema.safeParse(json);
+  const result = schema.safeParse(nullsAsAbsent(schema, json));
   if (result.success) return { ok: true, value: result.data };
   return {
     ok: false,

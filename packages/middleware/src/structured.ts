@@ -1,9 +1,10 @@
 import { ResultInvalidError, type ChatMessage, type LLMResponse, type StructuredPolicy, type StructuredStrategy } from '@pgw/core';
-import { z, type ZodType } from 'zod';
+import type { ZodType } from 'zod';
 import type { GatewayChatRequest } from './chat-request.js';
 import type { Call, Middleware, Next } from './compose.js';
 import { parseStructuredAnswer } from './json-extract.js';
 import { askForJson } from './json-prompt.js';
+import { structuredJsonSchema } from './strict-json-schema.js';
 import { checkToolCalls } from './tool-calls.js';
 
 export interface StructuredMiddlewareOptions {
@@ -28,7 +29,7 @@ export function structuredMiddleware(options: StructuredMiddlewareOptions): Midd
 
   async function ladder(call: Call<GatewayChatRequest>, next: Next<GatewayChatRequest, LLMResponse>): Promise<LLMResponse> {
     const { structured: schema, toolSchemas, ...request } = call.request; // consumed here: the transport never sees them
-    const jsonSchema = schema && (z.toJSONSchema(schema, { unrepresentable: 'any', io: 'output' }) as Record<string, unknown>);
+    const jsonSchema = schema && structuredJsonSchema(schema);
     const maxRetries = call.ctx.onDelta ? 0 : policy.maxRetries;
     let conversation: ChatMessage[] = request.messages;
     let strategy: StructuredStrategy = policy.strategy;

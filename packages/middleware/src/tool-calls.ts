@@ -1,4 +1,4 @@
-import type { ChatMessage, ParsedToolCall, ToolCall, ToolDefinition } from '@pgw/core';
+import type { ChatMessage, ParsedToolCall, ToolCall, ToolDefinition, WireToolCall } from '@pgw/core';
 import type { ZodType } from 'zod';
 
 /** The zod schemas of the tools that were given one, by tool name (the others are plain JSON Schema). */
@@ -47,19 +47,25 @@ export function checkToolCalls(
 }
 
 /** A call of an answer as the assistant message of a tool conversation carries it. */
-export function toWireCall(call: ToolCall): NonNullable<ChatMessage['tool_calls']>[number] {
-  return { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
+export function toWireCall(call: ToolCall): WireToolCall {
+  return call.type === 'custom'
+    ? { id: call.id, type: 'custom', custom: { name: call.name, input: call.arguments } }
+    : { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
 }
 
-/** Calls with their input parsed where it parses (undefined where not): until the ladder judges them, or when no tools were offered. */
+/**
+ * Calls with their input parsed where it parses (undefined where not): until the ladder judges them, or when no tools were offered.
+ * A custom call's input is its raw text.
+ */
 export function leniently(calls: readonly ToolCall[]): ParsedToolCall[] {
   return calls.map((call) => {
-    const parsed = parseArguments(call.arguments);
+    const parsed = parseArguments(call);
     return { ...call, input: parsed.ok ? parsed.input : undefined };
   });
 }
 
-function parseArguments(text: string): { ok: true; input: unknown } | { ok: false; issue: string } {
+function parseArguments({ type, arguments: text }: ToolCall): { ok: true; input: unknown } | { ok: false; issue: string } {
+  if (type === 'custom') return { ok: true, input: text };
   try {
     return { ok: true, input: text.trim() === '' ? {} : JSON.parse(text) };
   } catch (error) {
@@ -68,8 +74,10 @@ function parseArguments(text: string): { ok: true; input: unknown } | { ok: fals
 }
 
 function checkOne(call: ToolCall, offered: ReadonlySet<string>, schema: ZodType | undefined): { ok: true; input: unknown } | { ok: false; issue: string } {
+  // Only function tools are offered (the wire's `tools`): a custom call is never one of them, whatever its name.
+  if (call.type === 'custom') return { ok: false, issue: `no custom tool named '${call.name}' was offered` };
   if (!offered.has(call.name)) return { ok: false, issue: `no tool named '${call.name}' was offered` };
-  const parsed = parseArguments(call.arguments);
+  const parsed = parseArguments(call);
   if (!parsed.ok || schema === undefined) return parsed;
   const result = schema.safeParse(parsed.input);
   if (result.success) return { ok: true, input: result.data };

@@ -61,6 +61,36 @@ describe('structured middleware', () => {
     expect(requests(h)[0]!.messages).toHaveLength(1); // no prompt instruction needed
   });
 
+  it('json_schema sends a strict-compatible schema: optional fields required but nullable, a default only an annotation', async () => {
+    const Person = z.object({
+      name: z.string(),
+      age: z.number().optional(),
+      nick: z.string().nullable().optional(),
+      pets: z.array(z.object({ kind: z.string().default('cat'), chip: z.string().optional() })),
+      code: z.string().meta({ examples: [{ default: 'X1' }] }),
+    });
+    const h = chatHarness([chatResult('{"name": "Ada", "age": null, "nick": null, "pets": [{"kind": "dog", "chip": null}], "code": "A7"}')], {
+      settings: { structured: { maxRetries: 0, strategy: 'json_schema', escalation: 'json_schema' } },
+    });
+    const response = await h.run({ structured: Person });
+    const schema = requests(h)[0]!.responseFormat!.schema;
+    expect(schema).toMatchObject({
+      type: 'object',
+      required: ['name', 'age', 'nick', 'pets', 'code'],
+      additionalProperties: false,
+      properties: {
+        age: { anyOf: [{ type: 'number' }, { type: 'null' }] },
+        nick: { type: ['string', 'null'] },
+        pets: { items: { required: ['kind', 'chip'], additionalProperties: false, properties: { kind: { type: 'string' } } } },
+      },
+    });
+    expect(JSON.stringify(schema.properties)).not.toContain('"default":"cat"');
+    expect(JSON.stringify(schema.properties)).toContain('"examples":[{"default":"X1"}]'); // data is not rewritten as a schema
+    // null where the caller's schema says optional (not nullable) means absent; a nullable field keeps its null.
+    expect(response.parsed).toEqual({ name: 'Ada', nick: null, pets: [{ kind: 'dog' }], code: 'A7' });
+    expect(Object.keys(response.parsed as object)).not.toContain('age');
+  });
+
   it('json_schema is decided per source: a model without native support gets the JSON request in the prompt', async () => {
     const plain = new ScriptedModel(new Script([]), 'model-b', { jsonSchema: false, streaming: true });
     const bad = new TransientError({ message: '503', statusCode: 503, sourceName: 'a' });

@@ -56,7 +56,7 @@ export class ChatStreamAssembler {
     if (!isRecord(delta)) return news;
     const content = typeof delta['content'] === 'string' ? delta['content'] : '';
     const reasoning = reasoningText(delta);
-    const fragments = toolCallFragments(delta['tool_calls']);
+    const fragments = toolCallFragments(delta['tool_calls'], this.origin, data);
     this.content += content;
     this.reasoning += reasoning;
     for (const fragment of fragments) this.toolCalls.add(fragment);

@@ -25,7 +25,8 @@ import { ChatStreamAssembler } from './chat-stream.js';
 import { parseEmbeddings } from './embed-answer.js';
 import { truncatedStream } from './error-translation.js';
 import { FACTORY, resolveOptions, type OpenAICompatibleOptions, type ResolvedOptions } from './options.js';
-import { chatBody, embedBody } from './request-body.js';
+import { chatBody, embedBody, type ChatWire } from './request-body.js';
+import { StrictResponseFormat } from './strict-schema.js';
 import { estimatedEmbedUsage } from './usage.js';
 
 export const OPENAI_COMPATIBLE_PROVIDER = 'openai-compatible';
@@ -51,6 +52,8 @@ class OpenAICompatible implements OpenAICompatibleModel {
   readonly capabilities: ChatModelCapabilities;
   readonly managedKeys: readonly string[];
   private readonly options: ResolvedOptions;
+  /** What every chat body is built from. */
+  private readonly wire: ChatWire;
   readonly endpoint: ModelEndpoint;
   private readonly http: Endpoint;
   private readonly dispatcher: ModelDispatcher;
@@ -59,6 +62,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
 
   constructor(options: OpenAICompatibleOptions) {
     this.options = resolveOptions(options);
+    this.wire = { ...this.options, strict: new StrictResponseFormat(this.options.strictSchema, this.options.warn) };
     this.http = new Endpoint(options, FACTORY);
     this.endpoint = this.http.server;
     this.modelId = this.options.model;
@@ -108,7 +112,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
   private chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
     let http: HttpAttempt;
     try {
-      http = this.httpAttempt(CHAT_ROUTE, chatBody(this.options, request), attempt, this.options.stream);
+      http = this.httpAttempt(CHAT_ROUTE, chatBody(this.wire, request), attempt, this.options.stream);
     } catch (error) {
       return Promise.reject(error);
     }

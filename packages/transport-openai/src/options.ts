@@ -1,5 +1,5 @@
 /** Options of `openaiCompatible`, validated once at creation: errors name the option, never echo a secret. */
-import { providerProfile, type Clock, type ProviderProfile } from '@pgw/core';
+import { checkEffortMap, providerProfile, type Clock, type EffortMap, type ProviderProfile } from '@pgw/core';
 import { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString, type EndpointOptions } from '@pgw/http';
 import type { Dispatcher } from 'undici';
 import { isRecord } from './json.js';
@@ -24,6 +24,10 @@ export interface OpenAICompatibleOptions extends EndpointOptions {
   profile?: string | ProviderProfile;
   /** Body keys added to every request (under the caller's sampling). */
   extraBody?: Record<string, unknown>;
+  /** Whether a json_schema response format that meets the strict-mode rules is sent with `strict: true`. Default true; false for servers that reject the field. */
+  strictSchema?: boolean;
+  /** Efforts this source sends instead of the ones asked for, e.g. `{ xhigh: 'high', max: 'high' }` for models that accept fewer levels. Default: none. */
+  effortMap?: EffortMap;
   /** The undici dispatcher to send through (a client's shared Agent, a ProxyAgent, a MockAgent…); never closed by the model. Default: an own Agent. */
   dispatcher?: Dispatcher;
   watchdog?: StreamWatchdogOptions;
@@ -45,6 +49,8 @@ export interface ResolvedOptions {
   maxResponseBytes: number;
   profile: ProviderProfile;
   extraBody: Readonly<Record<string, unknown>>;
+  strictSchema: boolean;
+  effortMap: EffortMap;
   dispatcher: Dispatcher | undefined;
   firstTokenMs: number;
   interTokenMs: number;
@@ -65,6 +71,8 @@ export function resolveOptions(options: OpenAICompatibleOptions): ResolvedOption
     maxResponseBytes: checkMaxResponseBytes(options.maxResponseBytes, name('maxResponseBytes')),
     profile: profileOf(options.profile),
     extraBody: Object.freeze({ ...record(options.extraBody, 'extraBody') }),
+    strictSchema: boolean(options.strictSchema, true, 'strictSchema'),
+    effortMap: checkEffortMap(options.effortMap, name('effortMap')),
     dispatcher: checkDispatcher(options.dispatcher, name('dispatcher')),
     firstTokenMs: positive(watchdog.firstTokenMs, DEFAULT_FIRST_TOKEN_MS, 'watchdog.firstTokenMs'),
     interTokenMs: positive(watchdog.interTokenMs, DEFAULT_INTER_TOKEN_MS, 'watchdog.interTokenMs'),

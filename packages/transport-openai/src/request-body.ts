@@ -1,5 +1,6 @@
 /** Wire bodies of the two routes. */
-import type { ChatRequest, EmbedRequest, ProviderProfile } from '@pgw/core';
+import { mapEffort, type ChatRequest, type EffortMap, type EmbedRequest, type ProviderProfile } from '@pgw/core';
+import type { StrictResponseFormat } from './strict-schema.js';
 import { applyTools } from './tool-wire.js';
 
 export interface ChatWire {
@@ -8,13 +9,18 @@ export interface ChatWire {
   profile: ProviderProfile;
   /** Ask for SSE (with a usage chunk). */
   stream: boolean;
+  /** The source's remapping of efforts, applied before the profile writes one. */
+  effortMap: EffortMap;
+  /** Whether a response format is asked strict. */
+  strict: StrictResponseFormat;
 }
 
 /**
  * `POST /chat/completions`. The model's `extraBody` and the caller's `sampling` overlay the body;
  * `model`, `messages` and the stream flags are the model's (a stray `stream` would change how the
  * answer must be read); `response_format` goes only to a profile with native json_schema (next to
- * `tools` when both are asked for); the provider profile puts the reasoning effort on last.
+ * `tools` when both are asked for), strict when its schema allows; the provider profile puts the
+ * reasoning effort (as the source's effort map turns it) on last.
  */
 export function chatBody(wire: ChatWire, request: ChatRequest): Record<string, unknown> {
   const body: Record<string, unknown> = {
@@ -29,10 +35,11 @@ export function chatBody(wire: ChatWire, request: ChatRequest): Record<string, u
   else if (body['stream_options'] !== undefined) delete body['stream_options'];
   if (request.responseFormat !== undefined && wire.profile.supportsJsonSchema) {
     const { name, schema } = request.responseFormat;
-    body['response_format'] = { type: 'json_schema', json_schema: { name, schema } };
+    const strict = wire.strict.strict(name, schema);
+    body['response_format'] = { type: 'json_schema', json_schema: { name, schema, ...(strict && { strict }) } };
   }
   applyTools(body, request);
-  wire.profile.applyEffort(body, request.reasoningEffort);
+  wire.profile.applyEffort(body, mapEffort(wire.effortMap, request.reasoningEffort));
   return body;
 }
 

@@ -17,34 +17,62 @@ export function applyTools(body: Record<string, unknown>, request: ChatRequest):
   if (parallelToolCalls !== undefined) body['parallel_tool_calls'] = parallelToolCalls;
 }
 
-/** `message.tool_calls` of a non-streamed answer; undefined when there are none. */
+/** `message.tool_calls` of a non-streamed answer: function and custom calls; undefined when there are none. */
 export function parseToolCalls(value: unknown, origin: AnswerOrigin, body: string): ToolCall[] | undefined {
   if (value === undefined || value === null) return undefined;
   if (!Array.isArray(value)) throw invalidAnswer(origin, 'choices[0].message.tool_calls is not an array', body);
   const calls = value.map((item: unknown, index) => {
-    const fn = isRecord(item) ? item['function'] : undefined;
-    if (!isRecord(item) || !isRecord(fn) || typeof item['id'] !== 'string' || typeof fn['name'] !== 'string') {
-      throw invalidAnswer(origin, `choices[0].message.tool_calls[${index}] lacks an id or a function name`, body);
-    }
-    const args = fn['arguments'] ?? '';
-    // Some servers send the arguments as an object rather than JSON text: keep the text form.
-    return { id: item['id'], name: fn['name'], arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+    const call = toolCall(item);
+    if (typeof call === 'string') throw invalidAnswer(origin, `choices[0].message.tool_calls[${index}] ${call}`, body);
+    return call;
   });
   return calls.length === 0 ? undefined : calls;
 }
 
-/** The tool-call fragments of one stream chunk's `delta.tool_calls` (malformed entries are skipped). */
-export function toolCallFragments(value: unknown): ToolCallDelta[] {
+/** One item of `tool_calls`, or what is wrong with it. */
+function toolCall(item: unknown): ToolCall | string {
+  if (!isRecord(item)) return 'is not an object';
+  const { id, type } = item;
+  if (typeof id !== 'string' || id === '') return 'has no id';
+  if (type === 'custom') {
+    const custom = isRecord(item['custom']) ? item['custom'] : {};
+    if (typeof custom['name'] !== 'string') return 'is a custom call without custom.name';
+    if (typeof custom['input'] !== 'string') return 'is a custom call whose custom.input is not a string';
+    return { id, type: 'custom', name: custom['name'], arguments: custom['input'] };
+  }
+  // Some servers leave out `type`: a call with a `function` is a function call.
+  if (type !== undefined && type !== 'function') return `has type '${String(type)}', which is neither function nor custom`;
+  const fn = isRecord(item['function']) ? item['function'] : {};
+  if (typeof fn['name'] !== 'string') return 'is a function call without function.name';
+  const args = fn['arguments'] ?? '';
+  // Some servers send the arguments as an object rather than JSON text: keep the text form.
+  return { id, name: fn['name'], arguments: typeof args === 'string' ? args : JSON.stringify(args) };
+}
+
+/**
+ * The tool-call fragments of one stream chunk's `delta.tool_calls` (malformed entries are skipped):
+ * function calls, and custom calls (beyond the spec's chunk schema, but streamed by servers that
+ * offer custom tools) whose `custom.name` / `custom.input` pieces travel like a function's.
+ */
+export function toolCallFragments(value: unknown, origin: AnswerOrigin, data: string): ToolCallDelta[] {
   if (!Array.isArray(value)) return [];
   const fragments: ToolCallDelta[] = [];
   value.forEach((item: unknown, position) => {
     if (!isRecord(item)) return;
-    const fn = isRecord(item['function']) ? item['function'] : {};
+    const type = item['type'];
+    if (type !== undefined && type !== 'function' && type !== 'custom') {
+      throw invalidAnswer(origin, `choices[0].delta.tool_calls[${position}] has type '${String(type)}', which is neither function nor custom`, data);
+    }
+    const custom = type === 'custom' || (type === undefined && isRecord(item['custom']));
+    const part = custom ? item['custom'] : item['function'];
+    const body = isRecord(part) ? part : {};
+    const text = custom ? body['input'] : body['arguments'];
     const index = typeof item['index'] === 'number' ? item['index'] : position;
     const fragment: ToolCallDelta = { index };
     if (typeof item['id'] === 'string') fragment.id = item['id'];
-    if (typeof fn['name'] === 'string') fragment.name = fn['name'];
-    if (typeof fn['arguments'] === 'string' && fn['arguments'] !== '') fragment.arguments = fn['arguments'];
+    if (type === 'custom') fragment.type = 'custom';
+    if (typeof body['name'] === 'string') fragment.name = body['name'];
+    if (typeof text === 'string' && text !== '') fragment.arguments = text;
     fragments.push(fragment);
   });
   return fragments;
@@ -61,6 +89,7 @@ export class ToolCallAssembly {
   add(fragment: ToolCallDelta): void {
     const call = this.calls.get(fragment.index) ?? { id: '', name: '', arguments: '' };
     if (fragment.id !== undefined) call.id = fragment.id;
+    if (fragment.type !== undefined) call.type = fragment.type;
     // Some servers repeat the name on every fragment: it names the call, it is not a piece of it.
     if (fragment.name !== undefined && fragment.name !== '') call.name = fragment.name;
     if (fragment.arguments !== undefined) call.arguments += fragment.arguments;

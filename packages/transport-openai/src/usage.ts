@@ -1,5 +1,5 @@
 /** Usage as the upstream measured it, or as estimated from text when it says nothing (docs/architecture.md#transports). */
-import { estimateTokens, type ChatMessage, type Usage } from '@pgw/core';
+import { estimateTokens, wireCallParts, type ChatMessage, type Usage } from '@pgw/core';
 import { isRecord, tokenCount } from './json.js';
 
 /**
@@ -54,7 +54,7 @@ export function estimatedEmbedUsage(texts: readonly string[]): Usage {
 
 /** Only text parts (and tool call arguments) are estimated: an image's token cost is the upstream's secret. */
 function messageText(message: ChatMessage): string {
-  const calls = (message.tool_calls ?? []).map((call) => `${call.function.name} ${call.function.arguments}`);
+  const calls = (message.tool_calls ?? []).map((call) => wireCallParts(call)).map(({ name, input }) => `${name} ${input}`);
   const { content } = message;
   if (content === null) return calls.join('\n');
   if (typeof content === 'string') return [content, ...calls].join('\n');

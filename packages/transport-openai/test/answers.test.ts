@@ -3,7 +3,9 @@ import { describe, expect, it } from 'vitest';
 import { parseChatCompletion, toChatResult } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';
 import { parseEmbeddings } from '../src/embed-answer.js';
+import { toleratesOffSpec } from './conformance/recorder.js';
 import { thrown } from './helpers.js';
+import { chunkJson, completionJson, embeddingsJson, usageChunkJson, usageJson } from './spec-fixtures.js';
 
 const failure = { sourceName: 'good', secrets: ['sk-k'], route: 'chat/completions', warn: () => {} };
 const origin = { failure, status: 200, headers: {} };
@@ -13,10 +15,10 @@ const messages = [{ role: 'user' as const, content: 'hello there, model' }];
 describe('parseChatCompletion', () => {
   it('reads content, reasoning, finish reason and measured usage (reasoning tokens from the details)', () => {
     const answer = parseChatCompletion(
-      JSON.stringify({
-        choices: [{ message: { content: 'hi', reasoning_content: 'thinking' }, finish_reason: 'stop' }],
-        usage: { prompt_tokens: 5, completion_tokens: 7, completion_tokens_details: { reasoning_tokens: 3 } },
-      }),
+      completionJson(
+        { message: { content: 'hi', reasoning_content: 'thinking' }, finish_reason: 'stop' },
+        { usage: usageJson(5, 7, { completion_tokens_details: { reasoning_tokens: 3 } }) },
+      ),
       origin,
     );
     expect(answer).toEqual({
@@ -28,7 +30,7 @@ describe('parseChatCompletion', () => {
   });
 
   it('accepts `reasoning` as the reasoning field and null content', () => {
-    const answer = parseChatCompletion('{"choices":[{"message":{"content":null,"reasoning":"r"}}]}', origin);
+    const answer = parseChatCompletion(completionJson({ message: { content: null, reasoning: 'r' } }), origin);
     expect(answer).toMatchObject({ content: '', reasoningContent: 'r' });
     expect(answer.usage).toBeUndefined();
   });
@@ -66,18 +68,17 @@ describe('toChatResult', () => {
 });
 
 describe('ChatStreamAssembler', () => {
-  const chunk = (delta: object, extra: object = {}) => JSON.stringify({ choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+  const chunk = (delta: Record<string, unknown>, extra: Record<string, unknown> = {}) => chunkJson(delta, null, extra);
 
   it('separates content from reasoning and reports usage and the finish reason', () => {
     const assembler = new ChatStreamAssembler(origin);
     expect(assembler.accept(data(chunk({ role: 'assistant', content: '' }, { usage: null })))).toEqual({});
     expect(assembler.accept(data(chunk({ reasoning_content: 'hmm' })))).toEqual({ delta: { reasoningContent: 'hmm' } });
     expect(assembler.accept(data(chunk({ content: 'Hel' })))).toEqual({ delta: { content: 'Hel' } });
-    expect(assembler.accept(data(JSON.stringify({ choices: [{ delta: { content: 'lo' }, finish_reason: 'stop' }] })))).toEqual({
+    expect(assembler.accept(data(chunkJson({ content: 'lo' }, 'stop')))).toEqual({
       delta: { content: 'lo' },
     });
-    const usage = { prompt_tokens: 2, completion_tokens: 3 };
-    expect(assembler.accept(data(JSON.stringify({ choices: [], usage })))).toEqual({
+    expect(assembler.accept(data(usageChunkJson(usageJson(2, 3))))).toEqual({
       usage: { promptTokens: 2, completionTokens: 3, usageSource: 'measured' },
     });
     expect(assembler.done).toBe(false);
@@ -94,6 +95,7 @@ describe('ChatStreamAssembler', () => {
   });
 
   it('rejects a finished stream that never carried a choice', async () => {
+    toleratesOffSpec('CreateChatCompletionStreamResponse'); // a chunk without choices: what is refused here
     const assembler = new ChatStreamAssembler(origin);
     assembler.accept(data('{"id":"x","object":"chat.completion.chunk"}'));
     assembler.accept(data('[DONE]'));
@@ -134,7 +136,7 @@ describe('parseEmbeddings', () => {
 
   it('orders vectors by index and reads usage', () => {
     const answer = parseEmbeddings(
-      body(
+      embeddingsJson(
         [
           { index: 1, embedding: [0, 1] },
           { index: 0, embedding: [1, 0] },

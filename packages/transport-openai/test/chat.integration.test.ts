@@ -2,6 +2,7 @@ import { createHook } from 'node:async_hooks';
 import { describe, expect, it } from 'vitest';
 import { openaiCompatible } from '../src/index.js';
 import { attemptContext, harness, mockAndHarness, scriptedSource } from './helpers.js';
+import { completionJson, usageJson } from './spec-fixtures.js';
 
 /** Counts TCP sockets created (either side) until stopped. */
 function countSocketsOpened(): { readonly count: number; stop(): void } {
@@ -105,7 +106,7 @@ describe('chat, streamed', () => {
   });
 
   it('reads a JSON answer when the upstream ignores the stream flag', async () => {
-    const completion = { choices: [{ message: { content: 'not streamed' }, finish_reason: 'stop' }], usage: { prompt_tokens: 1, completion_tokens: 2 } };
+    const completion = JSON.parse(completionJson({ message: { content: 'not streamed' } }, { usage: usageJson(1, 2) })) as Record<string, unknown>;
     const source = scriptedSource(env.mock, { steps: [{ kind: 'status', status: 200, body: completion }] });
     const ctx = attemptContext();
     const result = await env.transport.chat(source, { messages, sampling: {}, stream: true }, ctx);
@@ -138,6 +139,9 @@ describe('lifecycle and options', () => {
     [{ profile: { name: 'x' } }, 'openaiCompatible(options.profile)'],
     [{ dispatcher: {} }, 'openaiCompatible(options.dispatcher)'],
     [{ extraBody: [] }, 'openaiCompatible(options.extraBody)'],
+    [{ strictSchema: 'no' }, 'openaiCompatible(options.strictSchema)'],
+    [{ effortMap: { max: 'huge' } }, 'openaiCompatible(options.effortMap)'],
+    [{ effortMap: 'max:high' }, 'openaiCompatible(options.effortMap)'],
     [{ watchdog: { firstTokenMs: -1 } }, 'openaiCompatible(options.watchdog.firstTokenMs)'],
     [{ watchdog: { interTokenMs: Number.NaN } }, 'openaiCompatible(options.watchdog.interTokenMs)'],
     [{ watchdog: { totalMs: Number.POSITIVE_INFINITY } }, 'openaiCompatible(options.watchdog.totalMs)'],

@@ -5,8 +5,9 @@ import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openaiCompatible } from '../src/index.js';
 import { attemptContext } from './helpers.js';
+import { chunkJson } from './spec-fixtures.js';
 
-const chunk = (content: string) => `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+const chunk = (content: string) => `data: ${chunkJson({ content })}\n\n`;
 
 let server: Server;
 let baseUrl: string;

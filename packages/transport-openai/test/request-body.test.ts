@@ -1,9 +1,11 @@
 import { providerProfile } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { chatBody, embedBody } from '../src/request-body.js';
+import { StrictResponseFormat } from '../src/strict-schema.js';
 
 const messages = [{ role: 'user' as const, content: 'hi' }];
-const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false };
+const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false, effortMap: {}, strict: new StrictResponseFormat(true, () => {}) };
+const strictSchema = { type: 'object', properties: { a: { type: 'string' } }, required: ['a'], additionalProperties: false };
 
 describe('chatBody', () => {
   it('overlays extraBody then sampling, keeping model, messages and stream flags the model’s', () => {
@@ -22,6 +24,34 @@ describe('chatBody', () => {
     const request = { messages, sampling: {}, responseFormat: { type: 'json_schema' as const, name: 'answer', schema } };
     expect(chatBody(wire, request)['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema } });
     expect(chatBody({ ...wire, profile: providerProfile('qwen') }, request)).not.toHaveProperty('response_format');
+  });
+
+  it('asks strict adherence for a schema that meets the strict-mode rules, unless the source turned it off', () => {
+    const request = { messages, sampling: {}, responseFormat: { type: 'json_schema' as const, name: 'answer', schema: strictSchema } };
+    expect(chatBody(wire, request)['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema: strictSchema, strict: true } });
+    const warnings: string[] = [];
+    const off = { ...wire, strict: new StrictResponseFormat(false, (m) => warnings.push(m)) };
+    expect(chatBody(off, request)['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema: strictSchema } });
+    expect(warnings).toEqual([]);
+  });
+
+  it('sends a schema strict mode cannot take without strict, and says so once per model', () => {
+    const warnings: string[] = [];
+    const loose = { ...wire, strict: new StrictResponseFormat(true, (m) => warnings.push(m)) };
+    const schema = { type: 'object', properties: { a: { type: 'string' }, b: { type: 'number' } }, required: ['a'], additionalProperties: false };
+    const request = { messages, sampling: {}, responseFormat: { type: 'json_schema' as const, name: 'answer', schema } };
+    expect(chatBody(loose, request)['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'answer', schema } });
+    chatBody(loose, request);
+    expect(warnings).toEqual([
+      "json_schema_not_strict: response format 'answer' is sent without strict (properties.b is not required); later schemas that cannot be strict are not reported",
+    ]);
+  });
+
+  it('maps an effort by the source\'s effort map before the profile writes it', () => {
+    const mapped = { ...wire, effortMap: { max: 'high', xhigh: 'high' } as const };
+    expect(chatBody(mapped, { messages, sampling: {}, reasoningEffort: 'max' })['reasoning_effort']).toBe('high');
+    expect(chatBody(mapped, { messages, sampling: {}, reasoningEffort: 'minimal' })['reasoning_effort']).toBe('minimal');
+    expect(chatBody(wire, { messages, sampling: {}, reasoningEffort: 'max' })['reasoning_effort']).toBe('max');
   });
 
   it('lets the provider profile put the effort on the wire', () => {

@@ -3,15 +3,15 @@ import { describe, expect, it } from 'vitest';
 import { parseChatCompletion, toChatResult } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';
 import { chatBody } from '../src/request-body.js';
+import { StrictResponseFormat } from '../src/strict-schema.js';
+import { toleratesOffSpec } from './conformance/recorder.js';
+import { chunkJson, completionJson } from './spec-fixtures.js';
 
 const failure = { sourceName: 'good', secrets: ['sk-k'], route: 'chat/completions', warn: () => {} };
 const origin = { failure, status: 200, headers: {} };
-const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false };
+const wire = { model: 'mock-model', extraBody: {}, profile: providerProfile('openai'), stream: false, effortMap: {}, strict: new StrictResponseFormat(true, () => {}) };
 const weather = { name: 'weather', description: 'Weather of a city', parameters: { type: 'object', properties: { city: { type: 'string' } } } };
-const chunk = (delta: object, finish: string | null = null) => ({
-  event: 'message',
-  data: JSON.stringify({ choices: [{ index: 0, delta, finish_reason: finish }] }),
-});
+const chunk = (delta: Record<string, unknown>, finish: string | null = null) => ({ event: 'message', data: chunkJson(delta, finish) });
 
 describe('tools on the request wire', () => {
   it('maps tools, a named tool choice and the parallel flag, next to a native response format', () => {
@@ -34,8 +34,9 @@ describe('tools on the request wire', () => {
   });
 
   it('passes a string tool choice as is, and sends no tool keys without tools', () => {
-    expect(chatBody(wire, { messages: [], sampling: {}, tools: [weather], toolChoice: 'required' })['tool_choice']).toBe('required');
-    const plain = chatBody(wire, { messages: [], sampling: {} });
+    const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
+    expect(chatBody(wire, { messages, sampling: {}, tools: [weather], toolChoice: 'required' })['tool_choice']).toBe('required');
+    const plain = chatBody(wire, { messages, sampling: {} });
     expect(Object.keys(plain).filter((key) => key.includes('tool'))).toEqual([]);
   });
 
@@ -51,6 +52,7 @@ describe('tools on the request wire', () => {
 
 describe('tool calls of a non-streamed answer', () => {
   it('reads id, name and raw arguments (object arguments become their JSON text) and the finish reason', () => {
+    toleratesOffSpec('CreateChatCompletionResponse'); // arguments as an object: some servers send them so
     const answer = parseChatCompletion(
       JSON.stringify({
         choices: [
@@ -77,13 +79,50 @@ describe('tool calls of a non-streamed answer', () => {
     expect(result).toMatchObject({ content: '', finishReason: 'tool_calls', toolCalls: answer.toolCalls });
   });
 
-  it('refuses tool calls without an id or name as an invalid result', () => {
-    const body = '{"choices":[{"message":{"content":null,"tool_calls":[{"type":"function","function":{"arguments":"{}"}}]}}]}';
-    expect(() => parseChatCompletion(body, origin)).toThrow(ResultInvalidError);
-    expect(() => parseChatCompletion(body, origin)).toThrow(/tool_calls\[0\]/);
+  it('reads a custom call next to text and a function call as what it is: its type, name and raw input', () => {
+    const answer = parseChatCompletion(
+      completionJson({
+        message: {
+          content: 'Running both.',
+          tool_calls: [
+            { id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } },
+            { id: 'c2', type: 'custom', custom: { name: 'shell', input: 'ls -la /tmp' } },
+          ],
+        },
+        finish_reason: 'tool_calls',
+      }),
+      origin,
+    );
+    expect(answer.content).toBe('Running both.');
+    expect(answer.toolCalls).toEqual([
+      { id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' },
+      { id: 'c2', type: 'custom', name: 'shell', arguments: 'ls -la /tmp' },
+    ]);
+  });
+
+  it.each([
+    ['an id', '{"type":"function","function":{"name":"weather","arguments":"{}"}}', 'tool_calls[0] has no id'],
+    ['a function name', '{"id":"c1","type":"function","function":{"arguments":"{}"}}', 'tool_calls[0] is a function call without function.name'],
+    ['a custom name', '{"id":"c1","type":"custom","custom":{"input":"x"}}', 'tool_calls[0] is a custom call without custom.name'],
+    ['a custom input', '{"id":"c1","type":"custom","custom":{"name":"shell"}}', 'tool_calls[0] is a custom call whose custom.input is not a string'],
+    ['a supported type', '{"id":"c1","type":"allowed_tools","allowed_tools":{}}', "tool_calls[0] has type 'allowed_tools', which is neither function nor custom"],
+    ['an object', '"c1"', 'tool_calls[0] is not an object'],
+  ])('says what is wrong with a tool call that lacks %s', (_, call, issue) => {
+    const body = `{"choices":[{"message":{"content":null,"tool_calls":[${call}]}}]}`;
+    const error = (() => {
+      try {
+        parseChatCompletion(body, origin);
+      } catch (caught) {
+        return caught;
+      }
+      return undefined;
+    })();
+    expect(error).toBeInstanceOf(ResultInvalidError);
+    expect((error as ResultInvalidError).issues).toEqual([`choices[0].message.${issue}`]);
   });
 
   it('estimates usage from the arguments when the upstream reports none', () => {
+    toleratesOffSpec('CreateChatCompletionResponse'); // a bare answer whose call has no type: some servers send them so
     const answer = parseChatCompletion('{"choices":[{"message":{"content":null,"tool_calls":[{"id":"c","function":{"name":"weather","arguments":"{\\"city\\":\\"Paris\\"}"}}]}}]}', origin);
     expect(toChatResult(answer, 'm', []).usage.completionTokens).toBeGreaterThan(0);
   });
@@ -114,6 +153,31 @@ describe('streamed tool calls', () => {
     expect(JSON.parse(answer.toolCalls![1]!.arguments)).toEqual({ city: 'a"bé' });
   });
 
+  it('assembles a streamed custom call from its input pieces, next to a function call', () => {
+    toleratesOffSpec('CreateChatCompletionStreamResponse'); // the spec's chunk schema has function calls only; servers stream custom ones too
+    const assembler = new ChatStreamAssembler(origin);
+    const news = [
+      chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'function', function: { name: 'weather', arguments: '{}' } }] }),
+      chunk({ tool_calls: [{ index: 1, id: 'c2', type: 'custom', custom: { name: 'shell', input: 'ls ' } }] }),
+      chunk({ tool_calls: [{ index: 1, custom: { input: '-la' } }] }),
+      chunk({}, 'tool_calls'),
+      { event: 'message', data: '[DONE]' },
+    ].map((event) => assembler.accept(event));
+    expect(news[1]!.delta).toEqual({ toolCalls: [{ index: 1, id: 'c2', type: 'custom', name: 'shell', arguments: 'ls ' }] });
+    expect(news[2]!.delta).toEqual({ toolCalls: [{ index: 1, arguments: '-la' }] });
+    expect(assembler.answer(undefined).toolCalls).toEqual([
+      { id: 'c1', name: 'weather', arguments: '{}' },
+      { id: 'c2', type: 'custom', name: 'shell', arguments: 'ls -la' },
+    ]);
+  });
+
+  it('refuses a streamed call of another type, naming the type', () => {
+    const assembler = new ChatStreamAssembler(origin);
+    const other = chunk({ tool_calls: [{ index: 0, id: 'c1', type: 'allowed_tools' }] });
+    expect(() => assembler.accept(other)).toThrow(ResultInvalidError);
+    expect(() => assembler.accept(other)).toThrow(/delta\.tool_calls\[0\] has type 'allowed_tools', which is neither function nor custom/);
+  });
+
   it('gives a call without an id one by its index, and keeps a name repeated on every fragment once', () => {
     const assembler = new ChatStreamAssembler(origin);
     assembler.accept(chunk({ tool_calls: [{ index: 0, function: { name: 'time', arguments: '{' } }] }));
@@ -129,5 +193,8 @@ describe('wholeAnswerDelta', () => {
       toolCalls: [{ index: 0, id: 'c1', name: 'weather', arguments: '{}' }],
     });
     expect(wholeAnswerDelta({ content: '' })).toBeUndefined();
+    expect(wholeAnswerDelta({ content: '', toolCalls: [{ id: 'c2', type: 'custom', name: 'shell', arguments: 'date' }] })).toEqual({
+      toolCalls: [{ index: 0, id: 'c2', type: 'custom', name: 'shell', arguments: 'date' }],
+    });
   });
 });

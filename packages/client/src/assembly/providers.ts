@@ -29,6 +29,8 @@ export function openaiCompatibleFor(seams: ProviderSeams, owned: OwnedResources)
       stream: source.stream,
       profile: source.provider,
       extraBody: source.extraBody,
+      ...(source.strictSchema !== undefined && { strictSchema: source.strictSchema }),
+      ...(source.effortMap !== undefined && { effortMap: source.effortMap }),
       dispatcher: dispatcher(),
       ...seamsOf(seams),
     });

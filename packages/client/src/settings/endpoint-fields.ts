@@ -9,4 +9,6 @@ export const ENDPOINT_FIELDS = [
   'maxResponseBytes',
   'provider',
   'extraBody',
+  'strictSchema',
+  'effortMap',
 ] as const;

@@ -93,6 +93,8 @@ export const SOURCE_KEYS: readonly SourceKey[] = [
   { field: 'HEADERS', prop: 'headers', parse: 'json' },
   { field: 'QUERY', prop: 'query', parse: 'json' },
   { field: 'STREAM', prop: 'stream', parse: 'bool' },
+  { field: 'STRICT_SCHEMA', prop: 'strictSchema', parse: 'bool' },
+  { field: 'EFFORT_MAP', prop: 'effortMap', parse: 'text' },
   { field: 'API_KEY_HEADER', prop: 'apiKeyHeader', parse: 'text' },
   { field: 'MAX_RESPONSE_MB', prop: 'maxResponseBytes', parse: 'megabytes' },
   { field: 'CONTEXT_WINDOW', prop: 'contextWindow', parse: 'int' },

@@ -2,7 +2,19 @@
  * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import { BUDGET_PERIODS, MAX_BUDGET_USD, isModel, parseModelPrice, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
+import {
+  BUDGET_PERIODS,
+  MAX_BUDGET_USD,
+  checkEffortMap,
+  isModel,
+  parseEffortMap,
+  parseModelPrice,
+  type AnyModel,
+  type BackendSelection,
+  type EmbeddingSettings,
+  type GatewaySettings,
+  type SourceConfig,
+} from '@pgw/core';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
@@ -103,6 +115,16 @@ const budget = z
     path: ['per'],
   });
 
+/** `from:to,…` from the env, or an object `{ from: to }` given directly. */
+const effortMap = z.unknown().transform((value, ctx) => {
+  try {
+    return typeof value === 'string' ? parseEffortMap(value, 'effort map') : checkEffortMap(value, 'effort map');
+  } catch (error) {
+    ctx.addIssue({ code: 'custom', message: (error as Error).message });
+    return z.NEVER;
+  }
+});
+
 const modelInstance = z.custom<AnyModel>((value) => isModel(value), { error: 'must be a model name or a model made by a provider factory' });
 
 const sourceShape = {
@@ -131,6 +153,8 @@ const sourceShape = {
   contextWindow: atLeastOne.optional(),
   price: sourcePrice.optional(),
   extraBody: jsonObject.optional(),
+  strictSchema: z.boolean({ error: 'must be true or false' }).optional(),
+  effortMap: effortMap.optional(),
 };
 const chatSource = z.strictObject(sourceShape);
 /** MonkeyOCR takes no model name; telemetry still wants one. */
@@ -244,6 +268,8 @@ function normaliseSource(source: Parsed['sources'][number]): SourceConfig {
     provider: (source.provider ?? DEFAULTS.provider).toLowerCase(),
     ...limits,
     extraBody: JSON.parse(JSON.stringify(source.extraBody ?? {})) as Record<string, unknown>,
+    ...(source.strictSchema === undefined ? {} : { strictSchema: source.strictSchema }),
+    ...(source.effortMap === undefined ? {} : { effortMap: source.effortMap }),
   };
 }
 

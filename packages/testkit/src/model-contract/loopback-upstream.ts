@@ -28,6 +28,10 @@ export interface ContractRequest {
 export const CONTRACT_CONTENT = 'hello from the contract upstream';
 export const CONTRACT_TOKENS = ['hello ', 'from ', 'the ', 'contract ', 'upstream'];
 export const CONTRACT_USAGE = { prompt_tokens: 7, completion_tokens: 5 };
+/** The usage of an answer in the OpenAI spec's shape (which requires the total). */
+const USAGE_BODY = { ...CONTRACT_USAGE, total_tokens: CONTRACT_USAGE.prompt_tokens + CONTRACT_USAGE.completion_tokens };
+/** What every chat answer and chunk of the spec carries besides its choices. */
+const COMPLETION_ID = { id: 'chatcmpl-contract', created: 1_700_000_000, model: 'contract-model' };
 export const CONTRACT_OCR_TEXT = 'recognised by the contract upstream';
 export const CONTRACT_EMBEDDING_DIM = 3;
 
@@ -146,14 +150,15 @@ function ok(request: ContractRequest, res: ServerResponse, stream: boolean): voi
       if (!stream) return json(res, JSON.stringify(completion(CONTRACT_CONTENT)));
       sse(res);
       for (const token of CONTRACT_TOKENS) res.write(chunkEvent(token));
-      res.write(`data: ${JSON.stringify({ choices: [], usage: CONTRACT_USAGE })}\n\n`);
+      res.write(usageChunkEvent());
       res.end('data: [DONE]\n\n');
       return;
     case 'embeddings': {
       const input = (JSON.parse(request.body) as { input?: unknown }).input;
       const texts = Array.isArray(input) ? input : [input];
-      const data = texts.map((_, index) => ({ index, embedding: Array.from({ length: CONTRACT_EMBEDDING_DIM }, (_v, i) => index + i / 10) }));
-      return json(res, JSON.stringify({ data, usage: { prompt_tokens: CONTRACT_USAGE.prompt_tokens, total_tokens: CONTRACT_USAGE.prompt_tokens } }));
+      const data = texts.map((_, index) => ({ object: 'embedding', index, embedding: Array.from({ length: CONTRACT_EMBEDDING_DIM }, (_v, i) => index + i / 10) }));
+      const usage = { prompt_tokens: CONTRACT_USAGE.prompt_tokens, total_tokens: CONTRACT_USAGE.prompt_tokens };
+      return json(res, JSON.stringify({ object: 'list', model: COMPLETION_ID.model, data, usage }));
     }
     case 'ocr/text':
       return json(res, JSON.stringify({ text: CONTRACT_OCR_TEXT }));
@@ -166,11 +171,16 @@ function ok(request: ContractRequest, res: ServerResponse, stream: boolean): voi
 }
 
 function completion(content: string): object {
-  return { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: CONTRACT_USAGE };
+  const choice = { index: 0, message: { role: 'assistant', content, refusal: null }, finish_reason: 'stop', logprobs: null };
+  return { ...COMPLETION_ID, object: 'chat.completion', choices: [choice], usage: USAGE_BODY };
 }
 
 function chunkEvent(content: string): string {
-  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+  return `data: ${JSON.stringify({ ...COMPLETION_ID, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+}
+
+function usageChunkEvent(): string {
+  return `data: ${JSON.stringify({ ...COMPLETION_ID, object: 'chat.completion.chunk', choices: [], usage: USAGE_BODY })}\n\n`;
 }
 
 function json(res: ServerResponse, body: string): void {
@@ -202,7 +212,7 @@ async function drip(res: ServerResponse, reply: Extract<ContractReply, { kind: '
     await pause(res, reply.gapMs);
   }
   if (reply.hang) return untilClosed(res);
-  if (!res.closed) res.end(`data: ${JSON.stringify({ choices: [], usage: CONTRACT_USAGE })}\n\ndata: [DONE]\n\n`);
+  if (!res.closed) res.end(`${usageChunkEvent()}data: [DONE]\n\n`);
 }
 
 /** Waits `ms`, or less when the exchange closes first (no timer is left behind). */
