@@ -1,0 +1,2 @@
+export { toLanguageModel, type ToLanguageModelOptions } from './to-language-model.js';
+export type { PgwCallOptions } from './pgw-options.js';
