@@ -6,6 +6,7 @@
 import type { LanguageModelV3CallOptions, SharedV3Warning } from '@ai-sdk/provider';
 import type { ChatOptions, ChatTool, ToolChoice } from '@pgw/client';
 import { z } from 'zod';
+import { headerWarnings } from './header-warnings.js';
 import { pgwOptions } from './pgw-options.js';
 
 /** The AI SDK setting → its key on the wire. */
@@ -49,10 +50,7 @@ export function governedCall(settings: LanguageModelV3CallOptions): GovernedCall
     if (choice !== undefined) options.toolChoice = choice;
   }
 
-  // The AI SDK itself sets `user-agent` on every call: that one is no caller's header.
-  if (Object.entries(settings.headers ?? {}).some(([name, value]) => value !== undefined && name.toLowerCase() !== 'user-agent')) {
-    warnings.push({ type: 'unsupported', feature: 'headers', details: "per-call headers are not sent: a source's headers belong to its model" });
-  }
+  warnings.push(...headerWarnings(settings.headers));
   if (Object.keys(sampling).length > 0) options.sampling = sampling;
   return { options, warnings };
 }
