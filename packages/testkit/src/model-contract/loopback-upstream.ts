@@ -145,7 +145,7 @@ function ok(request: ContractRequest, res: ServerResponse, stream: boolean): voi
     case 'chat':
       if (!stream) return json(res, JSON.stringify(completion(CONTRACT_CONTENT)));
       sse(res);
-      for (const token of CONTRACT_TOKENS) res.write(chunkEvent(token));
+      CONTRACT_TOKENS.forEach((token, i) => res.write(chunkEvent(token, i === CONTRACT_TOKENS.length - 1 ? 'stop' : null)));
       res.write(`data: ${JSON.stringify({ choices: [], usage: CONTRACT_USAGE })}\n\n`);
       res.end('data: [DONE]\n\n');
       return;
@@ -169,8 +169,9 @@ function completion(content: string): object {
   return { choices: [{ index: 0, message: { role: 'assistant', content }, finish_reason: 'stop' }], usage: CONTRACT_USAGE };
 }
 
-function chunkEvent(content: string): string {
-  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+/** The last content chunk carries `finish_reason`, as OpenAI, vLLM and the common servers send it. */
+function chunkEvent(content: string, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ choices: [{ index: 0, delta: { content }, finish_reason: finishReason }] })}\n\n`;
 }
 
 function json(res: ServerResponse, body: string): void {
@@ -196,9 +197,9 @@ async function drip(res: ServerResponse, reply: Extract<ContractReply, { kind: '
     return;
   }
   sse(res);
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
     if (res.closed) return;
-    res.write(chunkEvent(token));
+    res.write(chunkEvent(token, i === tokens.length - 1 && !reply.hang ? 'stop' : null));
     await pause(res, reply.gapMs);
   }
   if (reply.hang) return untilClosed(res);
