@@ -16,9 +16,10 @@ import {
   type ChatResult,
   type ToolCall,
 } from '@pgw/core';
-import { AttemptScope, type StreamWatchdogLimits } from '@pgw/http';
+import type { StreamWatchdogLimits } from '@pgw/http';
 import type { AnyLanguageModel } from './ai-sdk-models.js';
-import { classifyFailure, streamErrorFailure, type FailureContext } from './classify-failure.js';
+import { failureContext, runAttempt } from './attempt-run.js';
+import { streamErrorFailure } from './classify-failure.js';
 import { modelUsage } from './model-usage.js';
 import { callOptions } from './request-settings.js';
 
@@ -55,25 +56,10 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
   const capabilities: ChatModelCapabilities = { jsonSchema: true, streaming: true, ...options.capabilities };
   const liveness = { ...DEFAULT_LIVENESS, ...options.watchdog };
   const modelId = options.modelId ?? model.modelId;
-  const failure = (attempt: AttemptContext): FailureContext => ({ sourceName: attempt.sourceName, secrets: options.secrets ?? [], warn: options.warn ?? (() => {}), route: 'ai-sdk' });
-
-  /** One attempt: the AI SDK call under the attempt's scope (caller's abort, total timeout, liveness). */
-  async function attemptWith<T>(attempt: AttemptContext, streamed: boolean, run: (signal: AbortSignal, scope: AttemptScope) => Promise<T>): Promise<T> {
-    const scope = new AttemptScope({ callerSignal: attempt.signal, sourceName: attempt.sourceName, route: 'ai-sdk', totalMs: attempt.timeoutMs, ...(streamed && { liveness }) });
-    const inner = new AbortController();
-    scope.cancel.on('abort', () => inner.abort(scope.cancel.reason));
-    try {
-      return await run(inner.signal, scope);
-    } catch (error) {
-      const outcome = scope.outcome(error);
-      throw outcome === error ? classifyFailure(error, failure(attempt)) : outcome;
-    } finally {
-      scope.dispose();
-    }
-  }
+  const run = { ...(options.secrets && { secrets: options.secrets }), ...(options.warn && { warn: options.warn }) };
 
   function generate(request: ChatRequest, attempt: AttemptContext): Promise<ChatResult> {
-    return attemptWith(attempt, false, async (signal) => {
+    return runAttempt(attempt, run, async (signal) => {
       const result = await model.doGenerate(callOptions(request, version, signal) as never);
       let content = '';
       let reasoning = '';
@@ -90,7 +76,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
   }
 
   function stream(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
-    return attemptWith(attempt, true, async (signal, scope) => {
+    return runAttempt(attempt, { ...run, liveness }, async (signal, scope) => {
       const started = performance.now();
       const { stream: parts } = await model.doStream({ ...callOptions(request, version, signal), includeRawChunks: true } as never);
       const reader = (parts as ReadableStream<StreamPart>).getReader();
@@ -149,7 +135,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
               scope.stopLiveness();
               break;
             case 'error':
-              throw streamErrorFailure(part.error, lastRaw, failure(attempt));
+              throw streamErrorFailure(part.error, lastRaw, failureContext(attempt, run));
           }
         }
       } finally {

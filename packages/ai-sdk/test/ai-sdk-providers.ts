@@ -1,6 +1,6 @@
 /** The real AI SDK providers as the tests make them: the contract suite's options in the provider's terms. */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV3 } from '@ai-sdk/provider';
+import type { EmbeddingModelV3, LanguageModelV3 } from '@ai-sdk/provider';
 import { ResultInvalidError } from '@pgw/core';
 import type { ContractModelOptions } from '@pgw/testkit';
 
@@ -27,6 +27,16 @@ export function cappedFetch(maxBytes: number | undefined): typeof fetch {
 }
 
 export function openaiCompatibleModel(options: ContractModelOptions, modelId = 'contract-model'): { model: LanguageModelV3; secrets: string[] } {
+  const { provider, secrets } = openaiCompatibleProvider(options);
+  return { model: provider.chatModel(modelId), secrets };
+}
+
+export function openaiCompatibleEmbeddingModel(options: ContractModelOptions, modelId = 'contract-embed'): { model: EmbeddingModelV3; secrets: string[] } {
+  const { provider, secrets } = openaiCompatibleProvider(options);
+  return { model: provider.embeddingModel(modelId), secrets };
+}
+
+function openaiCompatibleProvider(options: ContractModelOptions) {
   const { apiKey, apiKeyHeader = 'authorization', headers = {} } = options;
   const customKey = apiKey !== undefined && apiKeyHeader !== 'authorization';
   const provider = createOpenAICompatible({
@@ -38,5 +48,5 @@ export function openaiCompatibleModel(options: ContractModelOptions, modelId = '
     includeUsage: true,
     fetch: cappedFetch(options.maxResponseBytes),
   });
-  return { model: provider.chatModel(modelId), secrets: [...(apiKey === undefined ? [] : [apiKey]), ...Object.values(headers)] };
+  return { provider, secrets: [...(apiKey === undefined ? [] : [apiKey]), ...Object.values(headers)] };
 }
