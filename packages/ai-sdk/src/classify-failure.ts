@@ -26,6 +26,10 @@ export function classifyFailure(error: unknown, ctx: FailureContext): unknown {
 
 /** An error part of a stream: the provider's parsed error object (or the raw chunk that carried it, which keeps every field). */
 export function streamErrorFailure(error: unknown, rawChunk: unknown, ctx: FailureContext): unknown {
+  // What providers say of a stream that ended before its finish: cut, as a stream without [DONE] is here.
+  if (isAiSdkError(error) && error.name === 'AI_InvalidResponseDataError') {
+    return new TransientError({ message: `source ${ctx.sourceName}: the stream ended before its finish`, sourceName: ctx.sourceName, transientKind: 'truncated' });
+  }
   if (error instanceof Error) return classifyFailure(error, ctx);
   const carried = inBandErrorObject(rawChunk) ?? (typeof error === 'object' && error !== null ? (error as Record<string, unknown>) : { message: String(error) });
   return translateInBandError(JSON.stringify({ error: carried }), { ...ctx, status: 200 });
