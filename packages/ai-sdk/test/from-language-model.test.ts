@@ -4,7 +4,7 @@
  * V2 and V4 shapes (in-process models of those specifications: logic only).
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV2 } from '@ai-sdk/provider';
+import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider';
 import { ContextLengthExceededError, RequestRejectedError, SourceDeadError, TransientError, type ChatRequest } from '@pgw/core';
 import { startAnthropicWire } from '@pgw/interop';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -77,14 +77,14 @@ function v2Model(calls: unknown[]): LanguageModelV2 {
     },
     async doStream(options) {
       calls.push(options);
-      const parts = [
+      const parts: LanguageModelV2StreamPart[] = [
         { type: 'stream-start', warnings: [] },
         { type: 'text-start', id: '0' },
         { type: 'text-delta', id: '0', delta: 'v2 ' },
         { type: 'text-delta', id: '0', delta: 'stream' },
         { type: 'text-end', id: '0' },
         { type: 'finish', finishReason: 'stop', usage: { inputTokens: 4, outputTokens: 2, totalTokens: 6 } },
-      ] as const;
+      ];
       return { stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
     },
   };
