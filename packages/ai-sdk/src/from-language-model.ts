@@ -85,6 +85,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
       let ttftMs: number | undefined;
       let lastRaw: unknown;
       let finish: Extract<StreamPart, { type: 'finish' }> | undefined;
+      let finished = false;
       const toolIndexes = new Map<string, number>();
       const toolCalls: ToolCall[] = [];
       const live = (delta: ChatDelta): void => {
@@ -138,7 +139,10 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
               throw streamErrorFailure(part.error, lastRaw, failureContext(attempt, run));
           }
         }
+        finished = true;
       } finally {
+        // A stream left early (an error part, our limit) is cancelled: the provider's body is not left open.
+        if (!finished) await reader.cancel().catch(() => {});
         reader.releaseLock();
       }
       const usage = modelUsage(finish?.usage, request.messages, content + reasoning);

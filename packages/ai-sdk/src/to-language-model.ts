@@ -47,8 +47,7 @@ export function toLanguageModel(client: GatewayClient, options: ToLanguageModelO
       const { messages, options: call, warnings } = prepared(settings);
       if (settings.includeRawChunks) warnings.push({ type: 'unsupported', feature: 'includeRawChunks', details: 'a governed stream yields deltas, not raw chunks' });
       if (call.structured !== undefined) return { stream: wholeStructuredAnswer(client, messages, call, warnings) };
-      const { structured: _none, ...streamOptions } = call;
-      const governed = client.chatStream(messages, streamOptions);
+      const governed = client.chatStream(messages, call);
       const deltas = governed[Symbol.asyncIterator]();
       let parts!: StreamParts;
       let done = false;
