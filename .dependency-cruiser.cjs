@@ -88,6 +88,20 @@ module.exports = {
       to: { path: '^packages/server/' },
     },
     {
+      name: 'ai-sdk-imports-only-client-http-and-core',
+      comment: '@pgw/ai-sdk is an integration layer above the client: it imports @pgw/client, @pgw/core and @pgw/http (the one classification of HTTP failures) only.',
+      severity: 'error',
+      from: { path: '^packages/ai-sdk/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/(core|client|http|ai-sdk)/'] },
+    },
+    {
+      name: 'no-package-imports-ai-sdk',
+      comment: '@pgw/ai-sdk is outermost among the packages: no package imports it (apps may).',
+      severity: 'error',
+      from: { path: '^packages/', pathNot: '^packages/ai-sdk/' },
+      to: { path: '^packages/ai-sdk/' },
+    },
+    {
       name: 'client-imports-no-app',
       comment: 'Packages never import apps.',
       severity: 'error',

@@ -33,6 +33,9 @@ const plants = [
   { rule: 'server-imports-only-client-and-core', file: 'packages/server/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
   { rule: null, file: 'packages/server/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },
   { rule: 'only-the-cli-imports-server', file: 'packages/client/src/planted.ts', code: "export * from '../../server/src/index.ts';\n" },
+  { rule: 'ai-sdk-imports-only-client-http-and-core', file: 'packages/ai-sdk/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
+  { rule: null, file: 'packages/ai-sdk/src/planted.ts', code: "export { GatewayClient } from '../../client/src/index.ts';\n" },
+  { rule: 'no-package-imports-ai-sdk', file: 'packages/client/src/planted.ts', code: "export * from '../../ai-sdk/src/index.ts';\n" },
   { rule: 'no-deep-imports', file: 'packages/client/src/planted.ts', code: "export * from '../../core/src/planted-inner.ts';\n", extra: ['packages/core/src/planted-inner.ts', 'export const inner = 1;\n'] },
   { rule: 'no-circular', file: 'packages/core/src/planted.ts', code: "import './planted-b.ts';\nexport const a = 1;\n", extra: ['packages/core/src/planted-b.ts', "import './planted.ts';\nexport const b = 2;\n"] },
 ];

@@ -4,7 +4,7 @@
  * provider model called alone (no governance) splits the governed call's cost into transport and governance.
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { aiSdkCaller, CONNECTIONS, gatewayCaller, modelCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
+import { aiSdkBridgeCaller, aiSdkCaller, CONNECTIONS, gatewayCaller, modelCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, median, percentile, ratio, runConcurrent, type Contender } from './harness.js';
 import { deleteScopeKeys } from './redis-scope.js';
@@ -20,6 +20,7 @@ export const CHAT_CONTENDERS = {
   postgres: 'gateway (memory + postgres telemetry)',
   openai: 'openai SDK',
   aiSdk: 'AI SDK',
+  aiSdkBridge: 'AI SDK generateText over toLanguageModel (memory)',
 } as const;
 
 export interface ChatBenchOptions {
@@ -85,6 +86,7 @@ export async function runChatBench(options: ChatBenchOptions): Promise<ChatBench
     callers.push(await gatewayCaller(CHAT_CONTENDERS.postgres, memorySettings(), { ownedRecorder: await stores.open('postgres', 'chat', queue) }));
     callers.push(openAiSdkCaller(CHAT_CONTENDERS.openai, baseUrl, CONNECTIONS));
     callers.push(aiSdkCaller(CHAT_CONTENDERS.aiSdk, baseUrl, CONNECTIONS));
+    callers.push(await aiSdkBridgeCaller(CHAT_CONTENDERS.aiSdkBridge, memorySettings()));
 
     const levels: ChatLevel[] = [];
     for (const concurrency of options.concurrencies) {

@@ -3,6 +3,7 @@
  * keep-alive connections (the same connection count for all), and checks the answer it gets.
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
+import { toLanguageModel } from '@pgw/ai-sdk';
 import { GatewayClient, type GatewayClientOverrides, type GatewaySettings, type TelemetryRecorder } from '@pgw/client';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
@@ -77,11 +78,7 @@ export async function gatewayCaller(
   overrides: GatewayClientOverrides & { ownedRecorder?: TelemetryRecorder } = {},
 ): Promise<Caller> {
   const { ownedRecorder, ...rest } = overrides;
-  const plain = { ...settings, sources: settings.sources.map((source) => ({ ...source, stream: false })) };
-  const client = await GatewayClient.fromSettings(plain, {
-    ...(ownedRecorder && { recorder: ownedRecorder }),
-    ...rest,
-  });
+  const client = await plainGatewayClient(settings, { ...(ownedRecorder && { recorder: ownedRecorder }), ...rest });
   return {
     name,
     ...(ownedRecorder && { recorder: ownedRecorder }),
@@ -92,6 +89,25 @@ export async function gatewayCaller(
       await client.close();
       await ownedRecorder?.close();
     },
+  };
+}
+
+function plainGatewayClient(settings: GatewaySettings, overrides: GatewayClientOverrides = {}): Promise<GatewayClient> {
+  const plain = { ...settings, sources: settings.sources.map((source) => ({ ...source, stream: false })) };
+  return GatewayClient.fromSettings(plain, overrides);
+}
+
+/** AI SDK code governed: `generateText` over `toLanguageModel` of a GatewayClient (memory): the bridge's cost over the plain governed call. */
+export async function aiSdkBridgeCaller(name: string, settings: GatewaySettings): Promise<Caller> {
+  const client = await plainGatewayClient(settings);
+  const model = toLanguageModel(client);
+  return {
+    name,
+    async call() {
+      const result = await generateText({ model, messages: MESSAGES, maxRetries: 2 });
+      checkAnswer(name, result.text);
+    },
+    close: () => client.close(),
   };
 }
 

@@ -27,6 +27,7 @@ function attempt(i: number, fields: Partial<TelemetryRow>): TelemetryRow {
 /** `deepseek` serves 3 000 of 4 000 prompt tokens from its cache, `vllm` none; tenants split them differently. */
 const ROWS: TelemetryRow[] = [
   attempt(1, { source: 'deepseek', tenantId: 'acme', promptTokens: 2_000, cachedPromptTokens: 2_000, cacheSavingUsd: 0.0004 }),
+  attempt(4, { source: 'claude', tenantId: 'acme', promptTokens: 1_500, cachedPromptTokens: 0, cacheWritePromptTokens: 1_200, cacheSavingUsd: 0 }),
   attempt(2, { source: 'deepseek', tenantId: 'globex', promptTokens: 2_000, cachedPromptTokens: 1_000, cacheSavingUsd: 0.0002 }),
   attempt(3, { source: 'vllm', tenantId: 'globex', promptTokens: 1_000 }),
 ];
@@ -37,10 +38,11 @@ describe('pgw report: prompt cache', () => {
     const html = join(tempDir(), 'report.html');
     const run = await runCli(['report', '--sqlite', file, '--html', html]);
     expect(run.code, run.stderr).toBe(EXIT.ok);
-    expect(run.stdout).toMatch(/Prompt cache per source \(saving in USD\)\n.*prompt tokens\s+cached\s+cached share\s+saving\n/);
-    expect(run.stdout).toMatch(/deepseek\s+4,000\s+3,000\s+75\.0%\s+\$0\.0006\n/);
-    expect(run.stdout).toMatch(/vllm\s+1,000\s+0\s+0\.0%\s+\$0\n/);
-    expect(run.stdout).toMatch(/Prompt cache per tenant \(saving in USD\)\n(.*\n){2}\s+acme\s+2,000\s+2,000\s+100\.0%\s+\$0\.0004\n\s+globex\s+3,000\s+1,000\s+33\.3%\s+\$0\.0002\n/);
+    expect(run.stdout).toMatch(/Prompt cache per source \(saving in USD\)\n.*prompt tokens\s+cached\s+cached share\s+cache writes\s+saving\n/);
+    expect(run.stdout).toMatch(/deepseek\s+4,000\s+3,000\s+75\.0%\s+0\s+\$0\.0006\n/);
+    expect(run.stdout).toMatch(/vllm\s+1,000\s+0\s+0\.0%\s+0\s+\$0\n/);
+    expect(run.stdout).toMatch(/claude\s+1,500\s+0\s+0\.0%\s+1,200\s+\$0\n/);
+    expect(run.stdout).toMatch(/Prompt cache per tenant \(saving in USD\)\n(.*\n){2}\s+acme\s+3,500\s+2,000\s+57\.1%\s+1,200\s+\$0\.0004\n\s+globex\s+3,000\s+1,000\s+33\.3%\s+0\s+\$0\.0002\n/);
     const page = readFileSync(html, 'utf8');
     expect(page).toContain('<h2>Prompt cache</h2>');
     expect(page).toMatch(/<td>deepseek<\/td><td class="n">4,000<\/td><td class="n">3,000<\/td><td class="n">75\.0%<\/td>/);

@@ -88,7 +88,7 @@ describe('prompt-cache hits priced as the upstream bills them', () => {
     expect(row!.cache_saving_usd).toBeCloseTo(SAVING_USD, 12);
 
     const summary = await SUMMARIES[store.name](scope);
-    expect(summary.promptCacheBySource[source]).toEqual({ promptTokens: 10_000, cachedPromptTokens: 8_000, savingUsd: expect.closeTo(SAVING_USD, 12) });
+    expect(summary.promptCacheBySource[source]).toEqual({ promptTokens: 10_000, cachedPromptTokens: 8_000, cacheWritePromptTokens: 0, savingUsd: expect.closeTo(SAVING_USD, 12) });
     expect(summary.promptCacheByTenant[`tenant-${scope}`]).toMatchObject({ promptTokens: 10_000, cachedPromptTokens: 8_000 });
   });
 });

@@ -9,6 +9,8 @@ export interface ModelPrice {
   inputPerMTok: number;
   /** Prompt tokens served from the upstream's prompt cache. Default: `inputPerMTok`. */
   cachedInputPerMTok?: number;
+  /** Prompt tokens written to the upstream's prompt cache (Anthropic bills them above the input price). Default: `inputPerMTok`. */
+  cacheWriteInputPerMTok?: number;
   outputPerMTok: number;
   /** Reasoning tokens (a part of the completion tokens). Default: `outputPerMTok`. */
   reasoningPerMTok?: number;
@@ -30,10 +32,14 @@ export const DEFAULT_PRICING: PricingTable = Object.freeze({
   'qwen-max': { inputPerMTok: 1.6, cachedInputPerMTok: 0.32, outputPerMTok: 6.4 },
   'deepseek-chat': { inputPerMTok: 0.27, cachedInputPerMTok: 0.07, outputPerMTok: 1.1 },
   'deepseek-reasoner': { inputPerMTok: 0.55, cachedInputPerMTok: 0.14, outputPerMTok: 2.19 },
+  // Anthropic: a cache read costs a tenth of the input price, a (5-minute) cache write 1.25 times it.
+  'claude-opus-4-1': { inputPerMTok: 15, cachedInputPerMTok: 1.5, cacheWriteInputPerMTok: 18.75, outputPerMTok: 75 },
+  'claude-sonnet-4-5': { inputPerMTok: 3, cachedInputPerMTok: 0.3, cacheWriteInputPerMTok: 3.75, outputPerMTok: 15 },
+  'claude-haiku-4-5': { inputPerMTok: 1, cachedInputPerMTok: 0.1, cacheWriteInputPerMTok: 1.25, outputPerMTok: 5 },
 });
 
 const REQUIRED_FIELDS = ['inputPerMTok', 'outputPerMTok'] as const;
-const OPTIONAL_FIELDS = ['cachedInputPerMTok', 'reasoningPerMTok'] as const;
+const OPTIONAL_FIELDS = ['cachedInputPerMTok', 'cacheWriteInputPerMTok', 'reasoningPerMTok'] as const;
 const PRICE_FIELDS: readonly string[] = [...REQUIRED_FIELDS, ...OPTIONAL_FIELDS];
 
 function isPlainObject(value: unknown): value is Record<string, unknown> {
@@ -119,10 +125,10 @@ function scanForPrice(model: string, table: PricingTable): ModelPrice | undefine
 
 /**
  * Cost in USD of one usage, exact to the token: uncached prompt × input price + cached prompt ×
- * cached input price + (completion − reasoning) × output price + reasoning × reasoning price.
- * Cached tokens are a part of the prompt tokens and reasoning tokens a part of the completion
- * tokens (the OpenAI convention, which DeepSeek and Qwen follow): neither is counted twice, and a
- * count larger than its whole is capped at it. `sourcePrice` (a source's own price) wins over the
+ * cached input price + prompt written to the cache × cache-write price + (completion − reasoning)
+ * × output price + reasoning × reasoning price. Cached and cache-written tokens are parts of the
+ * prompt tokens and reasoning tokens a part of the completion tokens (the OpenAI convention, which
+ * DeepSeek and Qwen follow): none is counted twice, and a count larger than its whole is capped at it. `sourcePrice` (a source's own price) wins over the
  * table. Undefined when there is no price or the usage is `unavailable` (unknown is not free); an
  * `estimated` usage gives an estimated cost.
  */
@@ -135,10 +141,12 @@ export function costUsd(
   const price = billedPrice(usage, model, table, sourcePrice);
   if (price === undefined) return undefined;
   const cached = cachedPart(usage);
+  const written = Math.min(usage.cacheWritePromptTokens ?? 0, usage.promptTokens - cached);
   const reasoning = Math.min(usage.reasoningTokens ?? 0, usage.completionTokens);
   const usdPerMillion =
-    (usage.promptTokens - cached) * price.inputPerMTok +
+    (usage.promptTokens - cached - written) * price.inputPerMTok +
     cached * (price.cachedInputPerMTok ?? price.inputPerMTok) +
+    written * (price.cacheWriteInputPerMTok ?? price.inputPerMTok) +
     (usage.completionTokens - reasoning) * price.outputPerMTok +
     reasoning * (price.reasoningPerMTok ?? price.outputPerMTok);
   return usdPerMillion / 1_000_000;

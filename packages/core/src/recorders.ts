@@ -54,7 +54,7 @@ export class MemoryRecorder implements TelemetryRecorder {
 type RowField = (typeof TELEMETRY_COLUMNS)[number][1];
 
 const REQUIRED_TEXT: ReadonlySet<RowField> = new Set(['scope', 'operation', 'eventKind', 'callId', 'logicalCallId', 'status']);
-const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'cachedPromptTokens', 'attempts', 'toolCalls']);
+const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'cachedPromptTokens', 'cacheWritePromptTokens', 'attempts', 'toolCalls']);
 const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'cacheSavingUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
 
 /** One column value as a store binds it: `meta` is JSON text, absent values are `null`. */
@@ -175,6 +175,8 @@ export interface OperationSummary {
 export interface PromptCacheUse {
   promptTokens: number;
   cachedPromptTokens: number;
+  /** The part written to the prompt cache (billed at the cache-write price). */
+  cacheWritePromptTokens: number;
   /** Sum of `cache_saving_usd`. */
   savingUsd: number;
 }
@@ -250,6 +252,9 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
 
 function cacheUses(rows: SummaryParts['promptCacheBySource']): Record<string, PromptCacheUse> {
   return Object.fromEntries(
-    rows.map(({ key, promptTokens, cachedPromptTokens, savingUsd }) => [key, { promptTokens, cachedPromptTokens, savingUsd }]),
+    rows.map(({ key, promptTokens, cachedPromptTokens, cacheWritePromptTokens, savingUsd }) => [
+      key,
+      { promptTokens, cachedPromptTokens, cacheWritePromptTokens, savingUsd },
+    ]),
   );
 }

@@ -28,6 +28,8 @@ export interface TelemetryRow {
   reasoningTokens?: number;
   /** The part of `promptTokens` served from the upstream's prompt cache. */
   cachedPromptTokens?: number;
+  /** The part of `promptTokens` written to the upstream's prompt cache (billed at the cache-write price). */
+  cacheWritePromptTokens?: number;
   usageSource?: UsageSource;
   costUsd?: number;
   /** What the prompt cache saved against the full input price (`cacheSavingUsd`). */
@@ -74,8 +76,9 @@ export const TELEMETRY_COLUMNS = [
   ['thinking_observation', 'thinkingObservation'],
   ['request_text', 'requestText'],
   ['response_text', 'responseText'],
-  // Added by schema versions 2 and 3, hence last, in that order.
+  // Added by schema versions 2, 3 and 4, hence last, in that order.
   ['cached_prompt_tokens', 'cachedPromptTokens'],
   ['cache_saving_usd', 'cacheSavingUsd'],
   ['tool_calls', 'toolCalls'],
+  ['cache_write_prompt_tokens', 'cacheWritePromptTokens'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

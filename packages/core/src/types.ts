@@ -80,6 +80,11 @@ export interface Usage {
   reasoningTokens?: number;
   /** The part of `promptTokens` served from the upstream's prompt cache, when the upstream says. */
   cachedPromptTokens?: number;
+  /**
+   * The part of `promptTokens` written to the upstream's prompt cache (Anthropic bills the write
+   * above the input price), when the upstream says. Disjoint from `cachedPromptTokens`.
+   */
+  cacheWritePromptTokens?: number;
   usageSource: UsageSource;
 }
 

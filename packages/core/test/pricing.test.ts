@@ -93,6 +93,20 @@ describe('costUsd: cached and reasoning tokens', () => {
     );
   });
 
+  it('prices prompt tokens written to the cache at the cache-write price, a part of the prompt tokens', () => {
+    const anthropic = parsePricingTable({ c: { inputPerMTok: 3, cachedInputPerMTok: 0.3, cacheWriteInputPerMTok: 3.75, outputPerMTok: 15 } });
+    // 1000 uncached × 3 + 500 cached × 0.3 + 2000 written × 3.75 + 100 × 15 = 3000 + 150 + 7500 + 1500
+    expect(costUsd(usage(3_500, 100, { cachedPromptTokens: 500, cacheWritePromptTokens: 2_000 }), 'c', anthropic)).toBeCloseTo(12_150 / 1e6, 15);
+    // Without a cache-write price a written token costs the input price; more writes than prompt are capped.
+    expect(costUsd(usage(1000, 0, { cacheWritePromptTokens: 400 }), 'plain', table)).toBeCloseTo(3000 / 1e6, 15);
+    expect(costUsd(usage(1000, 0, { cachedPromptTokens: 600, cacheWritePromptTokens: 900 }), 'c', anthropic)).toBeCloseTo((600 * 0.3 + 400 * 3.75) / 1e6, 15);
+    expect(() => parseModelPrice({ inputPerMTok: 1, outputPerMTok: 1, cacheWriteInputPerMTok: -1 }, 'K')).toThrow('K.cacheWriteInputPerMTok must be');
+  });
+
+  it('knows the Anthropic models: cache reads at a tenth, cache writes at 1.25 times the input price', () => {
+    expect(findModelPrice('claude-sonnet-4-5-20250929')).toEqual({ inputPerMTok: 3, cachedInputPerMTok: 0.3, cacheWriteInputPerMTok: 3.75, outputPerMTok: 15 });
+  });
+
   it('a source price wins over the table', () => {
     const sourcePrice = { inputPerMTok: 0, outputPerMTok: 1 };
     expect(costUsd(usage(1000, 1000), 'm', table, sourcePrice)).toBeCloseTo(0.001, 15);

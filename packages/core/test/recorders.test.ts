@@ -125,11 +125,11 @@ describe('summaryFromParts', () => {
       costBySource: [],
       costByTenant: [],
       costByScope: [],
-      promptCacheBySource: [{ key: 'deepseek', promptTokens: 3000, cachedPromptTokens: 2000, savingUsd: 0.0004 }],
+      promptCacheBySource: [{ key: 'deepseek', promptTokens: 3000, cachedPromptTokens: 2000, cacheWritePromptTokens: 0, savingUsd: 0.0004 }],
       promptCacheByTenant: [],
       callsOverTime: [],
     });
-    expect(summary.promptCacheBySource).toEqual({ deepseek: { promptTokens: 3000, cachedPromptTokens: 2000, savingUsd: 0.0004 } });
+    expect(summary.promptCacheBySource).toEqual({ deepseek: { promptTokens: 3000, cachedPromptTokens: 2000, cacheWritePromptTokens: 0, savingUsd: 0.0004 } });
     expect(summary.promptCacheByTenant).toEqual({});
     expect(summary).toMatchObject({
       retries: 5,

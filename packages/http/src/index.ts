@@ -13,6 +13,7 @@ export {
   type RequestTarget,
 } from './endpoint.js';
 export { sendAttempt, type HttpAnswer, type HttpAttempt } from './attempt.js';
+export { AttemptScope, type AttemptScopeOptions } from './attempt-scope.js';
 export { DEFAULT_MAX_RESPONSE_BYTES, ERROR_BODY_LIMIT_BYTES, bodyTooLarge, isEventStream, type BodyOrigin } from './body.js';
 export {
   translateHttpFailure,

@@ -66,6 +66,7 @@ export class TelemetryEmitter implements GatewaySubscriber {
       row.reasoningTokens = usage.reasoningTokens;
       row.usageSource = usage.usageSource;
       row.cachedPromptTokens = usage.cachedPromptTokens;
+      row.cacheWritePromptTokens = usage.cacheWritePromptTokens;
       row.costUsd = costUsd(usage, row.model, this.options.pricing, event.sourcePrice);
       if (usage.cachedPromptTokens !== undefined) {
         row.cacheSavingUsd = cacheSavingUsd(usage, row.model, this.options.pricing, event.sourcePrice);

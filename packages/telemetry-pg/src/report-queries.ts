@@ -26,6 +26,7 @@ const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN laten
 const promptCacheQuery = (by: 'source' | 'tenant_id') => (table: string, inRange: string) =>
   `SELECT COALESCE(${by}, $3) AS key, COALESCE(SUM(prompt_tokens), 0)::float8 AS "promptTokens",
           COALESCE(SUM(cached_prompt_tokens), 0)::float8 AS "cachedPromptTokens",
+          COALESCE(SUM(cache_write_prompt_tokens), 0)::float8 AS "cacheWritePromptTokens",
           COALESCE(SUM(cache_saving_usd), 0)::float8 AS "savingUsd"
    FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`;
 

@@ -59,6 +59,8 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
   { version: 3, sql: (n) => `ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS tool_calls integer;` },
+  // Prompt tokens written to the upstream's prompt cache (billed above the input price).
+  { version: 4, sql: (n) => `ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS cache_write_prompt_tokens integer;` },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

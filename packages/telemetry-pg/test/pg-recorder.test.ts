@@ -9,7 +9,7 @@ const db = useTestDatabase();
 const { openRecorder, closeRecorders } = useRecorders(db);
 
 describe('PgRecorder schema', () => {
-  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and versions 1, 2 and 3', async () => {
+  it('creates llm_calls with the columns of TELEMETRY_COLUMNS, meta as jsonb, the three indexes and versions 1 to 4', async () => {
     const table = uniqueName('calls');
     await openRecorder({ table });
     const columns = await db.client.query<{ column_name: string; data_type: string }>(
@@ -29,19 +29,31 @@ describe('PgRecorder schema', () => {
       '(ts)',
     ]);
     const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1`, [table]);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
   });
 
   it('migrates a table from before tool_calls (version 3) and writes the count', async () => {
     const table = uniqueName('calls');
     await (await openRecorder({ table })).close();
-    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN tool_calls`);
-    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version = 3`, [table]);
+    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN tool_calls, DROP COLUMN cache_write_prompt_tokens`);
+    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version >= 3`, [table]);
     const recorder = await openRecorder({ table });
     recorder.record(telemetryRow({ toolCalls: 2 }));
     await recorder.flush();
     const rows = await db.client.query(`SELECT tool_calls FROM ${db.schema}.${table}`);
     expect(rows.rows).toEqual([{ tool_calls: 2 }]);
+  });
+
+  it('migrates a table from before cache writes (version 4) and writes them', async () => {
+    const table = uniqueName('calls');
+    await (await openRecorder({ table })).close();
+    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN cache_write_prompt_tokens`);
+    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version = 4`, [table]);
+    const recorder = await openRecorder({ table });
+    recorder.record(telemetryRow({ cacheWritePromptTokens: 640 }));
+    await recorder.flush();
+    const rows = await db.client.query(`SELECT cache_write_prompt_tokens FROM ${db.schema}.${table}`);
+    expect(rows.rows).toEqual([{ cache_write_prompt_tokens: 640 }]);
   });
 
   it('migrates once when two workers open a fresh schema at the same time', async () => {
@@ -57,19 +69,19 @@ describe('PgRecorder schema', () => {
       expect(warnings).toEqual([]);
       expect(await countRows(db.client, schema, 'llm_calls')).toBe(2);
       const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     } finally {
       await closeRecorders();
       await db.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
   });
 
-  it('migrates a version-1 table to versions 2 and 3 (the prompt-cache columns, then tool_calls), keeping its rows, once', async () => {
+  it('migrates a version-1 table to versions 2 to 4 (the prompt-cache columns, tool_calls, cache writes), keeping its rows, once', async () => {
     const table = uniqueName('calls');
     await (await openRecorder({ table })).close();
     const qualified = `${db.schema}.${table}`;
     // Back to what a release with schema version 1 left behind, with one row of it.
-    await db.client.query(`ALTER TABLE ${qualified} DROP COLUMN cached_prompt_tokens, DROP COLUMN cache_saving_usd, DROP COLUMN tool_calls`);
+    await db.client.query(`ALTER TABLE ${qualified} DROP COLUMN cached_prompt_tokens, DROP COLUMN cache_saving_usd, DROP COLUMN tool_calls, DROP COLUMN cache_write_prompt_tokens`);
     await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version >= 2`, [table]);
     const old = telemetryRow();
     await db.client.query(
@@ -82,7 +94,7 @@ describe('PgRecorder schema', () => {
     await recorder.flush();
     await openRecorder({ table });
     const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 ORDER BY version`, [table]);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
     const rows = await readRows(db.client, db.schema, table);
     expect(rows.map((r) => r.callId).sort()).toEqual([old.callId, fresh.callId].sort());
     expect(rows.find((r) => r.callId === fresh.callId)).toMatchObject({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });

@@ -20,14 +20,18 @@ const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN laten
 
 type PromptCacheRows = SummaryParts['promptCacheBySource'];
 
-/** A file rotated before schema version 2 has no prompt-cache columns: it reports none. */
+/**
+ * A file rotated before schema version 2 has no prompt-cache columns: it reports none; one rotated
+ * before version 4 has no cache writes: it reports 0 of them.
+ */
 function promptCacheParts(
   db: Database.Database,
-  query: (by: 'source' | 'tenant_id') => PromptCacheRows,
+  query: (by: 'source' | 'tenant_id', writes: string) => PromptCacheRows,
 ): Pick<SummaryParts, 'promptCacheBySource' | 'promptCacheByTenant'> {
   const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('llm_calls') as string[];
   if (!columns.includes('cache_saving_usd')) return { promptCacheBySource: [], promptCacheByTenant: [] };
-  return { promptCacheBySource: query('source'), promptCacheByTenant: query('tenant_id') };
+  const writes = columns.includes('cache_write_prompt_tokens') ? 'COALESCE(SUM(cache_write_prompt_tokens), 0)' : '0';
+  return { promptCacheBySource: query('source', writes), promptCacheByTenant: query('tenant_id', writes) };
 }
 
 export async function summarize(source: SqliteSummarySource, range?: SummaryRange): Promise<TelemetrySummary> {
@@ -96,10 +100,11 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
         `SELECT scope AS key, COALESCE(SUM(cost_usd), 0) AS cost
          FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
       ),
-      ...promptCacheParts(db, (by) =>
+      ...promptCacheParts(db, (by, writes) =>
         all(
           `SELECT COALESCE(${by}, @none) AS key, COALESCE(SUM(prompt_tokens), 0) AS promptTokens,
-                  COALESCE(SUM(cached_prompt_tokens), 0) AS cachedPromptTokens, COALESCE(SUM(cache_saving_usd), 0) AS savingUsd
+                  COALESCE(SUM(cached_prompt_tokens), 0) AS cachedPromptTokens, ${writes} AS cacheWritePromptTokens,
+                  COALESCE(SUM(cache_saving_usd), 0) AS savingUsd
            FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
           { none: SUMMARY_NONE_KEY },
         ),

@@ -57,6 +57,8 @@ const MIGRATIONS: readonly Migration[] = [
     `,
   },
   { version: 3, sql: 'ALTER TABLE llm_calls ADD COLUMN tool_calls INTEGER;' },
+  // Prompt tokens written to the upstream's prompt cache (billed above the input price).
+  { version: 4, sql: 'ALTER TABLE llm_calls ADD COLUMN cache_write_prompt_tokens INTEGER;' },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

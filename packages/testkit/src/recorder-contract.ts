@@ -66,6 +66,7 @@ function fullRow(): TelemetryRow {
     completionTokens: 0,
     reasoningTokens: 56,
     cachedPromptTokens: 1_024,
+    cacheWritePromptTokens: 200,
     cacheSavingUsd: 0.000_002_304,
     usageSource: 'measured',
     costUsd: 0.000_123_456_789,
@@ -200,6 +201,7 @@ function summaryRows(): TelemetryRow[] {
       tenantId: 't1',
       promptTokens: 1_000,
       cachedPromptTokens: 800,
+      cacheWritePromptTokens: 150,
       cacheSavingUsd: 0.0002,
     }),
     attempt('B', T0 + 1_500, { source: 'beta', status: 'error', errorType: 'SourceDeadError', latencyMs: 5, tenantId: 't2' }),
@@ -267,9 +269,9 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       expect(Object.keys(costByScope)).toEqual(['LLM']);
       expect(costByScope.LLM).toBeCloseTo(0.16, 10);
       // Attempts only; an attempt without cache details counts its prompt tokens as uncached.
-      const none = { promptTokens: 0, cachedPromptTokens: 0, savingUsd: 0 };
-      const cachedUse = { promptTokens: 1_000, cachedPromptTokens: 800, savingUsd: 0.0002 };
-      const uncachedUse = { promptTokens: 500, cachedPromptTokens: 0, savingUsd: 0 };
+      const none = { promptTokens: 0, cachedPromptTokens: 0, cacheWritePromptTokens: 0, savingUsd: 0 };
+      const cachedUse = { promptTokens: 1_000, cachedPromptTokens: 800, cacheWritePromptTokens: 150, savingUsd: 0.0002 };
+      const uncachedUse = { promptTokens: 500, cachedPromptTokens: 0, cacheWritePromptTokens: 0, savingUsd: 0 };
       expect(promptCacheBySource).toEqual({ alpha: uncachedUse, beta: cachedUse, gamma: none });
       expect(promptCacheByTenant).toEqual({ t1: cachedUse, t2: uncachedUse, '(none)': none });
     });

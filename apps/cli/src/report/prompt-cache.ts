@@ -2,9 +2,9 @@
 import type { PromptCacheUse } from '@pgw/client';
 import { formatCount, formatUsd } from './format.js';
 
-export const PROMPT_CACHE_HEADERS = ['prompt tokens', 'cached', 'cached share', 'saving'] as const;
+export const PROMPT_CACHE_HEADERS = ['prompt tokens', 'cached', 'cached share', 'cache writes', 'saving'] as const;
 
-/** Rows `[key, prompt tokens, cached tokens, cached share, saving]`, largest saving first; keys without prompt tokens are left out. */
+/** Rows `[key, prompt tokens, cached tokens, cached share, cache-written tokens, saving]`, largest saving first; keys without prompt tokens are left out. */
 export function promptCacheRows(uses: Readonly<Record<string, PromptCacheUse>>): string[][] {
   return Object.entries(uses)
     .filter(([, use]) => use.promptTokens > 0)
@@ -14,6 +14,7 @@ export function promptCacheRows(uses: Readonly<Record<string, PromptCacheUse>>):
       formatCount(use.promptTokens),
       formatCount(use.cachedPromptTokens),
       formatShare(use.cachedPromptTokens / use.promptTokens),
+      formatCount(use.cacheWritePromptTokens),
       formatUsd(use.savingUsd),
     ]);
 }

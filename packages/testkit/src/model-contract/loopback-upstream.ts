@@ -149,7 +149,7 @@ function ok(request: ContractRequest, res: ServerResponse, stream: boolean): voi
     case 'chat':
       if (!stream) return json(res, JSON.stringify(completion(CONTRACT_CONTENT)));
       sse(res);
-      for (const token of CONTRACT_TOKENS) res.write(chunkEvent(token));
+      CONTRACT_TOKENS.forEach((token, i) => res.write(chunkEvent(token, i === CONTRACT_TOKENS.length - 1 ? 'stop' : null)));
       res.write(usageChunkEvent());
       res.end('data: [DONE]\n\n');
       return;
@@ -175,8 +175,9 @@ function completion(content: string): object {
   return { ...COMPLETION_ID, object: 'chat.completion', choices: [choice], usage: USAGE_BODY };
 }
 
-function chunkEvent(content: string): string {
-  return `data: ${JSON.stringify({ ...COMPLETION_ID, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: null }] })}\n\n`;
+/** The last content chunk carries `finish_reason`, as OpenAI, vLLM and the common servers send it. */
+function chunkEvent(content: string, finishReason: string | null = null): string {
+  return `data: ${JSON.stringify({ ...COMPLETION_ID, object: 'chat.completion.chunk', choices: [{ index: 0, delta: { content }, finish_reason: finishReason }] })}\n\n`;
 }
 
 function usageChunkEvent(): string {
@@ -206,9 +207,9 @@ async function drip(res: ServerResponse, reply: Extract<ContractReply, { kind: '
     return;
   }
   sse(res);
-  for (const token of tokens) {
+  for (const [i, token] of tokens.entries()) {
     if (res.closed) return;
-    res.write(chunkEvent(token));
+    res.write(chunkEvent(token, i === tokens.length - 1 && !reply.hang ? 'stop' : null));
     await pause(res, reply.gapMs);
   }
   if (reply.hang) return untilClosed(res);

@@ -1,0 +1,50 @@
+/**
+ * A governed request's settings as AI SDK call options: the wire's sampling keys by their AI SDK
+ * names, native structured output, tools and tool choice; the reasoning effort for V4 models.
+ * Sampling keys the AI SDK has no setting for are not sent (see docs/decisions.md).
+ */
+import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { ChatRequest, Effort } from '@pgw/core';
+import type { SpecificationVersion } from './ai-sdk-models.js';
+import { messagesToPrompt } from './messages-to-prompt.js';
+
+type Settings = Omit<LanguageModelV3CallOptions, 'prompt' | 'abortSignal'>;
+
+const NUMBER_KEYS: ReadonlyArray<[string, keyof Settings]> = [
+  ['max_tokens', 'maxOutputTokens'],
+  ['max_completion_tokens', 'maxOutputTokens'],
+  ['temperature', 'temperature'],
+  ['top_p', 'topP'],
+  ['top_k', 'topK'],
+  ['seed', 'seed'],
+  ['presence_penalty', 'presencePenalty'],
+  ['frequency_penalty', 'frequencyPenalty'],
+];
+
+const V4_REASONING: Readonly<Record<Effort, string>> = { none: 'none', low: 'low', medium: 'medium', high: 'high', max: 'xhigh' };
+
+export function callOptions(request: ChatRequest, version: SpecificationVersion, abortSignal: AbortSignal): Record<string, unknown> {
+  const settings: Record<string, unknown> = {};
+  const { sampling } = request;
+  for (const [key, setting] of NUMBER_KEYS) if (typeof sampling[key] === 'number') settings[setting] = sampling[key];
+  const stop = sampling['stop'];
+  if (typeof stop === 'string') settings['stopSequences'] = [stop];
+  else if (Array.isArray(stop)) settings['stopSequences'] = stop;
+  if (request.responseFormat !== undefined) {
+    settings['responseFormat'] = { type: 'json', schema: request.responseFormat.schema, name: request.responseFormat.name };
+  } else if ((sampling['response_format'] as { type?: unknown } | undefined)?.type === 'json_object') {
+    settings['responseFormat'] = { type: 'json' };
+  }
+  if (request.tools !== undefined) {
+    settings['tools'] = request.tools.map((tool) => ({
+      type: 'function',
+      name: tool.name,
+      ...(tool.description !== undefined && { description: tool.description }),
+      inputSchema: tool.parameters,
+    }));
+    const choice = request.toolChoice;
+    if (choice !== undefined) settings['toolChoice'] = typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.name };
+  }
+  if (version === 'v4' && request.reasoningEffort !== undefined) settings['reasoning'] = V4_REASONING[request.reasoningEffort];
+  return { prompt: messagesToPrompt(request.messages, version), ...settings, abortSignal };
+}
