@@ -13,19 +13,19 @@ const DRIVER = 'better-sqlite3';
 /** Node majors of the ABIs (NODE_MODULE_VERSION) a binary is likely built for. */
 const NODE_OF_ABI: Record<string, number> = { 115: 20, 127: 22, 137: 24 };
 
-/** The error to throw for a failed open of `path`, naming what failed. */
-export function openFailure(path: string, error: unknown, nativeBinding: string | undefined): Error {
-  const cause = error instanceof Error ? error.message : String(error);
-  if (driverLoads(nativeBinding)) {
-    return new Error(`cannot open ${path}: ${cause} (its directory ${dirname(path)} must exist and be writable)`, { cause: error });
-  }
+/**
+ * The error for a failed open of `path` when the driver is at fault (naming the package, the Node its
+ * binary is built for and this one); undefined when the driver loads, so the path is what failed.
+ */
+export function driverFailure(path: string, error: unknown, nativeBinding?: string): Error | undefined {
+  if (driverLoads(nativeBinding)) return undefined;
   const binary = nativeBinding ?? defaultBinary();
   const abi = binary === undefined ? undefined : abiOf(binary);
   const builtFor = abi === undefined ? 'an unknown Node' : `NODE_MODULE_VERSION ${abi}${NODE_OF_ABI[abi] ? ` (Node ${NODE_OF_ABI[abi]})` : ''}`;
   return new Error(
     `the SQLite driver ${DRIVER} cannot load, so ${path} stays closed: its native binary ${binary ?? '(not found)'} is built for ${builtFor}, ` +
       `this is Node ${process.version} (NODE_MODULE_VERSION ${process.versions.modules}); rebuild it for this Node ` +
-      `(\`npm rebuild ${DRIVER}\` or \`pnpm rebuild ${DRIVER}\`): ${cause}`,
+      `(\`npm rebuild ${DRIVER}\` or \`pnpm rebuild ${DRIVER}\`): ${error instanceof Error ? error.message : String(error)}`,
     { cause: error },
   );
 }

@@ -3,9 +3,10 @@
  * same object runs on the recorder's thread (`thread: 'main'`) or inside the writer thread.
  */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { TelemetryColumnValue } from '@pgw/core';
 import { pruneRotated, renameAside } from './rotation.js';
-import { openFailure } from './sqlite-driver.js';
+import { driverFailure } from './sqlite-driver.js';
 import { SqliteStore } from './sqlite-store.js';
 
 /** Plain data only: it crosses to the writer thread as `workerData`. */
@@ -43,7 +44,10 @@ export class SqliteWriter {
       this.store ??= new SqliteStore(path, { batchSize, now: this.now, maxBytes, busyTimeoutMs, nativeBinding });
       return this.store;
     } catch (error) {
-      throw openFailure(path, error, nativeBinding);
+      throw (
+        driverFailure(path, error, nativeBinding) ??
+        new Error(`cannot open ${path}: ${describeError(error)} (its directory ${dirname(path)} must exist and be writable)`, { cause: error })
+      );
     }
   }
 
