@@ -20,6 +20,14 @@ function openError(config: Partial<SqliteWriterConfig>): Error {
   throw new Error('the file opened');
 }
 
+/** Opens a file in a fresh directory with better-sqlite3 pointed at a native binary of these contents. */
+function openWithDriver(contents: string): { binary: string; message: string } {
+  temp = tempDir();
+  const binary = join(temp.dir, 'better_sqlite3.node');
+  writeFileSync(binary, contents);
+  return { binary, message: openError({ path: join(temp.dir, 'telemetry.sqlite'), nativeBinding: binary }).message };
+}
+
 describe('opening a telemetry file that cannot be opened', () => {
   it('a path under a missing directory: names the path and its directory, not the driver', () => {
     temp = tempDir();
@@ -31,11 +39,8 @@ describe('opening a telemetry file that cannot be opened', () => {
   });
 
   it('a driver that cannot load: names the package, the Node its binary was built for and this one, not the path', () => {
-    temp = tempDir();
     // Not a loadable library, but carrying the registration symbol a Node 20 build exports.
-    const binary = join(temp.dir, 'better_sqlite3.node');
-    writeFileSync(binary, 'not an ELF file\0node_register_module_v115\0');
-    const { message } = openError({ path: join(temp.dir, 'telemetry.sqlite'), nativeBinding: binary });
+    const { binary, message } = openWithDriver('not an ELF file\0node_register_module_v115\0');
     expect(message).toContain('the SQLite driver better-sqlite3 cannot load');
     expect(message).toContain(`${binary} is built for NODE_MODULE_VERSION 115 (Node 20)`);
     expect(message).toContain(`this is Node ${process.version} (NODE_MODULE_VERSION ${process.versions.modules})`);
@@ -43,10 +48,7 @@ describe('opening a telemetry file that cannot be opened', () => {
   });
 
   it('a driver binary of unknown build: says so', () => {
-    temp = tempDir();
-    const binary = join(temp.dir, 'better_sqlite3.node');
-    writeFileSync(binary, 'not an ELF file');
-    const { message } = openError({ path: join(temp.dir, 'telemetry.sqlite'), nativeBinding: binary });
+    const { binary, message } = openWithDriver('not an ELF file');
     expect(message).toContain(`${binary} is built for an unknown Node`);
   });
 });
