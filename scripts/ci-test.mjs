@@ -1,7 +1,9 @@
 #!/usr/bin/env node
 // `.ci/run`'s test step: every package's tests through turbo (two at a time, continuing past a
 // failure so every package gets a verdict), then one summary line per package, as the CI matrix
-// shows one job per package. Exits non-zero when any package failed or got no verdict.
+// shows one job per package. Exits non-zero when any package failed or got no verdict. The Node
+// version is part of turbo's task hash (PGW_TEST_NODE), so a run on another Node never replays the
+// cached verdicts of this one.
 import { spawnSync } from 'node:child_process';
 import fs from 'node:fs';
 import path from 'node:path';
@@ -12,7 +14,7 @@ const before = new Set(fs.existsSync(runsDir) ? fs.readdirSync(runsDir) : []);
 const turbo = spawnSync('pnpm', ['exec', 'turbo', 'run', 'test', '--concurrency=2', '--continue', '--summarize'], {
   cwd: root,
   stdio: 'inherit',
-  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1' },
+  env: { ...process.env, TURBO_TELEMETRY_DISABLED: '1', PGW_TEST_NODE: process.version },
 });
 
 const summaryFile = fs.existsSync(runsDir) ? fs.readdirSync(runsDir).find((file) => !before.has(file)) : undefined;
@@ -20,7 +22,7 @@ const tasks = summaryFile === undefined ? [] : JSON.parse(fs.readFileSync(path.j
 if (summaryFile !== undefined) fs.rmSync(path.join(runsDir, summaryFile));
 
 let failed = turbo.status !== 0;
-console.log('\nper-package tests:');
+console.log(`\nper-package tests (node ${process.version}):`);
 for (const { name } of testedPackages()) {
   const task = tasks.find((t) => t.package === name && t.task === 'test');
   const exitCode = task?.execution?.exitCode;

@@ -15,6 +15,7 @@ import { randomBytes } from 'node:crypto';
 import fs from 'node:fs';
 import os from 'node:os';
 import path from 'node:path';
+import { nodeHeadersDir } from './lib/native-build.mjs';
 import { publicPackages, root } from './lib/workspace.mjs';
 
 const FORBIDDEN_WITH_CLIENT_ALONE = ['ioredis', 'pg', 'better-sqlite3'];
@@ -48,8 +49,12 @@ function run(command, args, { env = {}, expectFailure = false } = {}) {
   return result;
 }
 
+// npm builds better-sqlite3 against this Node's headers, as scripts/setup.sh does (set even when empty,
+// so an npmrc's nodedir cannot point the build at another Node).
+const NATIVE_BUILD_ENV = { npm_config_nodedir: nodeHeadersDir() ?? '' };
+
 function npm(args) {
-  return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error']);
+  return run('npm', [...args, '--no-audit', '--no-fund', '--loglevel=error'], { env: NATIVE_BUILD_ENV });
 }
 
 /** The last stdout line of chat.mjs, parsed. */

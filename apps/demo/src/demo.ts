@@ -4,7 +4,7 @@ import path from 'node:path';
 import { EmbeddingClient, GatewayClient, gatherBounded, type LLMResponse } from '@pgw/client';
 import { summarize, type SqliteSummarySource } from '@pgw/telemetry-sqlite';
 import { demoEnv, startDemoUpstream } from './upstream.js';
-import { progressBar, type Progress } from './progress.js';
+import { terminal, type Progress } from './terminal.js';
 
 export interface DemoOptions {
   calls: number;
@@ -13,6 +13,7 @@ export interface DemoOptions {
   sqlitePath: string;
   /** Progress output; default a bar on stderr. */
   progress?: (label: string, total: number) => Progress;
+  /** What the library warns about; default each warning once on stderr, after the progress line. */
   warn?: (message: string) => void;
 }
 
@@ -44,13 +45,14 @@ function nearestRank(sorted: readonly number[], p: number): number {
 
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   const started = performance.now();
-  const progress = options.progress ?? progressBar;
+  const stderr = terminal();
+  const progress = options.progress ?? stderr.progress;
+  const warn = options.warn ?? stderr.warn;
   fs.mkdirSync(path.dirname(options.sqlitePath), { recursive: true });
   for (const stale of [options.sqlitePath, `${options.sqlitePath}-wal`, `${options.sqlitePath}-shm`]) fs.rmSync(stale, { force: true });
 
   const mock = await startDemoUpstream();
   const env = demoEnv(mock, options.sqlitePath);
-  const warn = options.warn ?? (() => {});
   try {
     const responses: LLMResponse[] = [];
     const failuresByType: Record<string, number> = {};

@@ -1,11 +1,13 @@
 /** Embedding and OCR end to end: fromEnv against the loopback mock, on memory and on Redis backends. */
-import { afterAll, describe, expect, it } from 'vitest';
-import { CallDeadlineExceeded, EmbeddingClient, OcrClient, ResultInvalidError } from '../src/index.js';
+import { describe, expect, it, vi } from 'vitest';
+import { CallDeadlineExceeded, EmbeddingClient, GatewayUnavailableError, OcrClient, ResultInvalidError } from '../src/index.js';
 import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();
 
 const FAST_RETRY = { RETRY__BACKOFF_BASE_S: '0.01', RETRY__BACKOFF_MAX_S: '0.05' };
+/** An OCR source with room for one attempt's reservation (EST_TOKENS), not two: OCR reserves it at admission and settles 0 (S6). */
+const NARROW_TPM = { TPM: '1000', EST_TOKENS: '600' };
 
 describe.each(BACKENDS)('embedding and OCR through fromEnv on $name backends', (backend) => {
   async function withEmbedder<T>(
@@ -120,8 +122,48 @@ describe.each(BACKENDS)('embedding and OCR through fromEnv on $name backends', (
 
   it('OCR settles 0 tokens: a TPM that fits one estimate admits call after call', async () => {
     const ocr = fixture.source('ocr');
-    await withOcr([[ocr, { TPM: '1000', EST_TOKENS: '600' }]], { QUOTA_FULL: 'fail_fast' }, async (client) => {
+    await withOcr([[ocr, NARROW_TPM]], { QUOTA_FULL: 'fail_fast' }, async (client) => {
       for (let i = 0; i < 3; i += 1) await expect(client.recognizeText(new Uint8Array([i + 1]))).resolves.toMatchObject({ source: ocr });
+    });
+  });
+
+  it('an OCR call in flight holds its EST_TOKENS: the calls that would exceed TPM fail fast and never reach the server', async () => {
+    const ocr = fixture.source('ocr', { steps: [{ kind: 'hang' }] });
+    await withOcr([[ocr, NARROW_TPM]], { QUOTA_FULL: 'fail_fast' }, async (client) => {
+      const controller = new AbortController();
+      const first = outcome(() => client.recognizeText(new Uint8Array([1]), { signal: controller.signal }));
+      try {
+        await fixture.inflight(ocr);
+        const others = await Promise.all([2, 3].map((byte) => outcome(() => client.recognizeText(new Uint8Array([byte])))));
+        expect(others.map(({ error }) => (error as GatewayUnavailableError | undefined)?.reason)).toEqual(['quota_full', 'quota_full']);
+        expect(others[0]?.error).toBeInstanceOf(GatewayUnavailableError);
+        expect(fixture.mock.counters(ocr).ocrText).toBe(1);
+      } finally {
+        controller.abort();
+      }
+      expect((await first).error).toMatchObject({ name: 'AbortError' });
+    });
+  });
+
+  it('an OCR call cancelled in flight settles 0: its reservation is given back and the next call is admitted', async () => {
+    const ocr = fixture.source('ocr', { steps: [{ kind: 'hang' }], ocrText: 'after' });
+    await withOcr([[ocr, NARROW_TPM]], { QUOTA_FULL: 'fail_fast' }, async (client) => {
+      const controller = new AbortController();
+      const cancelled = outcome(() => client.recognizeText(new Uint8Array([1]), { signal: controller.signal }));
+      await fixture.inflight(ocr);
+      controller.abort();
+      expect((await cancelled).error).toMatchObject({ name: 'AbortError' });
+      // Settled at the estimate, the window would refuse every call for a minute; settled 0, one soon fits.
+      const next = await vi.waitFor(() => client.recognizeText(new Uint8Array([2])), { timeout: 10_000, interval: 50 });
+      expect(next).toMatchObject({ text: 'after', source: ocr });
+      expect(fixture.mock.counters(ocr).ocrText).toBe(2);
+    });
+  });
+
+  it('a failed OCR attempt settles 0: the retry on the same source fits beside it', async () => {
+    const ocr = fixture.source('ocr', { steps: [{ kind: 'status', status: 503 }], ocrText: 'second try' });
+    await withOcr([[ocr, NARROW_TPM]], { QUOTA_FULL: 'fail_fast' }, async (client) => {
+      await expect(client.recognizeText(new Uint8Array([1]))).resolves.toMatchObject({ text: 'second try', callStats: { attempts: 2 } });
     });
   });
 });

@@ -215,7 +215,9 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   /** Asks `source` to admit, counting the try with the selector; a refusal or a failure hands the count back. */
   private tryAdmit(source: Source): MaybePromise<Admitted | Refusal> {
     const { selector } = this.deps;
-    const estTokens = this.estTokens(source);
+    // Every operation reserves the source's estimate, OCR too (its TPM bounds OCR work in flight);
+    // what a permit is settled with is the Settlement's business (OCR: always 0).
+    const estTokens = source.estTokens;
     selector.entering(source, estTokens);
     let answer: MaybePromise<Admitted | Refusal>;
     try {
@@ -373,10 +375,6 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       this.stall.addWaiting(waitedMs);
       if (events?.on.onQuotaWaitEnd) events.emit('onQuotaWaitEnd', { call, reason, waitedMs });
     }
-  }
-
-  private estTokens(source: Source): number {
-    return this.operation.tokenAccounting === 'none' ? 0 : source.estTokens;
   }
 }
 

@@ -208,7 +208,7 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
     });
   });
 
-  it('S6: OCR settles 0 anywhere, in flight included', async () => {
+  it('S6: OCR reserves its estimate at admission and settles 0 anywhere, in flight included', async () => {
     const ocrSource = [source('a', { estTokens: EST })];
     const h = loopHarness((script: Script<{ text: string }>) => ocrTextOperation(), [HANG], {
       sources: ocrSource,
@@ -220,7 +220,7 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
     controller.abort();
     await expect(done).rejects.toMatchObject({ name: 'AbortError' });
     const limiter = h.limiter as AccountingLimiter;
-    expect(limiter.lastPermit()).toMatchObject({ est: 0, settled: [0], releases: 1 });
+    expect(limiter.lastPermit()).toMatchObject({ est: EST, settled: [0], releases: 1 });
     expect(limiter.tpm.get('a')).toBe(0);
   });
 

@@ -24,6 +24,8 @@ export interface SqliteStoreOptions {
   maxBytes: number;
   /** How long a statement waits for another connection's lock before it fails with SQLITE_BUSY. */
   busyTimeoutMs: number;
+  /** better-sqlite3's `nativeBinding`: its native binary, when not the package's own build. */
+  nativeBinding?: string | undefined;
 }
 
 export class SqliteStore {
@@ -34,8 +36,8 @@ export class SqliteStore {
   private readonly insertBatch: Database.Transaction<(rows: Row[]) => void>;
 
   /** Opens (creating if needed) and migrates the file; throws if it cannot. The directory must exist. */
-  constructor(path: string, { batchSize, now, maxBytes, busyTimeoutMs }: SqliteStoreOptions) {
-    this.db = new Database(path, { timeout: busyTimeoutMs });
+  constructor(path: string, { batchSize, now, maxBytes, busyTimeoutMs, nativeBinding }: SqliteStoreOptions) {
+    this.db = new Database(path, { timeout: busyTimeoutMs, ...(nativeBinding !== undefined && { nativeBinding }) });
     try {
       if (maxBytes > 0) {
         const pageSize = this.db.pragma('page_size', { simple: true }) as number;

@@ -3,8 +3,10 @@
  * same object runs on the recorder's thread (`thread: 'main'`) or inside the writer thread.
  */
 import { existsSync } from 'node:fs';
+import { dirname } from 'node:path';
 import type { TelemetryColumnValue } from '@pgw/core';
 import { pruneRotated, renameAside } from './rotation.js';
+import { driverFailure } from './sqlite-driver.js';
 import { SqliteStore } from './sqlite-store.js';
 
 /** Plain data only: it crosses to the writer thread as `workerData`. */
@@ -16,6 +18,8 @@ export interface SqliteWriterConfig {
   maxBytes: number;
   /** How long a write waits for another connection's lock before its batch fails. */
   busyTimeoutMs: number;
+  /** better-sqlite3's native binary, when not the package's own build (its `nativeBinding` option). */
+  nativeBinding?: string;
 }
 
 export type SqliteRow = TelemetryColumnValue[];
@@ -33,16 +37,17 @@ export class SqliteWriter {
     private readonly warn: (message: string) => void,
   ) {}
 
-  /** Opens (creates, migrates) the file unless it is open; throws naming the path if it cannot. */
+  /** Opens (creates, migrates) the file unless it is open; throws saying what failed (the path or the driver) if it cannot. */
   open(): SqliteStore {
-    const { path, batchSize, maxBytes, busyTimeoutMs } = this.config;
+    const { path, batchSize, maxBytes, busyTimeoutMs, nativeBinding } = this.config;
     try {
-      this.store ??= new SqliteStore(path, { batchSize, now: this.now, maxBytes, busyTimeoutMs });
+      this.store ??= new SqliteStore(path, { batchSize, now: this.now, maxBytes, busyTimeoutMs, nativeBinding });
       return this.store;
     } catch (error) {
-      throw new Error(`cannot open ${path}: ${describeError(error)} (its directory must exist and be writable)`, {
-        cause: error,
-      });
+      throw (
+        driverFailure(path, error, nativeBinding) ??
+        new Error(`cannot open ${path}: ${describeError(error)} (its directory ${dirname(path)} must exist and be writable)`, { cause: error })
+      );
     }
   }
 
