@@ -1,10 +1,20 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import { optionalPositiveMs, type Clock, type GateOutcome, type GateTicket, type GovernedAdmission, type Governor } from '@pgw/core';
+import {
+  optionalPositiveMs,
+  type BreakerTicket,
+  type BreakerTransition,
+  type BreakerVerdict,
+  type Clock,
+  type Governor,
+  type GovernorRefusal,
+  type Lease,
+  type SourceStats,
+} from '@pgw/core';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
-import { parseAcquireReply, probeTokenOf, RedisGate, type RedisGateOptions } from './gate.js';
+import { parseAcquireReply, probeTokenOf, RedisBreaker, transitionOf, type RedisBreakerOptions } from './breaker.js';
 import { parseDenial, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
 import { lineKeys, scopePrefix } from './keys.js';
 import { ADMIT_LUA, FINISH_LUA, LEAVE_LINE_LUA } from './lua/governor.js';
@@ -21,16 +31,17 @@ const QUEUED_RETRY_MS = 1_000;
 
 const QUEUED = Object.freeze({ ok: false, queued: true, retryAfterMs: QUEUED_RETRY_MS } as const);
 
-export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisGateOptions, 'policy'>;
+export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisBreakerOptions, 'policy'>;
 
 /**
- * A scope's breaker and limiter on one Redis, with the combined `Governor` capability: one script
- * before an attempt (breaker admission + six gates), one after (breaker verdict + settle + release).
- * `limiter` and `gate` are the same books through the two ports (stats, snapshots, direct use).
+ * A scope's breakers and six gates on one Redis behind the `Governor` port: one script before an
+ * attempt (breaker admission + six gates), one after (breaker verdict + settle + release), each
+ * answering the breaker transition it made. `limiter` and `breaker` are the same books seen whole
+ * (stats, snapshots, tests).
  */
 export class RedisGovernor implements Governor {
   readonly limiter: RedisLimiter;
-  readonly gate: RedisGate;
+  readonly breaker: RedisBreaker;
   readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #now: Clock | undefined;
@@ -41,7 +52,7 @@ export class RedisGovernor implements Governor {
 
   constructor(options: RedisGovernorOptions) {
     this.limiter = new RedisLimiter(options);
-    this.gate = new RedisGate({ ...options, sources: Object.keys(options.sources) });
+    this.breaker = new RedisBreaker({ ...options, sources: Object.keys(options.sources) });
     this.#redis = options.redis;
     this.#scope = options.scope;
     this.#now = options.now;
@@ -49,13 +60,13 @@ export class RedisGovernor implements Governor {
     this.#line = lineKeys(scopePrefix(options.scope));
   }
 
-  async admit(source: string, estTokens: number, turn?: string): Promise<GovernedAdmission> {
-    const breaker = this.gate.keysOf(source);
+  async admit(source: string, estTokens: number, turn?: string): Promise<Lease | GovernorRefusal> {
+    const breaker = this.breaker.keysOf(source);
     const plan = this.limiter.planEntry(source, estTokens);
     const token = randomUUID();
     const { line, alive, wake } = this.#line;
     const keys = [breaker.state, breaker.samples, ...plan.keys, line, alive];
-    const args = [plan.id, token, ...this.gate.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
+    const args = [plan.id, token, ...this.breaker.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
     const verdict = await failClosed(this.#scope, 'admit', async () => {
       const reply = await this.#run(ADMIT, keys, args);
       if (Array.isArray(reply) && reply[0] === 3) return QUEUED;
@@ -71,18 +82,30 @@ export class RedisGovernor implements Governor {
     if (!verdict.ok) return 'gate' in verdict ? verdict : { ok: false, refusal: verdict };
     const ticket = verdict;
     const permit = plan.permit((actualTokens, verdict) => this.#finish(keys, ticket, plan, actualTokens, verdict));
-    return { ok: true, ticket, permit, finish: (verdict, actualTokens) => permit.finish(actualTokens, verdict) };
+    return {
+      ok: true,
+      source,
+      estTokens,
+      ...(ticket.transition && { transition: ticket.transition }),
+      finish: (verdict, actualTokens) => permit.finish(actualTokens, verdict),
+    };
+  }
+
+  sourceStats(source: string): Promise<SourceStats> {
+    return this.limiter.sourceStats(source);
   }
 
   async #finish(
     keys: readonly string[],
-    ticket: GateTicket,
+    ticket: BreakerTicket,
     plan: EntryPlan,
     actualTokens: number,
-    verdict: GateOutcome | undefined,
-  ): Promise<void> {
-    const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.gate.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
-    numbers(await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, args)), 3);
+    verdict: BreakerVerdict | undefined,
+  ): Promise<BreakerTransition | undefined> {
+    const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.breaker.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
+    const reply = await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, args));
+    numbers(reply, 3);
+    return transitionOf((reply as unknown[])[3]);
   }
 
   async leaveLine(turn: string): Promise<void> {

@@ -9,14 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
-import type { GovernedAdmission } from '@pgw/core';
+import type { Lease } from '@pgw/core';
 import { RedisGovernor } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
 
-type Admitted = Extract<GovernedAdmission, { ok: true }>;
+type Admitted = Lease;
 
 it('replays the releases that failed during the outage: quota is back right after a restart, not after the lease TTL', async () => {
   const dir = await mkdtemp(path.join(os.tmpdir(), 'pgw-aof-'));

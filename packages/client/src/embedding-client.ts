@@ -51,14 +51,12 @@ export class EmbeddingClient extends OwningClient {
 
   constructor(parts: EmbeddingParts) {
     super();
-    requireParts(parts, 'EmbeddingClient', ['limiter', 'gate']);
+    requireParts(parts, 'EmbeddingClient', ['governor']);
     this.settings = embeddingSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'EmbeddingClient(callDeadlineMs)');
     this.#pipeline = assembleEmbedPipeline({
       settings: { ...this.settings, sources: governedSources<EmbeddingModel>(this.settings, ['embed'], 'EmbeddingClient') },
-      limiter: parts.limiter,
-      gate: parts.gate,
-      ...(parts.governor && { governor: parts.governor }),
+      governor: parts.governor,
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
       subscribers: parts.subscribers,

@@ -109,7 +109,7 @@ export class GatewayClient extends OwningClient {
 
   constructor(parts: GatewayParts) {
     super();
-    requireParts(parts, 'GatewayClient', ['limiter', 'gate']);
+    requireParts(parts, 'GatewayClient', ['governor']);
     this.settings = gatewaySettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
     this.#sources = governedSources<ChatModel>(this.settings, ['generate'], 'GatewayClient');
@@ -118,9 +118,7 @@ export class GatewayClient extends OwningClient {
     });
     this.#pipeline = assembleChatPipeline({
       settings: { ...this.settings, sources: this.#sources },
-      limiter: parts.limiter,
-      gate: parts.gate,
-      ...(parts.governor && { governor: parts.governor }),
+      governor: parts.governor,
       ...(parts.cache && { cache: parts.cache }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),

@@ -4,10 +4,8 @@ import {
   ResultInvalidError,
   SourceDeadError,
   TransientError,
+  type BreakerVerdict,
   type Clock,
-  type Gate,
-  type GateOutcome,
-  type MaybePromise,
   type ModelIdentity,
   type ModelPrice,
   type Source,
@@ -18,13 +16,13 @@ import {
   type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
-import { andThen, cancellationError, raceAbort } from './abort.js';
+import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
 import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
-import type { BreakerWatch } from './breaker-watch.js';
+import { reportBreakerChange } from './breaker-events.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
@@ -33,7 +31,7 @@ import type { ScopeProgress } from './stall-clock.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface AttemptDeps {
-  gate: Gate;
+  scope: string;
   pacer: Pacer;
   health: HealthBook;
   progress: ScopeProgress;
@@ -41,8 +39,6 @@ export interface AttemptDeps {
   now: Clock;
   /** The pipeline's events; absent in unit harnesses. An attempt event nobody listens to is never built. */
   events?: EventHub;
-  /** Observes breaker transitions when someone listens to them. */
-  breakers?: BreakerWatch;
 }
 
 export type AttemptOutcome<Res> =
@@ -57,8 +53,8 @@ export type AttemptOutcome<Res> =
 /**
  * One attempt on an admitted source. Returns the result, or the retryable failure (transient / dead)
  * for the loop to act on; everything else — cancellation, rejected request, invalid result, a bug —
- * propagates. Whatever happens, the pacer slot, the probe lease and the permit are given back exactly
- * once, and the permit is settled per docs/architecture.md#settlement (see Settlement).
+ * propagates. Whatever happens, the pacer slot and the lease are given back exactly once: the lease's
+ * `finish` carries the breaker verdict and settles per docs/architecture.md#settlement (see Settlement).
  */
 export function runAttempt<Req, Res, M extends ModelIdentity>(
   deps: AttemptDeps,
@@ -78,9 +74,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   private usage: Usage | undefined;
   private result: Res | undefined;
   private reported = false;
-  private verdictSent = false;
-  /** The breaker verdict a governor sends together with the permit's write-back. */
-  private verdictToFinish: GateOutcome | undefined;
+  /** The breaker's verdict, sent with the lease's finish; none (a cancellation, a rejected request) gives a probe lease back. */
+  private verdict: BreakerVerdict | undefined;
   private attemptNumber = 0;
 
   constructor(
@@ -90,7 +85,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     private readonly admitted: Admitted,
   ) {
     this.started = deps.now();
-    this.settlement = new Settlement(operation.tokenAccounting, admitted.permit.estTokens);
+    this.settlement = new Settlement(operation.tokenAccounting, admitted.lease.estTokens);
     const sink = call.ctx.onDelta;
     this.deltas = sink && new AttemptDeltas(deps.events?.on.onFirstToken ? this.firstTokenWatch(sink) : sink);
   }
@@ -124,9 +119,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       deps.health.onSuccess(source.name, latencyMs);
       operation.observe?.(source, result, ctx);
       this.report('ok');
-      const recorded = this.verdict('success');
-      // A backend that answered synchronously (memory) costs no await, hence no microtask turn.
-      if (recorded !== undefined) await recorded;
+      this.verdict = 'success';
       return { ok: true, result, callId, latencyMs };
     } catch (error) {
       if (signal.aborted) {
@@ -140,7 +133,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
         deps.health.onFailure(source.name);
         if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
         this.report('error', error);
-        await this.verdict(dead ? 'dead' : 'failure');
+        this.verdict = dead ? 'dead' : 'failure';
         const committedContent = this.deltas?.committedContent;
         return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
       }
@@ -148,7 +141,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
         settlement.decide('invalid');
         this.report('error', error);
         // A bad result is not a bad service: the breaker counts a success without a window sample.
-        await this.verdict('invalid');
+        this.verdict = 'invalid';
         throw error;
       }
       if (error instanceof RequestRejectedError) settlement.decide('rejected');
@@ -156,8 +149,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       this.report('error', error);
       throw error;
     } finally {
-      const givenBack = this.giveBack();
-      if (givenBack !== undefined) await givenBack;
+      await this.giveBack();
     }
   }
 
@@ -226,33 +218,20 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     };
   }
 
-  private verdict(outcome: GateOutcome): MaybePromise<void> {
-    const { gate, writeBacks, breakers } = this.deps;
-    const { ticket, governed } = this.admitted;
-    this.verdictSent = true;
-    if (governed) {
-      this.verdictToFinish = outcome;
-      return;
-    }
-    const recorded = writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
-    return breakers ? andThen(recorded, () => breakers.afterVerdict(ticket, outcome)) : recorded;
-  }
-
-  /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
-  private giveBack(): MaybePromise<void> {
-    const { gate, pacer, writeBacks, breakers } = this.deps;
-    const { source, ticket, permit, governed } = this.admitted;
-    if (governed) {
-      pacer.leave(source.name);
-      const verdict = this.verdictToFinish;
-      const finished = writeBacks.quietly('governor.finish', () => governed.finish(verdict, this.settlement.value()));
-      return breakers && verdict !== undefined ? andThen(finished, () => breakers.afterVerdict(ticket, verdict)) : finished;
-    }
-    const probeReleased = ticket.probe && !this.verdictSent ? writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket)) : undefined;
-    return andThen(probeReleased, () => {
-      pacer.leave(source.name);
-      return writeBacks.settleAndRelease(permit, this.settlement.value());
+  /**
+   * The pacer slot, then the lease: its finish sends the verdict and settles the permit, once. A
+   * cancelled call does not wait for a finish that hangs (the store's own bound ends it); one
+   * cancelled before keeps its own error.
+   */
+  private async giveBack(): Promise<void> {
+    const { pacer, writeBacks, events, scope } = this.deps;
+    const { source, lease } = this.admitted;
+    const { signal } = this.call.ctx;
+    pacer.leave(source.name);
+    const finished = writeBacks.quietly('governor.finish', async () => {
+      reportBreakerChange(events, scope, source.name, await lease.finish(this.verdict, this.settlement.value()));
     });
+    if (!signal.aborted) await raceAbort(finished, signal);
   }
 }
 

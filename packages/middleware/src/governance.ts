@@ -1,18 +1,15 @@
 import { assertModel } from '@pgw/core';
 import type {
   Clock,
-  Gate,
   GatewaySettings,
   GatewaySubscriber,
   Governor,
-  Limiter,
   ModelIdentity,
   PricingTable,
   Sleep,
   Source,
   TelemetryRecorder,
 } from '@pgw/core';
-import { BreakerWatch } from './breaker-watch.js';
 import { assertSubscribers, EventHub } from './event-hub.js';
 import { HealthBook } from './health.js';
 import { Pacer } from './pacer.js';
@@ -36,10 +33,8 @@ export type GovernanceSettings<M extends ModelIdentity = ModelIdentity> = Pick<
 /** What every pipeline is assembled from. All time and randomness are injected. */
 export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
   settings: GovernanceSettings<M>;
-  limiter: Limiter;
-  gate: Gate;
-  /** The limiter's and the gate's books in one store operation each way (see core `Governor`); used when present. */
-  governor?: Governor;
+  /** The scope's breakers and six gates (see core `Governor`; `governorOf` joins a separate limiter and breaker). */
+  governor: Governor;
   recorder?: TelemetryRecorder;
   pricing?: PricingTable;
   now: Clock;
@@ -72,13 +67,13 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
   parts.settings.sources.forEach((source, index) =>
     assertModel(source.model, operations, `settings.sources[${index}].model (source '${source.name}')`),
   );
-  const { settings, limiter, gate, now } = parts;
+  const { settings, governor, now } = parts;
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
   const pacer = new Pacer(settings.sources);
   const line = new WaitLine();
   // Room freed in another process of the fleet wakes this process's first waiter too.
-  parts.governor?.onRoomFreed?.(() => line.roomFreed());
+  governor.onRoomFreed?.(() => line.roomFreed());
   const emitter = new TelemetryEmitter({
     recorder: parts.recorder,
     textCap: settings.telemetryTextCap,
@@ -91,16 +86,14 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
   const events = new EventHub(emitter.recording ? [emitter, ...subscribers] : subscribers, warnings);
   const retryDeps: RetryLoopDeps = {
     scope: settings.scope,
-    gate,
-    limiter,
-    ...(parts.governor && { governor: parts.governor }),
+    governor,
     pacer,
     health,
     progress: parts.progress ?? new ScopeProgress(now),
     writeBacks: new WriteBacks(warnings),
     selector: createSelector(settings.selector, {
       sources: settings.sources,
-      limiter,
+      governor,
       health,
       rng: parts.rng,
       now,
@@ -117,7 +110,6 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     rng: parts.rng,
     now,
     events,
-    ...(events.on.onBreakerStateChange && { breakers: new BreakerWatch(settings.scope, gate, events) }),
   };
   const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort();
   return { retryDeps, emitter, events, warnings, models };

@@ -52,6 +52,7 @@ export {
   healthScore,
   largerWindows,
   type Selector,
+  type SelectorEntry,
   type SelectorDeps,
   type SourceWalk,
 } from './selector.js';
@@ -72,7 +73,6 @@ export { TelemetryEmitter, type TelemetryEmitterOptions } from './telemetry-emit
 // Events and the user's layers
 export { EventHub, assertSubscribers } from './event-hub.js';
 export { callEventsMiddleware } from './call-events.js';
-export { BreakerWatch } from './breaker-watch.js';
 export { userLayers, type MiddlewareContext, type UserMiddleware } from './user-middleware.js';
 export { SafeRecorder } from './safe-recorder.js';
 export { WarnOnce } from './warn-once.js';

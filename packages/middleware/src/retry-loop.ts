@@ -14,17 +14,15 @@ import {
   type ModelIdentity,
   type Source,
   type QuotaWaitStartEvent,
-  type MaybePromise,
-  isPromise,
 } from '@pgw/core';
-import { andThen, throwIfAborted } from './abort.js';
+import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
-import { deprioritiseFailed, largerWindows, type Selector, type SourceWalk } from './selector.js';
+import { deprioritiseFailed, largerWindows, type Selector, type SelectorEntry, type SourceWalk } from './selector.js';
 import { StallClock } from './stall-clock.js';
 import type { WaitLine, Waiter } from './wait-line.js';
 
@@ -37,8 +35,10 @@ export interface QuotaNap {
 
 export const DEFAULT_QUOTA_NAP: QuotaNap = { minMs: 25, maxMs: 1000 };
 
+/** An admission the selector counts until the attempt left. */
+type Entered = Admitted & { readonly entry: SelectorEntry };
+
 export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
-  scope: string;
   selector: Selector;
   retry: RetryPolicy;
   quotaFull: QuotaFullPolicy;
@@ -95,13 +95,11 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     this.signal = call.ctx.signal;
   }
 
-  /** The whole call in one async frame: admission, attempt and backoff rounds are not frames of their own. */
   async run(): Promise<Governed<Res, M>> {
     try {
       for (;;) {
         throwIfAborted(this.signal);
-        const turn = this.admitInTurn();
-        const admitted = isPromise(turn) ? await turn : turn;
+        const admitted = await this.admitInTurn();
         if (!admitted) continue;
         let outcome: AttemptOutcome<Res>;
         try {
@@ -110,8 +108,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
           if (error instanceof ContextLengthExceededError && this.moveOnFromContext(admitted.source, error)) continue;
           throw error;
         } finally {
-          // The attempt gave its permit, pacer slot and probe lease back.
-          this.deps.selector.left(admitted.source);
+          // The attempt gave its pacer slot and its lease back.
+          admitted.entry.left();
           this.deps.line.roomFreed();
         }
         if (outcome.ok) {
@@ -133,7 +131,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { turn } = this;
     const { governor, writeBacks } = this.deps;
     this.turn = undefined;
-    if (turn !== undefined && governor?.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
+    if (turn !== undefined && governor.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
   }
 
   /**
@@ -158,19 +156,16 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   /**
    * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
    * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
-   * Not an async function: a backend that answers synchronously admits with no frame and no promise.
    */
-  private admitInTurn(): MaybePromise<Admitted | undefined> {
+  private async admitInTurn(): Promise<Entered | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      return this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place).then(() => undefined);
+      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
+      return undefined;
     }
-    // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
-    if (this.place !== undefined && this.deps.governor) this.turn ??= randomUUID();
-    return andThen(this.admitOne(), (settled) => this.leaveLineIfAdmitted(settled));
-  }
-
-  private leaveLineIfAdmitted(admitted: Admitted | undefined): Admitted | undefined {
+    // The head of this process's line takes a turn in the fleet's (an admission ends it).
+    if (this.place !== undefined) this.turn ??= randomUUID();
+    const admitted = await this.admitOne();
     if (admitted) {
       this.place?.leave();
       this.place = undefined;
@@ -183,56 +178,33 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * Tries sources in preference order, asking the selector for the next only when one refused; when
    * none admits, waits per policy and returns undefined. No candidate at all is only possible after
    * a too-long prompt: no source has a larger window, so the call ends with that prompt's error.
-   * The first pick admitted synchronously (the common case on memory backends) returns at once.
    */
-  private admitOne(): MaybePromise<Admitted | undefined> {
+  private async admitOne(): Promise<Entered | undefined> {
     const order = this.candidates();
-    const first = order.next();
-    const answer = first === undefined ? undefined : this.tryAdmit(first);
-    if (answer !== undefined && !isPromise(answer) && answer.kind === 'admitted') return answer;
-    return this.admitFromRest(order, answer);
-  }
-
-  /** The rest of `admitOne`: awaits `pending` (the first pick's answer), then walks on while sources refuse. */
-  private async admitFromRest(order: SourceWalk, pending: MaybePromise<Admitted | Refusal> | undefined): Promise<Admitted | undefined> {
     const refusals: Refusal[] = [];
-    while (pending !== undefined) {
-      const verdict = await pending;
-      if (verdict.kind === 'admitted') return verdict;
-      refusals.push(verdict);
-      const next = order.next();
-      pending = next === undefined ? undefined : this.tryAdmit(next);
+    for (let source = order.next(); source !== undefined; source = order.next()) {
+      const answer = await this.tryAdmit(source);
+      if (answer.kind === 'admitted') return answer;
+      refusals.push(answer);
     }
     if (refusals.length === 0) throw this.contextFallback!.error;
     await this.waitForRoom(refusals);
     return undefined;
   }
 
-  /** Asks `source` to admit, counting the try with the selector; a refusal or a failure hands the count back. */
-  private tryAdmit(source: Source): MaybePromise<Admitted | Refusal> {
-    const { selector } = this.deps;
+  /** Asks `source` to admit, counting the try with the selector until the handle is settled: refused here, left after the attempt. */
+  private async tryAdmit(source: Source): Promise<Entered | Refusal> {
     const estTokens = this.estTokens(source);
-    selector.entering(source, estTokens);
-    let answer: MaybePromise<Admitted | Refusal>;
+    const entry = this.deps.selector.entering(source, estTokens);
     try {
-      answer = admit(this.deps, source, estTokens, this.signal, this.turn);
+      const answer = await admit(this.deps, source, estTokens, this.signal, this.turn);
+      if (answer.kind === 'admitted') return { ...answer, entry };
+      entry.refused();
+      return answer;
     } catch (error) {
-      selector.refused(source, estTokens);
+      entry.refused();
       throw error;
     }
-    if (!isPromise(answer)) return this.countRefusal(answer, estTokens);
-    return answer.then(
-      (verdict) => this.countRefusal(verdict, estTokens),
-      (error: unknown) => {
-        selector.refused(source, estTokens);
-        throw error;
-      },
-    );
-  }
-
-  private countRefusal(verdict: Admitted | Refusal, estTokens: number): Admitted | Refusal {
-    if (verdict.kind !== 'admitted') this.deps.selector.refused(verdict.source, estTokens);
-    return verdict;
   }
 
   private noteFailure(source: Source, error: TransientError | SourceDeadError): void {

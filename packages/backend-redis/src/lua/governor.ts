@@ -1,5 +1,5 @@
 import { PRELUDE_LUA } from './clock.js';
-import { BREAKER_FUNCTIONS_LUA } from './gate.js';
+import { BREAKER_FUNCTIONS_LUA } from './breaker.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
 
 /**
@@ -37,8 +37,8 @@ end
 /**
  * admit. ARGV: injectedNow, permitId, probeToken, probeTtlMs, breakerKeyTtlMs, estTokens, six limits,
  * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel
- * Returns {1, epoch, probe (0|1)} when admitted (the probe lease, if any, is taken only then; the
- * caller's turn is over), {0, 'open'|'half_open', retryAfterMs} when the breaker refuses (no gate is
+ * Returns {1, epoch, probe (0|1), first} when admitted (the probe lease, if any, is taken only then —
+ * first = 1 for the open period's first lease; the caller's turn is over), {0, 'open'|'half_open', retryAfterMs} when the breaker refuses (no gate is
  * looked at), {2, gateIndex, retryAfterMs} when a gate refuses (nothing booked, no probe taken), or
  * {3} when others are before the caller in line (a caller with a turn joins the line at its back and
  * keeps its place while it tries again within turnTtlMs).
@@ -71,9 +71,9 @@ if turn ~= '' then
   announce_room(line, ARGV[19])
 end
 if not probe then return {1, b.epoch, 0} end
-take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
+local first = take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
 refresh_ttl({KEYS[1], KEYS[2]}, tonumber(ARGV[5]))
-return {1, b.epoch, 1}
+return {1, b.epoch, 1, first}
 `;
 
 /** leaveLine. KEYS: line, alive   ARGV: turn, wakeChannel. The next in line is woken if the turn was first. */
@@ -90,8 +90,8 @@ return 1
  * finish. ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), verdict ('' = none:
  * the probe lease is released), the breaker policy (7 values, see record), permitId, actualTokens,
  * six limits, windowMs, wakeChannel
- * Returns {verdict applied (0|1), settle applied (0|1), leases removed}; the room freed is announced
- * while anyone waits in line.
+ * Returns {verdict applied (0|1), settle applied (0|1), leases removed, the verdict's transition as
+ * its reason ('' = none)}; the room freed is announced while anyone waits in line.
  */
 export const FINISH_LUA = `
 ${GOVERNOR_LUA}
@@ -99,15 +99,15 @@ ${LINE_LUA}
 local now = clock(ARGV[1])
 local epoch, token, verdict = tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local b = load(KEYS[1])
-local applied
+local applied, reason
 if verdict == '' then
   applied = release_probe(KEYS[1], b, epoch, token)
 else
-  applied = record(KEYS[1], KEYS[2], b, now, epoch, token, verdict, policy(5))
+  applied, reason = record(KEYS[1], KEYS[2], b, now, epoch, token, verdict, policy(5))
 end
 local t = triples(3, 14)
 local settled = settle(now, ARGV[12], tonumber(ARGV[13]), t, tonumber(ARGV[20]))
 local released = release(ARGV[12], t)
 announce_room(KEYS[11], ARGV[21])
-return {applied, settled, released}
+return {applied, settled, released, reason or ''}
 `;
