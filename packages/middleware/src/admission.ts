@@ -3,6 +3,7 @@ import { raceAbort } from './abort.js';
 import { reportBreakerChange } from './breaker-events.js';
 import type { EventHub } from './event-hub.js';
 import type { Pacer } from './pacer.js';
+import { run, wait, type Steps } from './steps.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface Admitted {
@@ -32,14 +33,15 @@ export interface AdmissionDeps {
  * (GovernanceBackendError, SourceNotConfiguredError) propagate: admission fails closed. A lease that
  * arrives after the call was cancelled is handed straight back (S1: settles 0).
  */
-export async function admit(deps: AdmissionDeps, source: Source, estTokens: number, signal: AbortSignal, turn?: string): Promise<Admitted | Refusal> {
+export function* admit(deps: AdmissionDeps, source: Source, estTokens: number, signal: AbortSignal, turn?: string): Steps<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
   let answer: Lease | GovernorRefusal;
   try {
-    answer = await raceAbort(deps.governor.admit(source.name, estTokens, turn), signal, (late) => {
+    const admission = raceAbort(deps.governor.admit(source.name, estTokens, turn), signal, (late) => {
       reportBreakerChange(deps.events, deps.scope, source.name, transitionOf(late));
-      if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
+      if (late.ok) void run(deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0)));
     });
+    answer = yield* wait(admission);
   } catch (error) {
     deps.pacer.leave(source.name);
     throw error;

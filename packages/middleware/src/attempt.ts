@@ -23,6 +23,7 @@ import type { Call } from './compose.js';
 import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
 import { reportBreakerChange } from './breaker-events.js';
+import { run, wait, wentAsync, type Steps } from './steps.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
@@ -149,7 +150,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       this.report('error', error);
       throw error;
     } finally {
-      await this.giveBack();
+      const givenBack = run(this.giveBack());
+      if (wentAsync(givenBack)) await givenBack;
     }
   }
 
@@ -223,15 +225,18 @@ class Attempt<Req, Res, M extends ModelIdentity> {
    * cancelled call does not wait for a finish that hangs (the store's own bound ends it); one
    * cancelled before keeps its own error.
    */
-  private async giveBack(): Promise<void> {
-    const { pacer, writeBacks, events, scope } = this.deps;
-    const { source, lease } = this.admitted;
+  private *giveBack(): Steps<void> {
     const { signal } = this.call.ctx;
-    pacer.leave(source.name);
-    const finished = writeBacks.quietly('governor.finish', async () => {
-      reportBreakerChange(events, scope, source.name, await lease.finish(this.verdict, this.settlement.value()));
-    });
-    if (!signal.aborted) await raceAbort(finished, signal);
+    this.deps.pacer.leave(this.source.name);
+    const finished = run(this.finish());
+    if (!signal.aborted) yield* wait(raceAbort(finished, signal));
+  }
+
+  private *finish(): Steps<void> {
+    const { writeBacks, events, scope } = this.deps;
+    const { source, lease } = this.admitted;
+    const transition = yield* writeBacks.quietly('governor.finish', () => lease.finish(this.verdict, this.settlement.value()));
+    reportBreakerChange(events, scope, source.name, transition);
   }
 }
 

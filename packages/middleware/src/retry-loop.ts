@@ -17,6 +17,7 @@ import {
 } from '@pgw/core';
 import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
+import { run, wait, wentAsync, type Steps } from './steps.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
@@ -99,7 +100,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     try {
       for (;;) {
         throwIfAborted(this.signal);
-        const admitted = await this.admitInTurn();
+        const turn = run(this.admitInTurn());
+        const admitted = wentAsync(turn) ? await turn : turn;
         if (!admitted) continue;
         let outcome: AttemptOutcome<Res>;
         try {
@@ -131,7 +133,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { turn } = this;
     const { governor, writeBacks } = this.deps;
     this.turn = undefined;
-    if (turn !== undefined && governor.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
+    if (turn !== undefined && governor.leaveLine) void run(writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn)));
   }
 
   /**
@@ -157,15 +159,15 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
    * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
    */
-  private async admitInTurn(): Promise<Entered | undefined> {
+  private *admitInTurn(): Steps<Entered | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      await this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
+      yield* wait(this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place));
       return undefined;
     }
     // The head of this process's line takes a turn in the fleet's (an admission ends it).
     if (this.place !== undefined) this.turn ??= randomUUID();
-    const admitted = await this.admitOne();
+    const admitted = yield* this.admitOne();
     if (admitted) {
       this.place?.leave();
       this.place = undefined;
@@ -179,25 +181,25 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * none admits, waits per policy and returns undefined. No candidate at all is only possible after
    * a too-long prompt: no source has a larger window, so the call ends with that prompt's error.
    */
-  private async admitOne(): Promise<Entered | undefined> {
+  private *admitOne(): Steps<Entered | undefined> {
     const order = this.candidates();
     const refusals: Refusal[] = [];
     for (let source = order.next(); source !== undefined; source = order.next()) {
-      const answer = await this.tryAdmit(source);
+      const answer = yield* this.tryAdmit(source);
       if (answer.kind === 'admitted') return answer;
       refusals.push(answer);
     }
     if (refusals.length === 0) throw this.contextFallback!.error;
-    await this.waitForRoom(refusals);
+    yield* wait(this.waitForRoom(refusals));
     return undefined;
   }
 
   /** Asks `source` to admit, counting the try with the selector until the handle is settled: refused here, left after the attempt. */
-  private async tryAdmit(source: Source): Promise<Entered | Refusal> {
+  private *tryAdmit(source: Source): Steps<Entered | Refusal> {
     const estTokens = this.estTokens(source);
     const entry = this.deps.selector.entering(source, estTokens);
     try {
-      const answer = await admit(this.deps, source, estTokens, this.signal, this.turn);
+      const answer = yield* admit(this.deps, source, estTokens, this.signal, this.turn);
       if (answer.kind === 'admitted') return { ...answer, entry };
       entry.refused();
       return answer;

@@ -1,3 +1,5 @@
+import type { MaybePromise } from '@pgw/core';
+import { wait, type Steps } from './steps.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
 /**
@@ -8,10 +10,10 @@ import { describeError, type WarnOnce } from './warn-once.js';
 export class WriteBacks {
   constructor(private readonly warnings: WarnOnce) {}
 
-  /** Cleanup that runs to completion even for a cancelled call. Never rejects: a failure is one warning per step. */
-  async quietly<T>(step: string, work: () => T | Promise<T>): Promise<T | undefined> {
+  /** Cleanup that runs to completion even for a cancelled call. Never fails: a failure is one warning per step. */
+  *quietly<T>(step: string, work: () => MaybePromise<T>): Steps<T | undefined> {
     try {
-      return await work();
+      return yield* wait(work());
     } catch (error) {
       this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
       return undefined;
