@@ -33,10 +33,10 @@ export {
   type EmbeddingMiddleware,
 } from './embed-pipeline.js';
 export { assembleOcrPipeline, type OcrPipeline, type OcrPipelineParts } from './ocr-pipeline.js';
-export { buildGovernance, type Governance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+export { buildPipelineBase, type PipelineBase, type PipelineParts, type PipelineSettings } from './pipeline-base.js';
 
 // Retry loop and its parts
-export { DEFAULT_QUOTA_NAP, retryLoop, type Governed, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
+export { DEFAULT_QUOTA_NAP, retryLoop, type Served, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
 export type { AttemptDescription, AttemptOperation, OperationAttempt } from './operation.js';
 export { chatOperation } from './chat-operation.js';
 export { embedOperation } from './embed-operation.js';

@@ -53,7 +53,7 @@ export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
 }
 
 /** A successful attempt and where it ran. */
-export interface Governed<Res, M extends ModelIdentity = ModelIdentity> {
+export interface Served<Res, M extends ModelIdentity = ModelIdentity> {
   readonly result: Res;
   readonly source: Source<M>;
   readonly callId: string;
@@ -67,7 +67,7 @@ export interface Governed<Res, M extends ModelIdentity = ModelIdentity> {
 export function retryLoop<Req, Res, M extends ModelIdentity>(
   deps: RetryLoopDeps,
   operation: AttemptOperation<Req, Res, M>,
-): Next<Req, Governed<Res, M>> {
+): Next<Req, Served<Res, M>> {
   return (call) => new RetryRun(deps, operation, call).run();
 }
 
@@ -96,7 +96,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     this.signal = call.ctx.signal;
   }
 
-  async run(): Promise<Governed<Res, M>> {
+  async run(): Promise<Served<Res, M>> {
     try {
       for (;;) {
         throwIfAborted(this.signal);

@@ -25,14 +25,14 @@ import { WriteBacks } from './write-backs.js';
  * The settings every pipeline reads: a scope's policies and its sources, each with the model that
  * reaches it (the client builds them from `GatewaySettings`).
  */
-export type GovernanceSettings<M extends ModelIdentity = ModelIdentity> = Pick<
+export type PipelineSettings<M extends ModelIdentity = ModelIdentity> = Pick<
   GatewaySettings,
   'scope' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap'
 > & { sources: readonly Source<M>[] };
 
 /** What every pipeline is assembled from. All time and randomness are injected. */
-export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
-  settings: GovernanceSettings<M>;
+export interface PipelineParts<M extends ModelIdentity = ModelIdentity> {
+  settings: PipelineSettings<M>;
   /** The scope's breakers and six gates (see core `Governor`; `governorOf` joins a separate limiter and breaker). */
   governor: Governor;
   recorder?: TelemetryRecorder;
@@ -49,7 +49,7 @@ export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
   subscribers?: readonly GatewaySubscriber[];
 }
 
-export interface Governance {
+export interface PipelineBase {
   retryDeps: RetryLoopDeps;
   emitter: TelemetryEmitter;
   events: EventHub;
@@ -62,7 +62,7 @@ export interface Governance {
  * Checks and assembles what every pipeline shares. `operations` are the model operations the
  * pipeline calls: a source whose model lacks one is refused here, not at its first call.
  */
-export function buildGovernance(parts: GovernanceParts, operations: readonly string[]): Governance {
+export function buildPipelineBase(parts: PipelineParts, operations: readonly string[]): PipelineBase {
   validateSettings(parts.settings);
   parts.settings.sources.forEach((source, index) =>
     assertModel(source.model, operations, `settings.sources[${index}].model (source '${source.name}')`),
@@ -116,7 +116,7 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
 }
 
 /** Direct assembly skips the settings schema, so the values the loop relies on are checked here. */
-function validateSettings(settings: GovernanceSettings): void {
+function validateSettings(settings: PipelineSettings): void {
   if (settings.sources.length === 0) throw new RangeError(`settings.sources: scope ${settings.scope} has no sources`);
   const names = settings.sources.map((source) => source.name);
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);
