@@ -3,7 +3,7 @@ import { raceAbort } from './abort.js';
 import { reportBreakerChange } from './breaker-events.js';
 import type { EventHub } from './event-hub.js';
 import type { Pacer } from './pacer.js';
-import { run, wait, type Steps } from './steps.js';
+import { run, type Steps } from './steps.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface Admitted {
@@ -41,7 +41,7 @@ export function* admit(deps: AdmissionDeps, source: Source, estTokens: number, s
       reportBreakerChange(deps.events, deps.scope, source.name, transitionOf(late));
       if (late.ok) void run(deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0)));
     });
-    answer = yield* wait(admission);
+    answer = yield admission;
   } catch (error) {
     deps.pacer.leave(source.name);
     throw error;

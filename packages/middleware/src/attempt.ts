@@ -6,6 +6,7 @@ import {
   TransientError,
   type BreakerVerdict,
   type Clock,
+  type MaybePromise,
   type ModelIdentity,
   type ModelPrice,
   type Source,
@@ -23,7 +24,7 @@ import type { Call } from './compose.js';
 import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
 import { reportBreakerChange } from './breaker-events.js';
-import { run, wait, wentAsync, type Steps } from './steps.js';
+import { run, wentAsync, type Steps } from './steps.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
@@ -150,7 +151,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       this.report('error', error);
       throw error;
     } finally {
-      const givenBack = run(this.giveBack());
+      const givenBack = this.giveBack();
       if (wentAsync(givenBack)) await givenBack;
     }
   }
@@ -225,11 +226,11 @@ class Attempt<Req, Res, M extends ModelIdentity> {
    * cancelled call does not wait for a finish that hangs (the store's own bound ends it); one
    * cancelled before keeps its own error.
    */
-  private *giveBack(): Steps<void> {
+  private giveBack(): MaybePromise<void> {
     const { signal } = this.call.ctx;
     this.deps.pacer.leave(this.source.name);
     const finished = run(this.finish());
-    if (!signal.aborted) yield* wait(raceAbort(finished, signal));
+    return signal.aborted ? undefined : raceAbort(finished, signal);
   }
 
   private *finish(): Steps<void> {

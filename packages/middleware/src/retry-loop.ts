@@ -17,7 +17,7 @@ import {
 } from '@pgw/core';
 import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
-import { run, wait, wentAsync, type Steps } from './steps.js';
+import { run, wentAsync, type Steps } from './steps.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
@@ -162,7 +162,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private *admitInTurn(): Steps<Entered | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      yield* wait(this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place));
+      yield this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
       return undefined;
     }
     // The head of this process's line takes a turn in the fleet's (an admission ends it).
@@ -185,28 +185,23 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const order = this.candidates();
     const refusals: Refusal[] = [];
     for (let source = order.next(); source !== undefined; source = order.next()) {
-      const answer = yield* this.tryAdmit(source);
-      if (answer.kind === 'admitted') return answer;
+      // The selector counts the try until its handle is settled: refused here, left after the attempt.
+      const estTokens = this.estTokens(source);
+      const entry = this.deps.selector.entering(source, estTokens);
+      let answer: Admitted | Refusal;
+      try {
+        answer = yield* admit(this.deps, source, estTokens, this.signal, this.turn);
+      } catch (error) {
+        entry.refused();
+        throw error;
+      }
+      if (answer.kind === 'admitted') return { ...answer, entry };
+      entry.refused();
       refusals.push(answer);
     }
     if (refusals.length === 0) throw this.contextFallback!.error;
-    yield* wait(this.waitForRoom(refusals));
+    yield this.waitForRoom(refusals);
     return undefined;
-  }
-
-  /** Asks `source` to admit, counting the try with the selector until the handle is settled: refused here, left after the attempt. */
-  private *tryAdmit(source: Source): Steps<Entered | Refusal> {
-    const estTokens = this.estTokens(source);
-    const entry = this.deps.selector.entering(source, estTokens);
-    try {
-      const answer = yield* admit(this.deps, source, estTokens, this.signal, this.turn);
-      if (answer.kind === 'admitted') return { ...answer, entry };
-      entry.refused();
-      return answer;
-    } catch (error) {
-      entry.refused();
-      throw error;
-    }
   }
 
   private noteFailure(source: Source, error: TransientError | SourceDeadError): void {

@@ -1,17 +1,14 @@
 import { isPromise, type MaybePromise } from '@pgw/core';
 
 /**
- * A stretch of the call path written as a generator: it waits for each port's answer with
- * `const answer = yield* wait(port.call())`. `run` keeps the governance ports' synchronous fast path
- * in this one place: a plain answer (memory) is handed back at once, with no promise and no
- * microtask; the first promise (Redis) turns the rest of the stretch asynchronous.
+ * A stretch of the call path written as a generator: it waits for each port's answer by yielding it,
+ * `const answer: Lease | GovernorRefusal = yield governor.admit(…)`, and resumes with its value (or
+ * its failure thrown). `run` keeps the governance ports' synchronous fast path in this one place: a
+ * plain answer (memory) is handed back at once, with no promise and no microtask; the first promise
+ * (Redis) turns the rest of the stretch asynchronous. (`yield` is typed `any`: the annotation on the
+ * receiving variable names what the port answers.)
  */
 export type Steps<T> = Generator<unknown, T, any>;
-
-/** Waits for `answer` inside steps: continues with its value, or with its failure thrown. */
-export function* wait<T>(answer: MaybePromise<T>): Generator<MaybePromise<T>, T, T> {
-  return yield answer;
-}
 
 /**
  * Runs `steps` to the end: the value (or the throw) at once while answers are plain, else a promise

@@ -1,5 +1,5 @@
 import type { MaybePromise } from '@pgw/core';
-import { wait, type Steps } from './steps.js';
+import type { Steps } from './steps.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
 /**
@@ -13,7 +13,8 @@ export class WriteBacks {
   /** Cleanup that runs to completion even for a cancelled call. Never fails: a failure is one warning per step. */
   *quietly<T>(step: string, work: () => MaybePromise<T>): Steps<T | undefined> {
     try {
-      return yield* wait(work());
+      const done: T = yield work();
+      return done;
     } catch (error) {
       this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
       return undefined;
