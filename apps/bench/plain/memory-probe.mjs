@@ -5,7 +5,7 @@
 // same shape (streaming body, the caller's signal), the baseline. Spoken to over IPC by
 // src/bench-memory.ts ({ id, type } → { id, …fields } or { id, error }).
 import { getEventListeners, setMaxListeners } from 'node:events';
-import { InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryGovernor } from '@pgw/backend-memory';
 import { GatewayClient } from '@pgw/client';
 import { createAgent } from '@pgw/http';
 import { Pool } from 'undici';
@@ -24,20 +24,21 @@ let pending;
 function governed() {
   const settings = JSON.parse(settingsJson);
   const source = settings.sources[0];
-  const limiter = new InMemoryLimiter({
+  const governor = new InMemoryGovernor({
     scope: settings.scope,
     sources: { [source.name]: { rpm: source.rpm, tpm: source.tpm, maxConcurrency: source.maxConcurrency } },
     global: settings.global,
     leaseTtlMs: settings.leaseTtlMs,
+    policy: settings.breaker,
   });
   const dispatcher = createAgent({ connections });
-  const client = GatewayClient.fromSettings(settings, { limiter, dispatcher });
+  const client = GatewayClient.fromSettings(settings, { governor, dispatcher });
   return {
     launch: async () => {
       const ready = await client;
       return Array.from({ length: calls }, () => ready.chat(messages, { signal: caller.signal }));
     },
-    inflight: async () => (await limiter.sourceStats(source.name)).inflight,
+    inflight: async () => governor.sourceStats(source.name).inflight,
     close: async () => {
       await (await client).close();
       await dispatcher.close();

@@ -8,7 +8,7 @@
  */
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
-import { InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryGovernor } from '@pgw/backend-memory';
 import { GatewayClient, GATEWAY_EVENT_NAMES, MODEL_SPECIFICATION_VERSION, gatewaySettings } from '@pgw/client';
 import type { ChatModel, GatewaySettings, GatewaySubscriber } from '@pgw/client';
 import { otelSubscriber } from '@pgw/telemetry-otel';
@@ -89,12 +89,10 @@ async function inProcessClient(subscribers: GatewaySubscriber[]): Promise<Gatewa
     sources: [{ name: 'instant', model: instantModel }],
     backends: { cache: 'none' },
   } as Parameters<typeof gatewaySettings>[0]);
-  const names = settings.sources.map((source) => source.name);
   const limits = { rpm: 0, tpm: 0, maxConcurrency: 0 };
   return new GatewayClient({
     settings,
-    limiter: new InMemoryLimiter({ scope, sources: { instant: limits }, global: limits, leaseTtlMs: settings.leaseTtlMs }),
-    gate: new InMemoryGate({ scope, sources: names, policy: settings.breaker }),
+    governor: new InMemoryGovernor({ scope, sources: { instant: limits }, global: limits, leaseTtlMs: settings.leaseTtlMs, policy: settings.breaker }),
     subscribers,
   });
 }

@@ -4,12 +4,12 @@
  * whatever it throws leaves as the caller's abort, our own limit, or the classified failure.
  */
 import type { AttemptContext } from '@pgw/core';
-import { AttemptScope, type StreamWatchdogLimits } from '@pgw/http';
+import { AttemptScope, type LivenessLimits } from '@pgw/http';
 import { classifyFailure, type FailureContext } from './classify-failure.js';
 
 export interface RunOptions {
   /** Present for a stream: the first-token and inter-token limits. */
-  liveness?: StreamWatchdogLimits;
+  liveness?: LivenessLimits;
   secrets?: readonly string[];
   warn?: (message: string) => void;
 }

@@ -16,7 +16,7 @@ import {
   type ChatResult,
   type ToolCall,
 } from '@pgw/core';
-import type { StreamWatchdogLimits } from '@pgw/http';
+import type { LivenessLimits } from '@pgw/http';
 import type { AnyLanguageModel } from './ai-sdk-models.js';
 import { failureContext, runAttempt } from './attempt-run.js';
 import { streamErrorFailure } from './classify-failure.js';
@@ -35,14 +35,14 @@ export interface FromLanguageModelOptions {
    */
   capabilities?: Partial<ChatModelCapabilities>;
   /** Liveness of a streamed answer (defaults: 60 s to the first token, 30 s between tokens). */
-  watchdog?: Partial<StreamWatchdogLimits>;
+  watchdog?: Partial<LivenessLimits>;
   /** Texts never to keep from an upstream body (the API key the provider holds, secret header values). */
   secrets?: readonly string[];
   /** Receives the one warning of a non-finite `Retry-After`. Default: none. */
   warn?: (message: string) => void;
 }
 
-const DEFAULT_LIVENESS: StreamWatchdogLimits = { firstTokenMs: 60_000, interTokenMs: 30_000 };
+const DEFAULT_LIVENESS: LivenessLimits = { firstTokenMs: 60_000, interTokenMs: 30_000 };
 const OPENAI_FINISH: Readonly<Record<string, string>> = { 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' };
 
 type StreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart;

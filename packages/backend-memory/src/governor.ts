@@ -1,52 +1,58 @@
 import { assertBudgetPolicy } from '@pgw/core';
-import type { BreakerPolicy, BudgetCharge, BudgetPolicy, BudgetStatus, Clock, GateOutcome, GateTicket, GovernedAdmission, Governor, Permit } from '@pgw/core';
+import type {
+  BreakerPolicy,
+  BreakerTicket,
+  BreakerTransition,
+  BreakerVerdict,
+  BudgetCharge,
+  BudgetPolicy,
+  BudgetStatus,
+  Clock,
+  Governor,
+  GovernorRefusal,
+  Lease,
+  Permit,
+  SourceStats,
+} from '@pgw/core';
+import { InMemoryBreaker } from './breaker.js';
 import { BudgetBook, settleHold, type Hold } from './budget-book.js';
-import { InMemoryGate } from './gate.js';
 import { InMemoryLimiter, type InMemoryLimiterOptions } from './limiter.js';
 
 export type InMemoryGovernorOptions = InMemoryLimiterOptions & { policy: BreakerPolicy; budget?: BudgetPolicy };
 
 /**
- * The combined `Governor` capability over one process's breaker and limiter, answering synchronously.
- * In memory there is no round trip to save: it is the two ports' calls in order, which keeps the
- * middleware on one path for both backends. `limiter` and `gate` are the same books through the two ports.
+ * One process's breakers and six gates behind the `Governor` port, answering synchronously. As in
+ * Redis, the gates are asked before a probe lease is taken, so a quota refusal leaves the breaker
+ * untouched. `limiter` and `breaker` are the same books seen whole (stats, snapshots, tests).
  */
 export class InMemoryGovernor implements Governor {
   readonly limiter: InMemoryLimiter;
-  readonly gate: InMemoryGate;
+  readonly breaker: InMemoryBreaker;
   readonly #budget: BudgetBook | undefined;
   readonly #now: Clock;
 
   constructor(options: InMemoryGovernorOptions) {
     this.limiter = new InMemoryLimiter(options);
-    this.gate = new InMemoryGate({ ...options, sources: Object.keys(options.sources) });
+    this.breaker = new InMemoryBreaker({ ...options, sources: Object.keys(options.sources) });
     this.#now = options.now ?? Date.now;
     if (options.budget) assertBudgetPolicy(options.budget);
     this.#budget = options.budget && new BudgetBook({ scope: options.scope, policy: options.budget, leaseTtlMs: options.leaseTtlMs });
   }
 
-  admit(source: string, estTokens: number, _turn?: string, charge?: BudgetCharge): GovernedAdmission {
-    const { gate } = this;
-    const ticket = gate.tryAcquire(source);
-    if (!ticket.ok) return { ok: false, refusal: ticket };
+  admit(source: string, estTokens: number, _turn?: string, charge?: BudgetCharge): Lease | GovernorRefusal {
+    const refusal = this.breaker.refusal(source);
+    if (refusal) return { ok: false, refusal };
     const budget = charge && this.#budget;
-    const refused = budget && budget.check(charge, this.#now());
-    if (refused) {
-      gate.releaseProbe(ticket);
-      return { ok: false, budget: refused };
-    }
-    let entered: ReturnType<InMemoryLimiter['enter']>;
-    try {
-      entered = this.limiter.enter(source, estTokens);
-    } catch (error) {
-      gate.releaseProbe(ticket);
-      throw error;
-    }
-    if ('gate' in entered) {
-      gate.releaseProbe(ticket);
-      return entered;
-    }
-    return new GovernedAttempt(gate, ticket, entered, budget ? budget.reserve(charge, this.#now()) : undefined);
+    const spent = budget && budget.check(charge, this.#now());
+    if (spent) return { ok: false, budget: spent };
+    const entered = this.limiter.enter(source, estTokens);
+    if ('gate' in entered) return entered;
+    const ticket = this.breaker.acquire(source);
+    return new InMemoryLease(this.breaker, ticket, entered, budget ? budget.reserve(charge, this.#now()) : undefined);
+  }
+
+  sourceStats(source: string): SourceStats {
+    return this.limiter.sourceStats(source);
   }
 
   budgetStatus(tenantId?: string): BudgetStatus | undefined {
@@ -55,23 +61,31 @@ export class InMemoryGovernor implements Governor {
 }
 
 /** One admitted attempt: `finish` is a method, not a closure per admission. */
-class GovernedAttempt {
+class InMemoryLease implements Lease {
   readonly ok = true;
+  readonly source: string;
+  readonly estTokens: number;
+  readonly transition: BreakerTransition | undefined;
   private finished = false;
 
   constructor(
-    private readonly gate: InMemoryGate,
-    readonly ticket: GateTicket,
-    readonly permit: Permit & { settleAndRelease(actualTokens: number): void },
+    private readonly breaker: InMemoryBreaker,
+    private readonly ticket: BreakerTicket,
+    private readonly permit: Permit & { settleAndRelease(actualTokens: number): void },
     private readonly hold: Hold | undefined,
-  ) {}
+  ) {
+    this.source = ticket.source;
+    this.estTokens = permit.estTokens;
+    this.transition = ticket.transition;
+  }
 
-  finish(verdict: GateOutcome | undefined, actualTokens: number, spentUsd = 0): void {
-    if (this.finished) return;
+  finish(verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd = 0): BreakerTransition | undefined {
+    if (this.finished) return undefined;
     this.finished = true;
     try {
-      if (verdict === undefined) this.gate.releaseProbe(this.ticket);
-      else this.gate.record(this.ticket, verdict);
+      if (verdict !== undefined) return this.breaker.record(this.ticket, verdict);
+      this.breaker.releaseProbe(this.ticket);
+      return undefined;
     } finally {
       if (this.hold) settleHold(this.hold, spentUsd);
       this.permit.settleAndRelease(actualTokens);

@@ -1,5 +1,5 @@
 import { SourceNotConfiguredError, assertNonNegativeInteger, assertPositiveMs } from '@pgw/core';
-import type { Admission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
+import type { LimitAdmission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';
 import { SlidingWindow } from './sliding-window.js';
 
@@ -12,7 +12,7 @@ export const LIMIT_WINDOW_MS = 60_000;
  */
 export const CONCURRENCY_POLL_MS = 250;
 
-type Denial = Extract<Admission, { ok: false }>;
+type Denial = Extract<LimitAdmission, { ok: false }>;
 
 /** Where a permit's reservation sits in one level's books: a window entry or a bucket; none when nothing is kept. */
 const NOT_CHARGED = -1;
@@ -115,7 +115,7 @@ export class InMemoryLimiter implements Limiter {
     }
   }
 
-  tryEnter(source: string, estTokens: number): Admission {
+  tryEnter(source: string, estTokens: number): LimitAdmission {
     const entered = this.enter(source, estTokens);
     return entered instanceof LeasedPermit ? { ok: true, permit: entered } : entered;
   }

@@ -1,10 +1,16 @@
-import { budgetContract, cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract, synchronousGovernanceContract } from '@pgw/testkit';
-import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '../src/index.js';
+import { governorOf } from '@pgw/core';
+import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, settleAndReleaseContract, synchronousGovernanceContract } from '@pgw/testkit';
+import { InMemoryCache, InMemoryBreaker, InMemoryGovernor, InMemoryLimiter } from '../src/index.js';
 
 limiterContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
 settleAndReleaseContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
-gateContract('InMemoryGate', (options) => new InMemoryGate(options));
+breakerContract('InMemoryBreaker', (options) => new InMemoryBreaker(options));
 cacheContract('InMemoryCache', (options) => new InMemoryCache(options));
 governorContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 synchronousGovernanceContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 budgetContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
+governorContract('governorOf(InMemoryLimiter, InMemoryBreaker)', (options) => {
+  const limiter = new InMemoryLimiter(options);
+  const breaker = new InMemoryBreaker({ ...options, sources: Object.keys(options.sources) });
+  return Object.assign(governorOf(limiter, breaker), { limiter, breaker });
+});

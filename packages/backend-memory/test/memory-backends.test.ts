@@ -1,7 +1,7 @@
-import type { GateRefusal, GateTicket } from '@pgw/core';
+import type { BreakerRefusal, BreakerTicket } from '@pgw/core';
 import { TEST_BREAKER_POLICY } from '@pgw/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '../src/index.js';
+import { InMemoryCache, InMemoryBreaker, InMemoryLimiter } from '../src/index.js';
 
 const LIMITS = { rpm: 10, tpm: 1_000, maxConcurrency: 2 };
 
@@ -30,8 +30,8 @@ describe('construction rejects bad options, naming the key', () => {
     [{ windowMs: -1 }, /policy\.windowMs/],
     [{ probeTtlMs: Number.POSITIVE_INFINITY }, /policy\.probeTtlMs/],
     [{ maxCooldownMs: 500 }, /policy\.maxCooldownMs/],
-  ])('InMemoryGate %j', (bad, message) => {
-    expect(() => new InMemoryGate({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, ...bad } })).toThrow(message);
+  ])('InMemoryBreaker %j', (bad, message) => {
+    expect(() => new InMemoryBreaker({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, ...bad } })).toThrow(message);
   });
 
   it.each([0, -3, 1.5])('InMemoryCache maxEntries %s', (maxEntries) => {
@@ -63,7 +63,7 @@ it('takes no timer: every expiry is checked lazily by the next operation', async
   let t = 0;
   const now = () => t;
   const limiter = new InMemoryLimiter({ scope: 'S', sources: { a: LIMITS }, global: LIMITS, leaseTtlMs: 1_000, now });
-  const gate = new InMemoryGate({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, failureThreshold: 1 }, now });
+  const gate = new InMemoryBreaker({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, failureThreshold: 1 }, now });
   const cache = new InMemoryCache({ now });
   await limiter.tryEnter('a', 10);
   gate.record(admitted(gate.tryAcquire('a')), 'failure');
@@ -76,7 +76,7 @@ it('takes no timer: every expiry is checked lazily by the next operation', async
   expect(await cache.get('k')).toBeUndefined();
 });
 
-function admitted(answer: GateTicket | GateRefusal): GateTicket {
+function admitted(answer: BreakerTicket | BreakerRefusal): BreakerTicket {
   if (!answer.ok) throw new Error(`refused while ${answer.state}`);
   return answer;
 }

@@ -5,20 +5,23 @@ import {
   budgetPeriodAt,
   budgetTenantOf,
   optionalPositiveMs,
+  type BreakerRefusal,
+  type BreakerTicket,
+  type BreakerTransition,
+  type BreakerVerdict,
   type BudgetCharge,
   type BudgetPolicy,
   type BudgetStatus,
   type Clock,
-  type GateOutcome,
-  type GateRefusal,
-  type GateTicket,
-  type GovernedAdmission,
   type Governor,
+  type GovernorRefusal,
+  type Lease,
+  type SourceStats,
 } from '@pgw/core';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
-import { parseAcquireReply, probeTokenOf, RedisGate, type RedisGateOptions } from './gate.js';
+import { parseAcquireReply, probeTokenOf, RedisBreaker, transitionOf, type RedisBreakerOptions } from './breaker.js';
 import { LIMIT_WINDOW_MS, parseDenial, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
 import { BudgetKeys, type BudgetPart } from './budget-keys.js';
 import { Holdings } from './holdings.js';
@@ -44,23 +47,24 @@ const QUEUED_RETRY_MS = 500;
 
 const QUEUED = Object.freeze({ ok: false, queued: true, retryAfterMs: QUEUED_RETRY_MS } as const);
 
-export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisGateOptions, 'policy'> & { budget?: BudgetPolicy };
+export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisBreakerOptions, 'policy'> & { budget?: BudgetPolicy };
 
-type Refused = Exclude<GovernedAdmission, { ok: true } | { refusal: object }>;
+type Refused = Exclude<GovernorRefusal, { refusal: object }>;
 /** The breaker's answer, and the period the budget reserved in (when charged). */
-type Acquired = { readonly ticket: GateTicket | GateRefusal; readonly periodStart: string };
+type Acquired = { readonly ticket: BreakerTicket | BreakerRefusal; readonly periodStart: string };
 
 /** A ticket no admission answered (the reply was lost): its epoch fences off any breaker write. */
-const UNANSWERED: GateTicket = Object.freeze({ ok: true, source: '', epoch: -1, probe: false });
+const UNANSWERED: BreakerTicket = Object.freeze({ ok: true, source: '', epoch: -1, probe: false });
 
 /**
- * A scope's breaker and limiter on one Redis, with the combined `Governor` capability: one script
- * before an attempt (breaker admission + six gates), one after (breaker verdict + settle + release).
- * `limiter` and `gate` are the same books through the two ports (stats, snapshots, direct use).
+ * A scope's breakers and six gates on one Redis behind the `Governor` port: one script before an
+ * attempt (breaker admission + six gates), one after (breaker verdict + settle + release), each
+ * answering the breaker transition it made. `limiter` and `breaker` are the same books seen whole
+ * (stats, snapshots, tests).
  */
 export class RedisGovernor implements Governor {
   readonly limiter: RedisLimiter;
-  readonly gate: RedisGate;
+  readonly breaker: RedisBreaker;
   readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #now: Clock | undefined;
@@ -74,7 +78,7 @@ export class RedisGovernor implements Governor {
 
   constructor(options: RedisGovernorOptions) {
     this.limiter = new RedisLimiter(options);
-    this.gate = new RedisGate({ ...options, sources: Object.keys(options.sources) });
+    this.breaker = new RedisBreaker({ ...options, sources: Object.keys(options.sources) });
     this.#redis = options.redis;
     this.#scope = options.scope;
     this.#now = options.now;
@@ -86,7 +90,7 @@ export class RedisGovernor implements Governor {
     const { global } = options;
     const scopeKeys = limiterKeys(prefix, '');
     this.#scopeWindowed = global.rpm > 0 || global.tpm > 0;
-    const [probeTtlMs, breakerKeyTtlMs] = this.gate.probeArgs;
+    const [probeTtlMs, breakerKeyTtlMs] = this.breaker.probeArgs;
     this.#holdings = new Holdings({
       redis: options.redis,
       epochKey: storeEpochKey(prefix),
@@ -103,22 +107,22 @@ export class RedisGovernor implements Governor {
     });
   }
 
-  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<GovernedAdmission> {
-    const breaker = this.gate.keysOf(source);
+  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<Lease | GovernorRefusal> {
+    const breaker = this.breaker.keysOf(source);
     const plan = this.limiter.planEntry(source, estTokens);
     const token = randomUUID();
     const { line, alive, wake } = this.#line;
     const budget = charge && this.#budget?.charged(charge);
     const keys = [breaker.state, breaker.samples, ...plan.keys, line, alive, budget?.key ?? line];
-    const args = [plan.id, token, ...this.gate.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
+    const args = [plan.id, token, ...this.breaker.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
     const verdict = await failClosed(this.#scope, 'admit', async (): Promise<Refused | Acquired> => {
       const reply = await this.#admitIntoKnownBooks(keys, [...args, ...(budget?.admitArgs ?? ['', 0, 0])]);
       if (Array.isArray(reply) && reply[0] === 3) return QUEUED;
       if (Array.isArray(reply) && reply[0] === 4) return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
       if (Array.isArray(reply) && reply[0] === 2) return parseDenial(reply);
       const ticket = parseAcquireReply(reply, source, token);
-      if (ticket.ok) this.#hold(plan, estTokens, breaker.state, ticket, Number((reply as unknown[])[3]));
-      return { ticket, periodStart: Array.isArray(reply) ? String(reply[4] ?? '') : '' };
+      if (ticket.ok) this.#hold(plan, estTokens, breaker.state, ticket, Number((reply as unknown[])[4]));
+      return { ticket, periodStart: Array.isArray(reply) ? String(reply[5] ?? '') : '' };
     }).catch((error: unknown) => {
       // A frozen server may still run the admission it never answered: settling it 0 and releasing
       // it (the budget's reservation too, in the period this worker's clock says), queued behind it
@@ -132,12 +136,22 @@ export class RedisGovernor implements Governor {
     const { ticket } = verdict;
     if (!ticket.ok) return { ok: false, refusal: ticket };
     const permit = plan.permit(this.#finisher(keys, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart }));
-    const finish = (verdict: GateOutcome | undefined, actualTokens: number, spentUsd = 0): Promise<void> => {
-      // A finished call holds no lease any more, whether or not its write-back lands now.
-      this.#holdings.ended(plan.id, Number.isSafeInteger(actualTokens) && actualTokens >= 0 ? `=${actualTokens}` : String(estTokens));
-      return permit.finish(actualTokens, verdict, spentUsd);
+    const holdings = this.#holdings;
+    return {
+      ok: true,
+      source,
+      estTokens,
+      ...(ticket.transition && { transition: ticket.transition }),
+      finish: (verdict, actualTokens, spentUsd = 0) => {
+        // A finished call holds no lease any more, whether or not its write-back lands now.
+        holdings.ended(plan.id, Number.isSafeInteger(actualTokens) && actualTokens >= 0 ? `=${actualTokens}` : String(estTokens));
+        return permit.finish(actualTokens, verdict, spentUsd);
+      },
     };
-    return { ok: true, ticket, permit, finish };
+  }
+
+  sourceStats(source: string): Promise<SourceStats> {
+    return this.limiter.sourceStats(source);
   }
 
   /**
@@ -155,7 +169,7 @@ export class RedisGovernor implements Governor {
     }
   }
 
-  #hold(plan: EntryPlan, estTokens: number, breakerKey: string, ticket: GateTicket, at: number): void {
+  #hold(plan: EntryPlan, estTokens: number, breakerKey: string, ticket: BreakerTicket, at: number): void {
     const [rpm, tpm] = plan.limits;
     this.#holdings.admitted({
       id: plan.id,
@@ -169,12 +183,17 @@ export class RedisGovernor implements Governor {
     });
   }
 
-  /** The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in one script. */
-  #finisher(keys: readonly string[], ticket: GateTicket, plan: EntryPlan, budget: BudgetPart | undefined) {
-    return async (actualTokens: number, verdict: GateOutcome | undefined, spentUsd: number): Promise<void> => {
-      const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.gate.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
+  /**
+   * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
+   * one script, which answers the verdict's breaker transition.
+   */
+  #finisher(keys: readonly string[], ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined) {
+    return async (actualTokens: number, verdict: BreakerVerdict | undefined, spentUsd: number): Promise<BreakerTransition | undefined> => {
+      const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.breaker.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
       const settleArgs = budget ? BudgetKeys.settleArgs(budget, spentUsd) : ['', 0];
-      numbers(await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, [...args, ...settleArgs])), 4);
+      const reply = await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, [...args, ...settleArgs]));
+      numbers(reply, 4);
+      return transitionOf((reply as unknown[])[4]);
     };
   }
 

@@ -38,11 +38,11 @@ export function limiterKeys(prefix: string, source: string) {
 export type LimiterKeys = ReturnType<typeof limiterKeys>;
 
 /** The breaker's keys for one source: its state hash and its per-second sample buckets. */
-export function gateKeys(prefix: string, source: string) {
+export function breakerKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;
   return { state: own, samples: `${own}:samples` };
 }
-export type GateKeys = ReturnType<typeof gateKeys>;
+export type BreakerKeys = ReturnType<typeof breakerKeys>;
 
 /** A scope's store epoch: a value a store that forgot the scope's books no longer has (see holdings.ts). */
 export function storeEpochKey(prefix: string): string {

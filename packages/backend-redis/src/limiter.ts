@@ -3,9 +3,10 @@ import { randomUUID } from 'node:crypto';
 import {
   LIMIT_GATES,
   SourceNotConfiguredError,
-  type Admission,
+  type LimitAdmission,
   type Clock,
-  type GateOutcome,
+  type BreakerTransition,
+  type BreakerVerdict,
   type GlobalLimits,
   type LimitGate,
   type Limiter,
@@ -84,7 +85,7 @@ export class RedisLimiter implements Limiter {
     return this.#keyTtlMs;
   }
 
-  async tryEnter(source: string, estTokens: number): Promise<Admission> {
+  async tryEnter(source: string, estTokens: number): Promise<LimitAdmission> {
     const plan = this.planEntry(source, estTokens);
     const reply = await failClosed(this.#scope, 'tryEnter', async () =>
       parseEnterReply(await this.#run(ENTER, plan.keys, [plan.id, estTokens, ...plan.limits, ...plan.enterArgs])),
@@ -132,12 +133,13 @@ export class RedisLimiter implements Limiter {
     // A failed write-back is kept and replayed when Redis is back (the scripts are idempotent).
     const replay = WriteBackReplay.of(this.#redis);
     const kept =
-      <A extends unknown[]>(step: string, write: (...args: A) => Promise<unknown>, replayed: (...args: A) => () => Promise<unknown>) =>
-      async (...args: A): Promise<void> => {
+      <A extends unknown[], R>(step: string, write: (...args: A) => Promise<R>, replayed: (...args: A) => () => Promise<unknown>) =>
+      async (...args: A): Promise<R> => {
         const key = `${id}:${step}`;
         try {
-          await write(...args);
+          const written = await write(...args);
           replay.done(key);
+          return written;
         } catch (error) {
           replay.keep(key, replayed(...args));
           throw error;
@@ -158,7 +160,7 @@ export class RedisLimiter implements Limiter {
           // The breaker's verdict is not replayed (a second application would count twice): only the permit's
           // and the budget's parts, which apply once.
           ...(finish && {
-            finish: kept('settle-release', finish, (actualTokens: number, _verdict: GateOutcome | undefined, spentUsd: number) => () =>
+            finish: kept('settle-release', finish, (actualTokens: number, _verdict: BreakerVerdict | undefined, spentUsd: number) => () =>
               finish(actualTokens, undefined, spentUsd),
             ),
           }),
@@ -192,11 +194,14 @@ export interface EntryPlan {
 }
 
 interface PermitBooks {
-  settle(actualTokens: number): Promise<void>;
-  release(): Promise<void>;
-  settleAndRelease(actualTokens: number): Promise<void>;
-  /** Present for a governor's permit: the settle-and-release travels with the breaker's write-back and the budget's settlement. */
-  finish?(actualTokens: number, verdict: GateOutcome | undefined, spentUsd: number): Promise<void>;
+  settle(actualTokens: number): Promise<unknown>;
+  release(): Promise<unknown>;
+  settleAndRelease(actualTokens: number): Promise<unknown>;
+  /**
+   * Present for a governor's permit: the settle-and-release travels with the breaker's write-back,
+   * which answers its transition, and the budget's settlement.
+   */
+  finish?(actualTokens: number, verdict: BreakerVerdict | undefined, spentUsd: number): Promise<BreakerTransition | undefined>;
 }
 
 export class RedisPermit implements Permit {
@@ -252,19 +257,20 @@ export class RedisPermit implements Permit {
    * first confirmed finish counts; the script runs whole even when one step was confirmed before
    * (its settle and release are idempotent). A finish that failed may be retried.
    */
-  async finish(actualTokens: number, verdict: GateOutcome | undefined, spentUsd = 0): Promise<void> {
+  async finish(actualTokens: number, verdict: BreakerVerdict | undefined, spentUsd = 0): Promise<BreakerTransition | undefined> {
     const { finish } = this.books;
     if (finish === undefined) throw new Error('finish: this permit did not come from a governor');
-    if (this.#settled && this.#released) return;
+    if (this.#settled && this.#released) return undefined;
     try {
       assertNonNegativeInteger(actualTokens, 'actualTokens');
     } catch (error) {
       await this.release();
       throw error;
     }
-    await finish(actualTokens, verdict, spentUsd);
+    const transition = await finish(actualTokens, verdict, spentUsd);
     this.#settled = true;
     this.#released = true;
+    return transition;
   }
 }
 

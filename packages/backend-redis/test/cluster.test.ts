@@ -11,12 +11,12 @@ import {
   UNLIMITED,
   budgetContract,
   cacheContract,
-  gateContract,
+  breakerContract,
   governorContract,
   limiterContract,
   settleAndReleaseContract,
 } from '@pgw/testkit';
-import { createRedisCluster, RedisCache, RedisGate, RedisGovernor, RedisLimiter, type RedisClient } from '../src/index.js';
+import { createRedisCluster, RedisCache, RedisBreaker, RedisGovernor, RedisLimiter, type RedisClient } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const SEEDS = (process.env['PGW_TEST_REDIS_CLUSTER'] ?? 'redis://127.0.0.1:7001').split(',');
@@ -35,7 +35,7 @@ afterAll(async () => {
 const redis = cluster();
 limiterContract('RedisLimiter on a cluster', (options) => new RedisLimiter({ redis, ...options }));
 settleAndReleaseContract('RedisLimiter on a cluster', (options) => new RedisLimiter({ redis, ...options }));
-gateContract('RedisGate on a cluster', (options) => new RedisGate({ redis, ...options }));
+breakerContract('RedisBreaker on a cluster', (options) => new RedisBreaker({ redis, ...options }));
 governorContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 budgetContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 cacheContract(

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { budgetContract, cacheContract, gateContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
-import { RedisCache, RedisGate, RedisGovernor, RedisLimiter } from '../src/index.js';
+import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
+import { RedisCache, RedisBreaker, RedisGovernor, RedisLimiter } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
 const pool = connectionPool();
@@ -10,7 +10,7 @@ afterAll(() => pool.closeAll());
 
 limiterContract('RedisLimiter', (options) => new RedisLimiter({ redis, ...options }));
 settleAndReleaseContract('RedisLimiter', (options) => new RedisLimiter({ redis, ...options }));
-gateContract('RedisGate', (options) => new RedisGate({ redis, ...options }));
+breakerContract('RedisBreaker', (options) => new RedisBreaker({ redis, ...options }));
 cacheContract(
   'RedisCache',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),

@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
-import type { GateTicket, GlobalLimits, Limiter, SourceLimits } from '@pgw/core';
+import type { BreakerTicket, GlobalLimits, Limiter, SourceLimits } from '@pgw/core';
 import { FakeClock, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
-import { RedisGate, RedisLimiter } from '../src/index.js';
+import { RedisBreaker, RedisLimiter } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 /** Two workers = two independent connections (as two processes would have) on one scope. */
@@ -19,7 +19,7 @@ function twoLimiters(sources: Record<string, SourceLimits>, global: GlobalLimits
 
 function twoGates(clock: FakeClock) {
   const scope = uniqueScope('cross');
-  const make = () => new RedisGate({ redis: pool.open(), scope, sources: ['a'], policy: POLICY, now: clock.now });
+  const make = () => new RedisBreaker({ redis: pool.open(), scope, sources: ['a'], policy: POLICY, now: clock.now });
   return [make(), make()] as const;
 }
 
@@ -78,13 +78,13 @@ describe('two connections on one scope', () => {
   it('a half-open probe leased by one worker is not granted to the other until released or expired', async () => {
     const clock = new FakeClock();
     const [one, two] = twoGates(clock);
-    for (let i = 0; i < POLICY.failureThreshold; i++) await one.record((await one.tryAcquire('a')) as GateTicket, 'failure');
+    for (let i = 0; i < POLICY.failureThreshold; i++) await one.record((await one.tryAcquire('a')) as BreakerTicket, 'failure');
     clock.advance(POLICY.cooldownMs);
 
     const probe = await one.tryAcquire('a');
     expect(probe).toMatchObject({ ok: true, probe: true });
     expect(await two.tryAcquire('a')).toEqual({ ok: false, source: 'a', state: 'half_open', retryAfterMs: POLICY.probeTtlMs });
-    await one.releaseProbe(probe as GateTicket);
+    await one.releaseProbe(probe as BreakerTicket);
     const taken = await two.tryAcquire('a');
     expect(taken).toMatchObject({ ok: true, probe: true });
 
@@ -93,17 +93,17 @@ describe('two connections on one scope', () => {
     const retaken = await one.tryAcquire('a');
     expect(retaken).toMatchObject({ ok: true, probe: true });
     // The expired holder's verdict is fenced; the current holder's closes the breaker.
-    await two.record(taken as GateTicket, 'success');
+    await two.record(taken as BreakerTicket, 'success');
     expect((await one.snapshot('a')).state).toBe('half_open');
-    await one.record(retaken as GateTicket, 'success');
+    await one.record(retaken as BreakerTicket, 'success');
     expect((await two.snapshot('a')).state).toBe('closed');
   });
 
   it("a stale-epoch write-back from one worker is ignored after the other changed the state", async () => {
     const clock = new FakeClock();
     const [one, two] = twoGates(clock);
-    const late = (await one.tryAcquire('a')) as GateTicket;
-    await two.record((await two.tryAcquire('a')) as GateTicket, 'dead');
+    const late = (await one.tryAcquire('a')) as BreakerTicket;
+    await two.record((await two.tryAcquire('a')) as BreakerTicket, 'dead');
     const open = await two.snapshot('a');
     expect(open).toMatchObject({ state: 'open' });
     expect(open.epoch).toBeGreaterThan(late.epoch);

@@ -1,9 +1,9 @@
 import { once } from 'node:events';
 import { afterAll, describe, expect, it } from 'vitest';
 import { Redis } from 'ioredis';
-import { GovernanceBackendError, type GateTicket } from '@pgw/core';
+import { GovernanceBackendError, type BreakerTicket } from '@pgw/core';
 import { TEST_BREAKER_POLICY, UNLIMITED, spareFreePort, startPrivateRedis } from '@pgw/testkit';
-import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
+import { RedisCache, RedisBreaker, RedisLimiter } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();
@@ -18,7 +18,7 @@ function backends(redis: Redis, commandTimeoutMs = 300) {
   return {
     scope,
     limiter: new RedisLimiter({ redis, scope, sources: { a: UNLIMITED }, global: UNLIMITED, leaseTtlMs: 30_000, commandTimeoutMs }),
-    gate: new RedisGate({ redis, scope, sources: ['a'], policy: POLICY, commandTimeoutMs }),
+    gate: new RedisBreaker({ redis, scope, sources: ['a'], policy: POLICY, commandTimeoutMs }),
     cache: new RedisCache({ redis, namespace: scope, commandTimeoutMs }),
   };
 }
@@ -41,7 +41,7 @@ describe('fail-closed', () => {
   it('against a closed port, every governance call throws GovernanceBackendError and nothing is admitted', async () => {
     const redis = pool.open(`redis://127.0.0.1:${await spareFreePort()}`);
     const { scope, limiter, gate, cache } = backends(redis);
-    const ticket: GateTicket = { ok: true, source: 'a', epoch: 0, probe: true, probeToken: 'x' };
+    const ticket: BreakerTicket = { ok: true, source: 'a', epoch: 0, probe: true, probeToken: 'x' };
     for (const call of [
       () => limiter.tryEnter('a', 10),
       () => limiter.sourceStats('a'),

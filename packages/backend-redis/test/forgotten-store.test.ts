@@ -96,20 +96,20 @@ it('re-books a probe lease: the breaker stays half-open with the probe held by i
   await (await admitted(g, 1)).finish('dead', 1); // a dead source trips the breaker at once
   clock.advance(TEST_BREAKER_POLICY.cooldownMs);
   const probe = await admitted(g, 1);
-  expect(probe.ticket.probe).toBe(true);
+  expect(probe.transition).toMatchObject({ from: 'open', to: 'half_open' }); // it holds the probe lease
 
   await restartEmpty(first, redis);
-  await expect.poll(() => g.gate.snapshot('a'), { timeout: 10_000 }).toMatchObject({ state: 'half_open', probeHeld: true });
+  await expect.poll(() => g.breaker.snapshot('a'), { timeout: 10_000 }).toMatchObject({ state: 'half_open', probeHeld: true });
   const other = governor(pool.open(first.url), { scope, sources, now: clock.now });
   expect(await other.admit('a', 1)).toMatchObject({ ok: false, refusal: { state: 'half_open' } });
   await probe.finish('success', 1);
-  expect(await g.gate.snapshot('a')).toMatchObject({ state: 'closed' });
+  expect(await g.breaker.snapshot('a')).toMatchObject({ state: 'closed' });
   expect((await admitted(other, 1)).ok).toBe(true);
 
   // A probe that finished is not re-booked: a second restart leaves the breaker closed.
   await restartEmpty(servers.at(-1)!, redis);
   await admitted(g, 1);
-  expect(await g.gate.snapshot('a')).toMatchObject({ state: 'closed', probeHeld: false });
+  expect(await g.breaker.snapshot('a')).toMatchObject({ state: 'closed', probeHeld: false });
 });
 
 it('a store that kept its books (no restart) is not re-booked: the epoch is still there', async () => {

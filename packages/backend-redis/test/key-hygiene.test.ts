@@ -1,6 +1,6 @@
 import { afterAll, expect, it } from 'vitest';
-import type { GateTicket } from '@pgw/core';
-import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
+import type { BreakerTicket } from '@pgw/core';
+import { RedisCache, RedisBreaker, RedisLimiter } from '../src/index.js';
 import { connectionPool, keysWithTtl, uniqueScope } from './redis.js';
 
 const pool = connectionPool();
@@ -11,7 +11,7 @@ it('every key a scope or cache namespace writes has a TTL, and all of a scope sh
   const scope = uniqueScope('hygiene');
   const limits = { rpm: 100, tpm: 100_000, maxConcurrency: 10 };
   const limiter = new RedisLimiter({ redis, scope, sources: { a: limits, b: limits }, global: limits, leaseTtlMs: 30_000 });
-  const gate = new RedisGate({
+  const gate = new RedisBreaker({
     redis,
     scope,
     sources: ['a'],
@@ -25,8 +25,8 @@ it('every key a scope or cache namespace writes has a TTL, and all of a scope sh
     await admission.permit.settle(40);
   }
   await limiter.sourceStats('a');
-  await gate.record((await gate.tryAcquire('a')) as GateTicket, 'success');
-  await gate.record((await gate.tryAcquire('a')) as GateTicket, 'dead');
+  await gate.record((await gate.tryAcquire('a')) as BreakerTicket, 'success');
+  await gate.record((await gate.tryAcquire('a')) as BreakerTicket, 'dead');
   await new Promise((resolve) => setTimeout(resolve, 20)); // past the 1 ms cooldown: half-open
   const probe = await gate.tryAcquire('a');
   expect(probe).toMatchObject({ ok: true, probe: true });

@@ -9,14 +9,14 @@ import os from 'node:os';
 import path from 'node:path';
 import { afterAll, expect, it } from 'vitest';
 import { FakeClock, startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
-import type { GovernedAdmission } from '@pgw/core';
+import type { Lease } from '@pgw/core';
 import { RedisGovernor } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
 
-type Admitted = Extract<GovernedAdmission, { ok: true }>;
+type Admitted = Lease;
 
 /** A governor of one source `a` with `maxConcurrency` slots, on `redis`, under a fresh scope. */
 function governorOn(redis: ReturnType<typeof pool.open>, label: string, maxConcurrency: number, now?: FakeClock['now']): RedisGovernor {

@@ -1,5 +1,5 @@
 import { afterAll, expect, it } from 'vitest';
-import type { Admission, Permit } from '@pgw/core';
+import type { LimitAdmission, Permit } from '@pgw/core';
 import { UNLIMITED, startPrivateRedis } from '@pgw/testkit';
 import { RedisLimiter } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
@@ -7,7 +7,7 @@ import { connectionPool, uniqueScope } from './redis.js';
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
 
-function permitOf(admission: Admission): Permit {
+function permitOf(admission: LimitAdmission): Permit {
   if (!admission.ok) throw new Error(`expected admission, denied by ${admission.gate}`);
   return admission.permit;
 }

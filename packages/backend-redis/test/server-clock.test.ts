@@ -1,7 +1,7 @@
 import { afterAll, describe, expect, it } from 'vitest';
 import type { Redis } from 'ioredis';
-import type { GateTicket } from '@pgw/core';
-import { RedisCache, RedisGate, RedisLimiter } from '../src/index.js';
+import type { BreakerTicket } from '@pgw/core';
+import { RedisCache, RedisBreaker, RedisLimiter } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 /** Without an injected `now`, every decision runs on Redis `TIME`, the one clock all workers share. */
@@ -28,14 +28,14 @@ describe('production clock: Redis TIME', () => {
 
   it('breaker deadlines', async () => {
     const cooldownMs = 30_000;
-    const gate = new RedisGate({
+    const gate = new RedisBreaker({
       redis,
       scope: uniqueScope('clock'),
       sources: ['a'],
       policy: { failureThreshold: 3, failureRate: 0.5, windowMs: 60_000, minSamples: 10, cooldownMs, maxCooldownMs: 60_000, probeTtlMs: 5_000 },
     });
     const before = await serverMs(redis);
-    await gate.record((await gate.tryAcquire('a')) as GateTicket, 'dead');
+    await gate.record((await gate.tryAcquire('a')) as BreakerTicket, 'dead');
     const after = await serverMs(redis);
     const { openUntil, state } = await gate.snapshot('a');
     expect(state).toBe('open');

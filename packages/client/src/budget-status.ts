@@ -8,12 +8,12 @@ export interface BudgetStatusOptions {
 
 /** What `client.budgetStatus()` answers: the budget a call of the tenant spends, read from the governor that keeps it. */
 export async function readBudgetStatus(
-  governor: Governor | undefined,
+  governor: Governor,
   options: BudgetStatusOptions,
   client: string,
 ): Promise<BudgetStatus | undefined> {
   if (!isPlainObject(options) || (options.tenantId !== undefined && typeof options.tenantId !== 'string')) {
     throw new TypeError(`${client}.budgetStatus(options.tenantId) must be a string when given`);
   }
-  return governor?.budgetStatus?.(options.tenantId);
+  return governor.budgetStatus?.(options.tenantId);
 }

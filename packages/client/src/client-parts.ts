@@ -1,6 +1,6 @@
 /** What the three clients' constructors share: seams with real defaults, and a completeness check. */
 import { sleep as realSleep } from '@pgw/core';
-import type { Clock, Gate, GatewaySubscriber, Governor, Limiter, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
+import type { Clock, GatewaySubscriber, Governor, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
 import { isPlainObject } from './call-input.js';
 
 /** What every client accepts besides its settings and governance components. Injected parts are never closed by the client. */
@@ -23,10 +23,8 @@ export interface ClientSeams {
 /** Full injection of one client: its settings (every source with its model), the governance components, plus the seams. */
 export interface ClientParts<Settings> extends ClientSeams {
   settings: Settings;
-  limiter: Limiter;
-  gate: Gate;
-  /** The limiter's and the gate's books in one store operation each way; used when present. */
-  governor?: Governor;
+  /** The scope's breakers and six gates (`InMemoryGovernor`, `RedisGovernor`, or `governorOf(limiter, breaker)`). */
+  governor: Governor;
 }
 
 /** Injected seams, defaulted: real time, real sleep, Math.random, console.warn. */

@@ -31,7 +31,7 @@ export class EmbeddingClient extends OwningClient {
   readonly settings: EmbeddingSettings;
   readonly #pipeline: EmbedPipeline;
   readonly #callDeadlineMs: number | undefined;
-  readonly #governor: Governor | undefined;
+  readonly #governor: Governor;
 
   static async fromEnv(scope = 'EMBED', options: LoadSettingsOptions & EmbeddingClientOverrides = {}): Promise<EmbeddingClient> {
     const { env, envFile, ...overrides } = options;
@@ -53,15 +53,13 @@ export class EmbeddingClient extends OwningClient {
 
   constructor(parts: EmbeddingParts) {
     super();
-    requireParts(parts, 'EmbeddingClient', ['limiter', 'gate']);
+    requireParts(parts, 'EmbeddingClient', ['governor']);
     this.#governor = parts.governor;
     this.settings = embeddingSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'EmbeddingClient(callDeadlineMs)');
     this.#pipeline = assembleEmbedPipeline({
       settings: { ...this.settings, sources: governedSources<EmbeddingModel>(this.settings, ['embed'], 'EmbeddingClient') },
-      limiter: parts.limiter,
-      gate: parts.gate,
-      ...(parts.governor && { governor: parts.governor }),
+      governor: parts.governor,
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),
       subscribers: parts.subscribers,

@@ -81,7 +81,7 @@ export class GatewayClient extends OwningClient {
   readonly settings: GatewaySettings;
   readonly #pipeline: ChatPipeline;
   readonly #callDeadlineMs: number | undefined;
-  readonly #governor: Governor | undefined;
+  readonly #governor: Governor;
   readonly #sources: readonly Source<ChatModel>[];
   /** Each key a source's model manages → the first such source: a call's sampling is checked per key it sets, not per source. */
   readonly #managedBy = new Map<string, number>();
@@ -111,7 +111,7 @@ export class GatewayClient extends OwningClient {
 
   constructor(parts: GatewayParts) {
     super();
-    requireParts(parts, 'GatewayClient', ['limiter', 'gate']);
+    requireParts(parts, 'GatewayClient', ['governor']);
     this.#governor = parts.governor;
     this.settings = gatewaySettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'GatewayClient(callDeadlineMs)');
@@ -121,9 +121,7 @@ export class GatewayClient extends OwningClient {
     });
     this.#pipeline = assembleChatPipeline({
       settings: { ...this.settings, sources: this.#sources },
-      limiter: parts.limiter,
-      gate: parts.gate,
-      ...(parts.governor && { governor: parts.governor }),
+      governor: parts.governor,
       ...(parts.cache && { cache: parts.cache }),
       ...(parts.recorder && { recorder: parts.recorder }),
       ...(parts.pricing && { pricing: parts.pricing }),

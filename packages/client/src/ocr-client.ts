@@ -57,15 +57,13 @@ export class OcrClient extends OwningClient {
 
   constructor(parts: OcrParts) {
     super();
-    requireParts(parts, 'OcrClient', ['limiter', 'gate']);
+    requireParts(parts, 'OcrClient', ['governor']);
     this.settings = ocrSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'OcrClient(callDeadlineMs)');
     this.#sources = governedSources<OcrModel>(this.settings, ['recognizeText', 'parseLayout', 'checkHealth'], 'OcrClient');
     this.#pipeline = assembleOcrPipeline({
       settings: { ...this.settings, sources: this.#sources },
-      limiter: parts.limiter,
-      gate: parts.gate,
-      ...(parts.governor && { governor: parts.governor }),
+      governor: parts.governor,
       ...(parts.recorder && { recorder: parts.recorder }),
       subscribers: parts.subscribers,
       ...seams(parts),

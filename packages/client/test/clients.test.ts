@@ -1,6 +1,6 @@
 /** The clients' own logic with full injection: argument validation before a call starts, deadlines, lifecycle. */
 import { getEventListeners } from 'node:events';
-import { InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryGovernor } from '@pgw/backend-memory';
 import * as core from '@pgw/core';
 import type { AttemptContext, ChatModel, ChatRequest, ChatResult, EmbeddingModel, OcrModel } from '@pgw/core';
 import { describe, expect, it, vi } from 'vitest';
@@ -53,13 +53,13 @@ const OK: ChatResult = {
 
 function governance(s: GatewaySettings) {
   return {
-    limiter: new InMemoryLimiter({
+    governor: new InMemoryGovernor({
       scope: s.scope,
       sources: Object.fromEntries(s.sources.map((x) => [x.name, { rpm: 0, tpm: 0, maxConcurrency: 0 }])),
       global: s.global,
       leaseTtlMs: s.leaseTtlMs,
+      policy: s.breaker,
     }),
-    gate: new InMemoryGate({ scope: s.scope, sources: s.sources.map((x) => x.name), policy: s.breaker }),
   };
 }
 
@@ -136,7 +136,7 @@ describe('GatewayClient.chat', () => {
   it('validates the injected deadline and the parts at construction', () => {
     const settings = chatSettings(async () => OK);
     expect(() => chatClient(undefined, { callDeadlineMs: -1 })).toThrow(/GatewayClient\(callDeadlineMs\)/);
-    expect(() => new GatewayClient({ settings } as never)).toThrow(/GatewayClient\(parts\.limiter\) is required/);
+    expect(() => new GatewayClient({ settings } as never)).toThrow(/GatewayClient\(parts\.governor\) is required/);
     expect(() => new GatewayClient({ settings: { ...settings, scope: 'bad scope' }, ...governance(settings) })).toThrow(/scope/);
   });
 

@@ -2,7 +2,8 @@
  * GatewayClient.chatStream end to end against the loopback mock: real SSE over real sockets, memory
  * backends. Retry and failover happen only before the first content token.
  */
-import { InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryGovernor } from '@pgw/backend-memory';
+import { TEST_BREAKER_POLICY } from '@pgw/testkit';
 import { probeHandles } from '@pgw/mock-upstream';
 import { afterAll, describe, expect, it } from 'vitest';
 import { z } from 'zod';
@@ -25,7 +26,7 @@ const fixture = MockFixture.use();
 async function withClient<T>(
   sources: string[],
   keys: Record<string, string>,
-  run: (client: GatewayClient, parts: { limiter: InMemoryLimiter; recorder: MemoryRecorder }) => Promise<T>,
+  run: (client: GatewayClient, parts: { limiter: InMemoryGovernor['limiter']; recorder: MemoryRecorder }) => Promise<T>,
   overrides: GatewayClientOverrides = {},
 ): Promise<T> {
   const scope = uniqueScope('stream');
@@ -42,16 +43,17 @@ async function withClient<T>(
   };
   for (const name of sources) Object.assign(env, fixture.sourceKeys(scope, name));
   const unlimited = { rpm: 0, tpm: 0, maxConcurrency: 0 };
-  const limiter = new InMemoryLimiter({
+  const governor = new InMemoryGovernor({
     scope,
     sources: Object.fromEntries(sources.map((name) => [name, unlimited])),
     global: unlimited,
     leaseTtlMs: 600_000,
+    policy: TEST_BREAKER_POLICY,
   });
   const recorder = new MemoryRecorder();
-  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, limiter, recorder, ...overrides });
+  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, governor, recorder, ...overrides });
   try {
-    return await run(client, { limiter, recorder });
+    return await run(client, { limiter: governor.limiter, recorder });
   } finally {
     await client.close();
   }

@@ -5,7 +5,7 @@
  * synchronously on the call path; one that throws is caught and warned about once, never failing
  * the call. Durations are milliseconds of the client's clock (`now`).
  */
-import type { BreakerState } from './ports.js';
+import type { BreakerTransition } from './ports.js';
 import type { ModelPrice } from './pricing.js';
 import type { Effort, Operation, ThinkingObservation, Usage } from './types.js';
 import type { TelemetryStatus } from './telemetry.js';
@@ -116,21 +116,14 @@ export interface RetryScheduledEvent {
   readonly reason: string;
 }
 
-export type BreakerChangeReason =
-  | 'failures'
-  | 'source_dead'
-  | 'probe_succeeded'
-  | 'probe_failed'
-  | 'cooldown_elapsed'
-  | 'observed';
-
-/** A source's breaker changed state, as this process saw it (see docs/decisions.md). */
-export interface BreakerStateEvent {
+/**
+ * A source's breaker changed state through this process's attempt: the governor that owns the state
+ * reported it. With a shared (Redis) breaker each transition is reported once, by the process whose
+ * admission or verdict made it.
+ */
+export interface BreakerStateEvent extends BreakerTransition {
   readonly scope: string;
   readonly source: string;
-  readonly from: BreakerState;
-  readonly to: BreakerState;
-  readonly reason: BreakerChangeReason;
 }
 
 export interface QuotaWaitStartEvent {

@@ -19,3 +19,4 @@ export * from './recorders.js';
 export * from './arguments.js';
 export * from './well-formed.js';
 export * from './events.js';
+export * from './governor-of.js';

@@ -54,7 +54,7 @@ export interface Permit {
   settleAndRelease?(actualTokens: number): MaybePromise<void>;
 }
 
-export type Admission =
+export type LimitAdmission =
   | { readonly ok: true; readonly permit: Permit }
   | { readonly ok: false; readonly gate: LimitGate; readonly retryAfterMs: number };
 
@@ -75,19 +75,41 @@ export interface SourceLimits {
   maxConcurrency: number;
 }
 
-/** The six gates. A denied tryEnter consumes nothing; unknown sources throw SourceNotConfiguredError. */
+/**
+ * The six gates: the quota half of a Governor (each backend builds its own; see `governorOf`). A
+ * denied tryEnter consumes nothing; unknown sources throw SourceNotConfiguredError.
+ */
 export interface Limiter {
-  tryEnter(source: string, estTokens: number): MaybePromise<Admission>;
+  tryEnter(source: string, estTokens: number): MaybePromise<LimitAdmission>;
   sourceStats(source: string): MaybePromise<SourceStats>;
   close?(): Promise<void>;
 }
 
-// ── Breaker gate (docs/architecture.md#circuit-breaker) ──────────────────────────────────────
+// ── Breaker (docs/architecture.md#circuit-breaker) ───────────────────────────────────────────
 
 export type BreakerState = 'closed' | 'open' | 'half_open';
 
+/** Why a breaker changed state; each reason names one transition (see `BREAKER_TRANSITIONS`). */
+export type BreakerChangeReason = 'failures' | 'source_dead' | 'probe_succeeded' | 'probe_failed' | 'cooldown_elapsed';
+
+/** A change of a source's breaker state, reported by the backend whose operation made it. */
+export interface BreakerTransition {
+  readonly from: BreakerState;
+  readonly to: BreakerState;
+  readonly reason: BreakerChangeReason;
+}
+
+/** The one transition each reason stands for: a store can answer with the reason alone. */
+export const BREAKER_TRANSITIONS: { readonly [R in BreakerChangeReason]: BreakerTransition } = Object.freeze({
+  failures: Object.freeze({ from: 'closed', to: 'open', reason: 'failures' }),
+  source_dead: Object.freeze({ from: 'closed', to: 'open', reason: 'source_dead' }),
+  cooldown_elapsed: Object.freeze({ from: 'open', to: 'half_open', reason: 'cooldown_elapsed' }),
+  probe_succeeded: Object.freeze({ from: 'half_open', to: 'closed', reason: 'probe_succeeded' }),
+  probe_failed: Object.freeze({ from: 'half_open', to: 'open', reason: 'probe_failed' }),
+});
+
 /** Permission to send one attempt to a source. A probe ticket holds the single half-open lease. */
-export interface GateTicket {
+export interface BreakerTicket {
   readonly ok: true;
   readonly source: string;
   /** The state epoch the attempt was admitted under; write-backs carrying a stale epoch are ignored. */
@@ -95,9 +117,11 @@ export interface GateTicket {
   readonly probe: boolean;
   /** Identifies the probe lease (present when `probe`). */
   readonly probeToken?: string;
+  /** `open→half_open` when this ticket took the first probe lease of the open period. */
+  readonly transition?: BreakerTransition;
 }
 
-export interface GateRefusal {
+export interface BreakerRefusal {
   readonly ok: false;
   readonly source: string;
   readonly state: 'open' | 'half_open';
@@ -110,7 +134,7 @@ export interface GateRefusal {
  * `success`; `failure` (transient); `dead` (SourceDeadError: forces open);
  * `invalid` (ResultInvalidError: the service worked — counts as success, but is no window sample and feeds no health).
  */
-export type GateOutcome = 'success' | 'failure' | 'dead' | 'invalid';
+export type BreakerVerdict = 'success' | 'failure' | 'dead' | 'invalid';
 
 export interface BreakerSnapshot {
   source: string;
@@ -126,44 +150,61 @@ export interface BreakerSnapshot {
   probeHeld: boolean;
 }
 
-export interface Gate {
-  tryAcquire(source: string): MaybePromise<GateTicket | GateRefusal>;
-  record(ticket: GateTicket, outcome: GateOutcome): MaybePromise<void>;
+/** One scope's circuit breakers: the breaker half of a Governor (each backend builds its own; see `governorOf`). */
+export interface Breaker {
+  tryAcquire(source: string): MaybePromise<BreakerTicket | BreakerRefusal>;
+  /** Applies the verdict (ignored for a stale epoch) and answers the transition it caused, if any. */
+  record(ticket: BreakerTicket, verdict: BreakerVerdict): MaybePromise<BreakerTransition | undefined>;
   /** Frees a probe lease without a verdict (the probe was cancelled). No-op for non-probe tickets. */
-  releaseProbe(ticket: GateTicket): MaybePromise<void>;
+  releaseProbe(ticket: BreakerTicket): MaybePromise<void>;
   snapshot(source: string): MaybePromise<BreakerSnapshot>;
   close?(): Promise<void>;
 }
 
-// ── Combined governance (optional) ───────────────────────────────────────────────────────────
+// ── Governor: the one governance port of the call path ───────────────────────────────────────
 
-/** What a governor answers for one attempt at one source. */
-export type GovernedAdmission =
+/** One admitted attempt at one source: its breaker ticket and its quota permit, held until `finish`. */
+export interface Lease {
+  readonly ok: true;
+  readonly source: string;
+  /** The tokens reserved for the attempt (its settlement starts from them). */
+  readonly estTokens: number;
+  /** The breaker transition this admission made: `open→half_open` when it took the first probe lease of the open period. */
+  readonly transition?: BreakerTransition;
+  /**
+   * Ends the attempt: applies the breaker verdict — with none, the probe lease is just given back —
+   * then settles the permit with `actualTokens` and releases it (even when the verdict's write
+   * failed). `spentUsd`: what the attempt cost, replacing its budget reservation (default 0).
+   * Answers the breaker transition the verdict caused. Idempotent; only the first call counts.
+   */
+  finish(
+    verdict: BreakerVerdict | undefined,
+    actualTokens: number,
+    spentUsd?: number,
+  ): MaybePromise<BreakerTransition | undefined>;
+}
+
+/** Why a governor refused an attempt; a refusal holds nothing (no permit, no probe lease). */
+export type GovernorRefusal =
+  | { readonly ok: false; readonly refusal: BreakerRefusal }
   | {
-      readonly ok: true;
-      readonly ticket: GateTicket;
-      readonly permit: Permit;
-      /**
-       * Ends the attempt in one store operation: `gate.record(ticket, verdict)` — or, with no verdict,
-       * `gate.releaseProbe(ticket)` — then `permit.settleAndRelease(actualTokens)`. The permit's
-       * write-back happens even when the verdict's fails. Idempotent; only the first call counts.
-       * `spentUsd`: what the attempt cost, replacing its budget reservation (default 0).
-       */
-      finish(verdict: GateOutcome | undefined, actualTokens: number, spentUsd?: number): MaybePromise<void>;
+      readonly ok: false;
+      readonly refusal?: undefined;
+      readonly gate: LimitGate;
+      readonly retryAfterMs: number;
+      /** An `open→half_open` the breaker reported before the quota refused (see `governorOf`). */
+      readonly transition?: BreakerTransition;
     }
-  | { readonly ok: false; readonly refusal: GateRefusal }
-  | { readonly ok: false; readonly refusal?: undefined; readonly gate: LimitGate; readonly retryAfterMs: number }
   /** Others wait for room before this caller (a fleet-wide line): nothing was looked at or booked. */
   | { readonly ok: false; readonly refusal?: undefined; readonly queued: true; readonly retryAfterMs: number }
   /** The spend budget refused (after the breaker, before the six gates): nothing was booked. */
   | { readonly ok: false; readonly refusal?: undefined; readonly budget: BudgetRefusal };
 
 /**
- * Optional capability of a backend that keeps a scope's breaker and limiter together: the breaker's
- * admission and all six gates in one store operation, and the attempt's write-backs in one more
- * (Redis: two round trips per attempt instead of four). Same effects as the Gate and Limiter calls it
- * replaces: a breaker refusal touches no gate; a quota refusal consumes nothing and leaves no probe
- * lease. The middleware uses it when the client supplies one, else the two ports.
+ * A scope's breaker and six gates, kept together by one backend (memory, Redis): the only governance
+ * port the call path knows. `admit` asks the breaker, then the gates — a breaker refusal touches no
+ * gate; a quota refusal consumes nothing and leaves no probe lease. Breaker transitions are reported
+ * by the operation that made them (`Lease.transition`, `Lease.finish`), never inferred.
  */
 export interface Governor {
   /**
@@ -172,13 +213,16 @@ export interface Governor {
    * `onRoomFreed`). Without one, a caller is refused `queued` while anybody waits.
    * `charge`: the attempt's budget reservation, when the scope has a budget (see core `budget.ts`).
    */
-  admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): MaybePromise<GovernedAdmission>;
+  admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): MaybePromise<Lease | GovernorRefusal>;
+  /** The source's in-flight count and window usage (the health-aware selector ranks on them). */
+  sourceStats(source: string): MaybePromise<SourceStats>;
   /** The budget a call of `tenantId` spends, now; undefined when the scope has no budget. */
   budgetStatus?(tenantId?: string): MaybePromise<BudgetStatus | undefined>;
   /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
   onRoomFreed?(listener: () => void): () => void;
   /** Optional: gives up a place in line (a waiting call that ended); idempotent. */
   leaveLine?(turn: string): Promise<void>;
+  close?(): Promise<void>;
 }
 
 // ── Cache (docs/architecture.md#cache) ───────────────────────────────────────────────────────

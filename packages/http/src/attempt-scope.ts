@@ -5,7 +5,7 @@
  */
 import { MAX_TIMER_DELAY_MS, NEVER_ABORTED, TransientError, abortError } from '@pgw/core';
 import { CancelHandle } from './cancel-handle.js';
-import { LimitTimer, type AttemptLimit, type StreamWatchdogLimits } from './stream-watchdog.js';
+import { LimitTimer, type AttemptLimit, type LivenessLimits } from './limit-timer.js';
 
 export interface AttemptScopeOptions {
   callerSignal: AbortSignal;
@@ -13,7 +13,7 @@ export interface AttemptScopeOptions {
   route: string;
   totalMs: number;
   /** Present for a stream: arms the first-token limit at once. */
-  liveness?: StreamWatchdogLimits;
+  liveness?: LivenessLimits;
 }
 
 /**

@@ -11,7 +11,7 @@ import { AttemptScope } from './attempt-scope.js';
 import { ERROR_BODY_LIMIT_BYTES, announcesAtMost, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
 import type { Endpoint } from './endpoint.js';
 import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
-import type { StreamWatchdogLimits } from './stream-watchdog.js';
+import type { LivenessLimits } from './limit-timer.js';
 
 export interface HttpAttempt {
   dispatcher: Dispatcher;
@@ -24,7 +24,7 @@ export interface HttpAttempt {
   body?: string | FormData;
   attempt: Pick<AttemptContext, 'signal' | 'sourceName' | 'timeoutMs'>;
   /** A stream's first-token / inter-token limits: armed when the request is sent. */
-  liveness?: StreamWatchdogLimits;
+  liveness?: LivenessLimits;
   /** Cap of a 2xx body. */
   maxResponseBytes: number;
   /** Receives non-fatal oddities (a non-finite Retry-After). */

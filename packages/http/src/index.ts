@@ -25,6 +25,6 @@ export {
 export { translateInBandError, inBandErrorObject, type InBandContext } from './in-band.js';
 export { redactSecrets } from '@pgw/core';
 export { SseParser, type SseEvent } from './sse-parser.js';
-export { StreamWatchdog, type StallPhase, type StreamWatchdogLimits } from './stream-watchdog.js';
+export type { LivenessLimits, StallPhase } from './limit-timer.js';
 export { isRecord } from './json.js';
 export { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString } from './options.js';

@@ -59,8 +59,3 @@ function abandon<T>(work: Promise<T>, onLate: ((value: T) => void) | undefined):
 export function cancellationError(error: unknown, signal: AbortSignal): unknown {
   return error instanceof TransientError || error instanceof SourceDeadError ? abortError(signal) : error;
 }
-
-/** `next(value)` now when `value` is plain, else once it resolves: a synchronous port's answer takes no microtask. */
-export function andThen<T, R>(value: MaybePromise<T>, next: (value: T) => MaybePromise<R>): MaybePromise<R> {
-  return isPromise(value) ? value.then(next) : next(value);
-}

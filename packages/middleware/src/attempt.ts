@@ -4,9 +4,8 @@ import {
   ResultInvalidError,
   SourceDeadError,
   TransientError,
+  type BreakerVerdict,
   type Clock,
-  type Gate,
-  type GateOutcome,
   type MaybePromise,
   type ModelIdentity,
   type ModelPrice,
@@ -18,14 +17,15 @@ import {
   type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
-import { andThen, cancellationError, raceAbort } from './abort.js';
+import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
 import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
-import type { BreakerWatch } from './breaker-watch.js';
+import { reportBreakerChange } from './breaker-events.js';
 import type { BudgetPricing } from './budget-pricing.js';
+import { run, wentAsync, type Steps } from './steps.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
@@ -34,7 +34,7 @@ import type { ScopeProgress } from './stall-clock.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface AttemptDeps {
-  gate: Gate;
+  scope: string;
   pacer: Pacer;
   health: HealthBook;
   progress: ScopeProgress;
@@ -42,8 +42,6 @@ export interface AttemptDeps {
   now: Clock;
   /** The pipeline's events; absent in unit harnesses. An attempt event nobody listens to is never built. */
   events?: EventHub;
-  /** Observes breaker transitions when someone listens to them. */
-  breakers?: BreakerWatch;
   /** Present when the scope has a spend budget: prices what each attempt reserves and what it cost. */
   budget?: BudgetPricing;
 }
@@ -60,8 +58,8 @@ export type AttemptOutcome<Res> =
 /**
  * One attempt on an admitted source. Returns the result, or the retryable failure (transient / dead)
  * for the loop to act on; everything else — cancellation, rejected request, invalid result, a bug —
- * propagates. Whatever happens, the pacer slot, the probe lease and the permit are given back exactly
- * once, and the permit is settled per docs/architecture.md#settlement (see Settlement).
+ * propagates. Whatever happens, the pacer slot and the lease are given back exactly once: the lease's
+ * `finish` carries the breaker verdict and settles per docs/architecture.md#settlement (see Settlement).
  */
 export function runAttempt<Req, Res, M extends ModelIdentity>(
   deps: AttemptDeps,
@@ -81,9 +79,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   private usage: Usage | undefined;
   private result: Res | undefined;
   private reported = false;
-  private verdictSent = false;
-  /** The breaker verdict a governor sends together with the permit's write-back. */
-  private verdictToFinish: GateOutcome | undefined;
+  /** The breaker's verdict, sent with the lease's finish; none (a cancellation, a rejected request) gives a probe lease back. */
+  private verdict: BreakerVerdict | undefined;
   private attemptNumber = 0;
 
   constructor(
@@ -93,7 +90,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     private readonly admitted: Admitted,
   ) {
     this.started = deps.now();
-    this.settlement = new Settlement(operation.tokenAccounting, admitted.permit.estTokens);
+    this.settlement = new Settlement(operation.tokenAccounting, admitted.lease.estTokens);
     const sink = call.ctx.onDelta;
     this.deltas = sink && new AttemptDeltas(deps.events?.on.onFirstToken ? this.firstTokenWatch(sink) : sink);
   }
@@ -127,9 +124,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       deps.health.onSuccess(source.name, latencyMs);
       operation.observe?.(source, result, ctx);
       this.report('ok');
-      const recorded = this.verdict('success');
-      // A backend that answered synchronously (memory) costs no await, hence no microtask turn.
-      if (recorded !== undefined) await recorded;
+      this.verdict = 'success';
       return { ok: true, result, callId, latencyMs };
     } catch (error) {
       if (signal.aborted) {
@@ -143,7 +138,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
         deps.health.onFailure(source.name);
         if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
         this.report('error', error);
-        await this.verdict(dead ? 'dead' : 'failure');
+        this.verdict = dead ? 'dead' : 'failure';
         const committedContent = this.deltas?.committedContent;
         return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
       }
@@ -151,7 +146,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
         settlement.decide('invalid');
         this.report('error', error);
         // A bad result is not a bad service: the breaker counts a success without a window sample.
-        await this.verdict('invalid');
+        this.verdict = 'invalid';
         throw error;
       }
       if (error instanceof RequestRejectedError) settlement.decide('rejected');
@@ -160,7 +155,7 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       throw error;
     } finally {
       const givenBack = this.giveBack();
-      if (givenBack !== undefined) await givenBack;
+      if (wentAsync(givenBack)) await givenBack;
     }
   }
 
@@ -229,16 +224,16 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     };
   }
 
-  private verdict(outcome: GateOutcome): MaybePromise<void> {
-    const { gate, writeBacks, breakers } = this.deps;
-    const { ticket, governed } = this.admitted;
-    this.verdictSent = true;
-    if (governed) {
-      this.verdictToFinish = outcome;
-      return;
-    }
-    const recorded = writeBacks.unlessAborted('gate.record', () => gate.record(ticket, outcome), this.call.ctx.signal);
-    return breakers ? andThen(recorded, () => breakers.afterVerdict(ticket, outcome)) : recorded;
+  /**
+   * The pacer slot, then the lease: its finish sends the verdict and settles the permit, once. A
+   * cancelled call does not wait for a finish that hangs (the store's own bound ends it); one
+   * cancelled before keeps its own error.
+   */
+  private giveBack(): MaybePromise<void> {
+    const { signal } = this.call.ctx;
+    this.deps.pacer.leave(this.source.name);
+    const finished = run(this.finish());
+    return signal.aborted ? undefined : raceAbort(finished, signal);
   }
 
   /** What the attempt cost its budget, decided as its tokens are (docs/architecture.md#settlement). */
@@ -249,21 +244,11 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     return this.settlement.spentUsd(charge.reserveUsd, (usage) => budget.costUsd(source, usage));
   }
 
-  /** The probe lease (unless a verdict went out for it), the pacer slot and the permit, each once. */
-  private giveBack(): MaybePromise<void> {
-    const { gate, pacer, writeBacks, breakers } = this.deps;
-    const { source, ticket, permit, governed } = this.admitted;
-    if (governed) {
-      pacer.leave(source.name);
-      const verdict = this.verdictToFinish;
-      const finished = writeBacks.quietly('governor.finish', () => governed.finish(verdict, this.settlement.value(), this.spentUsd()));
-      return breakers && verdict !== undefined ? andThen(finished, () => breakers.afterVerdict(ticket, verdict)) : finished;
-    }
-    const probeReleased = ticket.probe && !this.verdictSent ? writeBacks.quietly('gate.releaseProbe', () => gate.releaseProbe(ticket)) : undefined;
-    return andThen(probeReleased, () => {
-      pacer.leave(source.name);
-      return writeBacks.settleAndRelease(permit, this.settlement.value());
-    });
+  private *finish(): Steps<void> {
+    const { writeBacks, events, scope } = this.deps;
+    const { source, lease } = this.admitted;
+    const transition = yield* writeBacks.quietly('governor.finish', () => lease.finish(this.verdict, this.settlement.value(), this.spentUsd()));
+    reportBreakerChange(events, scope, source.name, transition);
   }
 }
 

@@ -7,7 +7,7 @@ import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext, type CallContextInit } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { callEventsMiddleware } from './call-events.js';
-import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+import { buildPipelineBase, type PipelineParts, type PipelineSettings } from './pipeline-base.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { structuredMiddleware } from './structured.js';
@@ -20,8 +20,8 @@ export type CallOptions = Omit<CallContextInit, 'scope' | 'operation' | 'now'>;
 /** Options of a streamed run: the stream itself is the delta sink. */
 export type StreamCallOptions = Omit<CallOptions, 'onDelta'>;
 
-export interface ChatPipelineParts extends GovernanceParts<ChatModel> {
-  settings: GovernanceSettings<ChatModel> & Pick<GatewaySettings, 'cache' | 'structured'>;
+export interface ChatPipelineParts extends PipelineParts<ChatModel> {
+  settings: PipelineSettings<ChatModel> & Pick<GatewaySettings, 'cache' | 'structured'>;
   /** Omit for no cache layer. */
   cache?: Cache;
   /** The user's layers, inside the call deadline and outside the cache (`[0]` outermost). */
@@ -49,7 +49,7 @@ export interface ChatPipeline {
  */
 export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
   const { settings, now, pricing } = parts;
-  const { retryDeps, emitter, events, warnings, models } = buildGovernance(parts, ['generate']);
+  const { retryDeps, emitter, events, warnings, models } = buildPipelineBase(parts, ['generate']);
   const retry = retryLoop(retryDeps, chatOperation(new ThinkingContradictions(parts.warn)));
   const layers: Array<Middleware<GatewayChatRequest, LLMResponse>> = [
     callEventsMiddleware({ events, now, models, summarize: summarizeChat, finalize: (response, stats) => ({ ...response, callStats: stats }) }),

@@ -5,7 +5,7 @@ import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { embedOperation } from './embed-operation.js';
 import { callEventsMiddleware } from './call-events.js';
-import { buildGovernance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+import { buildPipelineBase, type PipelineParts, type PipelineSettings } from './pipeline-base.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 import { userLayers, type UserMiddleware } from './user-middleware.js';
@@ -22,8 +22,8 @@ export interface EmbeddingResponse {
   costUsd?: number;
 }
 
-export interface EmbedPipelineParts extends GovernanceParts<EmbeddingModel> {
-  settings: GovernanceSettings<EmbeddingModel> & Pick<EmbeddingSettings, 'batchSize' | 'normalize' | 'expectedDim'>;
+export interface EmbedPipelineParts extends PipelineParts<EmbeddingModel> {
+  settings: PipelineSettings<EmbeddingModel> & Pick<EmbeddingSettings, 'batchSize' | 'normalize' | 'expectedDim'>;
   /** The user's layers, inside the call deadline and outside the batches (`[0]` outermost). */
   middleware?: readonly EmbeddingMiddleware[];
 }
@@ -52,7 +52,7 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
   if (!Number.isInteger(settings.batchSize) || settings.batchSize < 1) {
     throw new RangeError(`settings.batchSize must be an integer ≥ 1, got ${settings.batchSize}`);
   }
-  const { retryDeps, emitter, events, models } = buildGovernance(parts, ['embed']);
+  const { retryDeps, emitter, events, models } = buildPipelineBase(parts, ['embed']);
   const retry = retryLoop(retryDeps, embedOperation(settings.expectedDim));
   const onion = compose<EmbeddingCallRequest, EmbeddingResponse>(
     [

@@ -33,10 +33,10 @@ export {
   type EmbeddingMiddleware,
 } from './embed-pipeline.js';
 export { assembleOcrPipeline, type OcrPipeline, type OcrPipelineParts } from './ocr-pipeline.js';
-export { buildGovernance, type Governance, type GovernanceParts, type GovernanceSettings } from './governance.js';
+export { buildPipelineBase, type PipelineBase, type PipelineParts, type PipelineSettings } from './pipeline-base.js';
 
 // Retry loop and its parts
-export { DEFAULT_QUOTA_NAP, retryLoop, type Governed, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
+export { DEFAULT_QUOTA_NAP, retryLoop, type Served, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
 export type { AttemptDescription, AttemptOperation, OperationAttempt } from './operation.js';
 export { chatOperation } from './chat-operation.js';
 export { embedOperation } from './embed-operation.js';
@@ -52,6 +52,7 @@ export {
   healthScore,
   largerWindows,
   type Selector,
+  type SelectorEntry,
   type SelectorDeps,
   type SourceWalk,
 } from './selector.js';
@@ -72,7 +73,6 @@ export { TelemetryEmitter, type TelemetryEmitterOptions } from './telemetry-emit
 // Events and the user's layers
 export { EventHub, assertSubscribers } from './event-hub.js';
 export { callEventsMiddleware } from './call-events.js';
-export { BreakerWatch } from './breaker-watch.js';
 export { userLayers, type MiddlewareContext, type UserMiddleware } from './user-middleware.js';
 export { SafeRecorder } from './safe-recorder.js';
 export { WarnOnce } from './warn-once.js';

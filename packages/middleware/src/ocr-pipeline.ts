@@ -4,12 +4,12 @@ import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { callEventsMiddleware } from './call-events.js';
-import { buildGovernance, type GovernanceParts } from './governance.js';
+import { buildPipelineBase, type PipelineParts } from './pipeline-base.js';
 import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
 
-export type OcrPipelineParts = GovernanceParts<OcrModel>;
+export type OcrPipelineParts = PipelineParts<OcrModel>;
 
 export interface OcrPipeline {
   recognizeText(image: Uint8Array, options?: OcrOptions, call?: CallOptions): Promise<OcrTextResult>;
@@ -20,7 +20,7 @@ export interface OcrPipeline {
 /** The OCR onions (text and layout), outer → inner: call events → call deadline → retry loop → model. */
 export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
   const { settings, now } = parts;
-  const { retryDeps, emitter, events, models } = buildGovernance(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
+  const { retryDeps, emitter, events, models } = buildPipelineBase(parts, ['recognizeText', 'parseLayout', 'checkHealth']);
   const outer = <Res extends { source: string; callStats: CallStats }>(): Array<Middleware<OcrRequest, Res>> => [
     callEventsMiddleware({
       events,

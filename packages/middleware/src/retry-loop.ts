@@ -15,18 +15,17 @@ import {
   type ModelIdentity,
   type Source,
   type QuotaWaitStartEvent,
-  type MaybePromise,
   type BudgetCharge,
-  isPromise,
 } from '@pgw/core';
-import { andThen, throwIfAborted } from './abort.js';
+import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
+import { run, wentAsync, type Steps } from './steps.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation, BudgetTokens } from './operation.js';
-import { deprioritiseFailed, largerWindows, type Selector, type SourceWalk } from './selector.js';
+import { deprioritiseFailed, largerWindows, type Selector, type SelectorEntry, type SourceWalk } from './selector.js';
 import { StallClock } from './stall-clock.js';
 import type { WaitLine, Waiter } from './wait-line.js';
 
@@ -39,8 +38,10 @@ export interface QuotaNap {
 
 export const DEFAULT_QUOTA_NAP: QuotaNap = { minMs: 25, maxMs: 1000 };
 
+/** An admission the selector counts until the attempt left. */
+type Entered = Admitted & { readonly entry: SelectorEntry };
+
 export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
-  scope: string;
   selector: Selector;
   retry: RetryPolicy;
   quotaFull: QuotaFullPolicy;
@@ -54,7 +55,7 @@ export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
 }
 
 /** A successful attempt and where it ran. */
-export interface Governed<Res, M extends ModelIdentity = ModelIdentity> {
+export interface Served<Res, M extends ModelIdentity = ModelIdentity> {
   readonly result: Res;
   readonly source: Source<M>;
   readonly callId: string;
@@ -68,7 +69,7 @@ export interface Governed<Res, M extends ModelIdentity = ModelIdentity> {
 export function retryLoop<Req, Res, M extends ModelIdentity>(
   deps: RetryLoopDeps,
   operation: AttemptOperation<Req, Res, M>,
-): Next<Req, Governed<Res, M>> {
+): Next<Req, Served<Res, M>> {
   return (call) => new RetryRun(deps, operation, call).run();
 }
 
@@ -99,13 +100,12 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     this.signal = call.ctx.signal;
   }
 
-  /** The whole call in one async frame: admission, attempt and backoff rounds are not frames of their own. */
-  async run(): Promise<Governed<Res, M>> {
+  async run(): Promise<Served<Res, M>> {
     try {
       for (;;) {
         throwIfAborted(this.signal);
-        const turn = this.admitInTurn();
-        const admitted = isPromise(turn) ? await turn : turn;
+        const turn = run(this.admitInTurn());
+        const admitted = wentAsync(turn) ? await turn : turn;
         if (!admitted) continue;
         let outcome: AttemptOutcome<Res>;
         try {
@@ -114,8 +114,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
           if (error instanceof ContextLengthExceededError && this.moveOnFromContext(admitted.source, error)) continue;
           throw error;
         } finally {
-          // The attempt gave its permit, pacer slot and probe lease back.
-          this.deps.selector.left(admitted.source);
+          // The attempt gave its pacer slot and its lease back.
+          admitted.entry.left();
           this.deps.line.roomFreed();
         }
         if (outcome.ok) {
@@ -137,7 +137,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { turn } = this;
     const { governor, writeBacks } = this.deps;
     this.turn = undefined;
-    if (turn !== undefined && governor?.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
+    if (turn !== undefined && governor.leaveLine) void run(writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn)));
   }
 
   /**
@@ -162,19 +162,16 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   /**
    * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
    * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
-   * Not an async function: a backend that answers synchronously admits with no frame and no promise.
    */
-  private admitInTurn(): MaybePromise<Admitted | undefined> {
+  private *admitInTurn(): Steps<Entered | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      return this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place).then(() => undefined);
+      yield this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
+      return undefined;
     }
-    // The head of this process's line takes a turn in the fleet's (a governor's admission ends it).
-    if (this.place !== undefined && this.deps.governor) this.turn ??= randomUUID();
-    return andThen(this.admitOne(), (settled) => this.leaveLineIfAdmitted(settled));
-  }
-
-  private leaveLineIfAdmitted(admitted: Admitted | undefined): Admitted | undefined {
+    // The head of this process's line takes a turn in the fleet's (an admission ends it).
+    if (this.place !== undefined) this.turn ??= randomUUID();
+    const admitted = yield* this.admitOne();
     if (admitted) {
       this.place?.leave();
       this.place = undefined;
@@ -187,53 +184,30 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * Tries sources in preference order, asking the selector for the next only when one refused; when
    * none admits, waits per policy and returns undefined. No candidate at all is only possible after
    * a too-long prompt: no source has a larger window, so the call ends with that prompt's error.
-   * The first pick admitted synchronously (the common case on memory backends) returns at once.
    */
-  private admitOne(): MaybePromise<Admitted | undefined> {
+  private *admitOne(): Steps<Entered | undefined> {
     const order = this.candidates();
-    const first = order.next();
-    const answer = first === undefined ? undefined : this.tryAdmit(first);
-    if (answer !== undefined && !isPromise(answer) && answer.kind === 'admitted') return answer;
-    return this.admitFromRest(order, answer);
-  }
-
-  /** The rest of `admitOne`: awaits `pending` (the first pick's answer), then walks on while sources refuse. */
-  private async admitFromRest(order: SourceWalk, pending: MaybePromise<Admitted | Refusal> | undefined): Promise<Admitted | undefined> {
     const refusals: Refusal[] = [];
-    while (pending !== undefined) {
-      const verdict = await pending;
-      if (verdict.kind === 'admitted') return verdict;
-      refusals.push(verdict);
-      const next = order.next();
-      pending = next === undefined ? undefined : this.tryAdmit(next);
+    for (let source = order.next(); source !== undefined; source = order.next()) {
+      // The selector counts the try until its handle is settled: refused here, left after the attempt.
+      // Every operation reserves the source's estimate, OCR too (its TPM bounds OCR work in flight);
+      // what a permit is settled with is the Settlement's business (OCR: always 0).
+      const estTokens = source.estTokens;
+      const entry = this.deps.selector.entering(source, estTokens);
+      let answer: Admitted | Refusal;
+      try {
+        answer = yield* admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source));
+      } catch (error) {
+        entry.refused();
+        throw error;
+      }
+      if (answer.kind === 'admitted') return { ...answer, entry };
+      entry.refused();
+      refusals.push(answer);
     }
     if (refusals.length === 0) throw this.contextFallback!.error;
-    await this.waitForRoom(refusals);
+    yield this.waitForRoom(refusals);
     return undefined;
-  }
-
-  /** Asks `source` to admit, counting the try with the selector; a refusal or a failure hands the count back. */
-  private tryAdmit(source: Source): MaybePromise<Admitted | Refusal> {
-    const { selector } = this.deps;
-    // Every operation reserves the source's estimate, OCR too (its TPM bounds OCR work in flight);
-    // what a permit is settled with is the Settlement's business (OCR: always 0).
-    const estTokens = source.estTokens;
-    selector.entering(source, estTokens);
-    let answer: MaybePromise<Admitted | Refusal>;
-    try {
-      answer = admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source));
-    } catch (error) {
-      selector.refused(source, estTokens);
-      throw error;
-    }
-    if (!isPromise(answer)) return this.countRefusal(answer, estTokens);
-    return answer.then(
-      (verdict) => this.countRefusal(verdict, estTokens),
-      (error: unknown) => {
-        selector.refused(source, estTokens);
-        throw error;
-      },
-    );
   }
 
   /** The attempt's budget reservation at `source`, when the scope has a budget and the operation costs money. */
@@ -243,11 +217,6 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     if (budget === undefined || budgetTokens === undefined) return undefined;
     this.budgetTokens ??= budgetTokens(this.call.request);
     return budget.charge(source, this.budgetTokens, this.call.ctx.tenantId);
-  }
-
-  private countRefusal(verdict: Admitted | Refusal, estTokens: number): Admitted | Refusal {
-    if (verdict.kind !== 'admitted') this.deps.selector.refused(verdict.source, estTokens);
-    return verdict;
   }
 
   private noteFailure(source: Source, error: TransientError | SourceDeadError): void {

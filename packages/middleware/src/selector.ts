@@ -1,4 +1,4 @@
-import type { Clock, Limiter, SelectorKind, Source, SourceStats } from '@pgw/core';
+import type { Clock, Governor, SelectorKind, Source, SourceStats } from '@pgw/core';
 import type { HealthBook } from './health.js';
 
 /** One admission round's preference order, produced lazily: each `next()` is the next source, undefined once all were given. */
@@ -10,20 +10,25 @@ export interface SourceWalk {
  * Orders the scope's sources for an admission round. A walk gives every source (admission filters),
  * the first in O(1) or O(log n); the rest is computed only when the first refuses. The retry loop
  * tells the selector what it does with a source, so a load-aware ranking stays right between two
- * reads of the limiter's stats.
+ * reads of the governor's stats.
  */
 export interface Selector {
   walk(): SourceWalk;
-  /** This process asks `source` for admission now: in flight until `refused` or `left`. */
-  entering(source: Source, estTokens: number): void;
-  refused(source: Source, estTokens: number): void;
-  /** An admitted attempt on `source` ended and gave its permit back. */
-  left(source: Source): void;
+  /** This process asks `source` for admission now: counted in flight until the handle is settled. */
+  entering(source: Source, estTokens: number): SelectorEntry;
+}
+
+/** One admission try on a source, settled exactly once (a second settle is ignored). */
+export interface SelectorEntry {
+  /** The source refused (or admission failed): the try is handed back. */
+  refused(): void;
+  /** The admitted attempt ended and gave its lease back. */
+  left(): void;
 }
 
 export interface SelectorDeps {
   sources: readonly Source[];
-  limiter: Limiter;
+  governor: Pick<Governor, 'sourceStats'>;
   health: HealthBook;
   rng: () => number;
   now: Clock;
@@ -110,12 +115,14 @@ class FailedLast implements SourceWalk {
   }
 }
 
+const UNCOUNTED: SelectorEntry = Object.freeze({ refused() {}, left() {} });
+
 /** Stateless selectors: nothing to learn from admissions. */
 abstract class LoadBlindSelector implements Selector {
   abstract walk(): SourceWalk;
-  entering(): void {}
-  refused(): void {}
-  left(): void {}
+  entering(): SelectorEntry {
+    return UNCOUNTED;
+  }
 }
 
 /** `ordered` (always from the first) or `round_robin` (from the next source per walk), without copying the sources. */
@@ -322,12 +329,13 @@ class HealthRanking implements Selector, FirstThenRest {
       .map((entry) => entry.source);
   }
 
-  entering(source: Source, estTokens: number): void {
+  entering(source: Source, estTokens: number): SelectorEntry {
     const entry = this.entry(source);
     entry.local += 1;
     entry.enteredRequests += 1;
     entry.enteredTokens += estTokens;
     this.reposition(entry);
+    return new Counted(this, source, estTokens);
   }
 
   refused(source: Source, estTokens: number): void {
@@ -359,7 +367,7 @@ class HealthRanking implements Selector, FirstThenRest {
     // What this process entered before the read went out is in the figures; what it enters meanwhile is not.
     const marks = read.map((entry) => [entry.enteredRequests, entry.enteredTokens] as const);
     try {
-      const stats = await Promise.all(read.map((entry) => this.deps.limiter.sourceStats(entry.source.name)));
+      const stats = await Promise.all(read.map((entry) => this.deps.governor.sourceStats(entry.source.name)));
       read.forEach((entry, i) => {
         const figures = stats[i]!;
         entry.others = Math.max(0, figures.inflight - entry.local);
@@ -421,5 +429,28 @@ class HealthRanking implements Selector, FirstThenRest {
   private place(entry: Ranked, position: number): void {
     this.heap[position] = entry;
     entry.position = position;
+  }
+}
+
+/** A health_aware try: settles the ranking's count once. */
+class Counted implements SelectorEntry {
+  private settled = false;
+
+  constructor(
+    private readonly ranking: HealthRanking,
+    private readonly source: Source,
+    private readonly estTokens: number,
+  ) {}
+
+  refused(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.ranking.refused(this.source, this.estTokens);
+  }
+
+  left(): void {
+    if (this.settled) return;
+    this.settled = true;
+    this.ranking.left(this.source);
   }
 }

@@ -5,6 +5,7 @@
 import { InMemoryLimiter } from '@pgw/backend-memory';
 import {
   abortError,
+  governorOf,
   RequestRejectedError,
   ResultInvalidError,
   SourceDeadError,
@@ -16,7 +17,7 @@ import {
 } from '@pgw/core';
 import { expect, it } from 'vitest';
 import { assembleChatPipeline } from '../src/index.js';
-import { ArrayRecorder, chatResult, drain, ManualClock, Script, ScriptedGate, ScriptedModel, source, usage } from './helpers/fakes.js';
+import { ArrayRecorder, chatResult, drain, ManualClock, Script, ScriptedBreaker, ScriptedModel, source, usage } from './helpers/fakes.js';
 import { testSettings } from './helpers/harness.js';
 
 /** Deterministic PRNG (mulberry32), so a failure reproduces. */
@@ -113,8 +114,7 @@ it('10,000 calls with random failures and aborts leave inflight 0 and TPM equal 
       selector: 'round_robin',
       retry: { maxAttempts: 3, backoffBaseMs: 1, backoffMaxMs: 10 },
     }),
-    limiter,
-    gate: new ScriptedGate(),
+    governor: governorOf(limiter, new ScriptedBreaker()),
     recorder: new ArrayRecorder(),
     now: clock.now,
     sleep: yieldingSleep,

@@ -17,7 +17,7 @@ import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { assembleChatPipeline, type ChatStream } from '../src/index.js';
-import { AccountingLimiter, chatResult, drain, HANG, ScriptedGate, type Step } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, drain, HANG, ScriptedBreaker, type Step } from './helpers/fakes.js';
 import { chatHarness, HI } from './helpers/harness.js';
 
 /** A streaming transport step: forwards `deltas` through `ctx.onDelta` (awaiting any promise between them), then ends as `end` says. */
@@ -152,7 +152,7 @@ describe('chat stream: retry and failover only before the first content token', 
     await expect(stream.response).rejects.toBe(error);
     expect(h.script.calls).toHaveLength(1);
     expect(h.sleep.calls).toEqual([]); // no backoff either
-    expect((h.gate as ScriptedGate).outcomes()).toEqual(['a:failure']);
+    expect((h.breaker as ScriptedBreaker).outcomes()).toEqual(['a:failure']);
     expect((h.limiter as AccountingLimiter).lastPermit()).toMatchObject({ settled: [100], releases: 1 }); // S5 transient → est
     expect(h.recorder.kind('attempt')).toEqual([expect.objectContaining({ status: 'error', errorType: 'TransientError' })]);
     expect(h.recorder.kind('terminal_failure')).toEqual([
@@ -166,7 +166,7 @@ describe('chat stream: retry and failover only before the first content token', 
     const { error } = await collect(h.stream());
     expect(error).toMatchObject({ name: 'StreamInterruptedError', partialContent: 'partial', cause: dead });
     expect(h.script.calls).toHaveLength(1);
-    expect((h.gate as ScriptedGate).outcomes()).toEqual(['a:dead']);
+    expect((h.breaker as ScriptedBreaker).outcomes()).toEqual(['a:dead']);
     expect((h.limiter as AccountingLimiter).lastPermit()).toMatchObject({ settled: [0], releases: 1 });
   });
 

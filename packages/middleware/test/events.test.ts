@@ -1,5 +1,5 @@
 /** The governed path's events: every kind, their order and payloads, many subscribers, a throwing one. */
-import { InMemoryCache, InMemoryGate, InMemoryLimiter } from '@pgw/backend-memory';
+import { InMemoryCache, InMemoryBreaker, InMemoryLimiter } from '@pgw/backend-memory';
 import {
   GATEWAY_EVENT_NAMES,
   NoopRecorder,
@@ -126,13 +126,13 @@ describe('events', () => {
     const events = recorder();
     const clock = new ManualClock();
     const policy = { ...TEST_BREAKER_POLICY, cooldownMs: 10_000, maxCooldownMs: 60_000, probeTtlMs: 180_000 };
-    const gate = new InMemoryGate({ scope: 'LLM', sources: ['a', 'b'], policy, now: clock.now });
+    const breaker = new InMemoryBreaker({ scope: 'LLM', sources: ['a', 'b'], policy, now: clock.now });
     const limits = { rpm: 0, tpm: 0, maxConcurrency: 4 };
     const limiter = new InMemoryLimiter({ scope: 'LLM', sources: { a: limits, b: limits }, global: UNLIMITED, leaseTtlMs: 600_000, now: clock.now });
     const h = chatHarness([new SourceDeadError({ message: '401', statusCode: 401 }), chatResult('b'), chatResult('a-probe')], {
       subscribers: [events],
       clock,
-      gate,
+      breaker,
       limiter,
     });
     await h.run();

@@ -1,49 +1,49 @@
 /** With a governor, an attempt's governance is one admission and one finish carrying the verdict and the settlement. */
 import { TransientError } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { AccountingLimiter, chatResult, HANG, LoggingGovernor, ScriptedGate, usage } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, HANG, LoggingGovernor, ScriptedBreaker, usage } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 
 const serverError = () => new TransientError({ message: '503', statusCode: 503, transientKind: 'server_error' });
 
 function governed() {
   const limiter = new AccountingLimiter();
-  const gate = new ScriptedGate();
-  return { limiter, gate, governor: new LoggingGovernor(gate, limiter) };
+  const breaker = new ScriptedBreaker();
+  return { limiter, breaker, governor: new LoggingGovernor(breaker, limiter) };
 }
 
 describe('governed by a governor', () => {
   it('admits once and finishes once per attempt, with the verdict and what the permit is charged', async () => {
-    const { limiter, gate, governor } = governed();
-    const h = chatHarness([serverError(), chatResult('ok', { usage: usage(30, 12) })], { limiter, gate, governor });
+    const { limiter, breaker, governor } = governed();
+    const h = chatHarness([serverError(), chatResult('ok', { usage: usage(30, 12) })], { limiter, breaker, governor });
     await h.run();
     expect(governor.admits).toEqual(['a', 'b']);
     expect(governor.finishes).toEqual([
       ['failure', 100],
       ['success', 42],
     ]);
-    expect(gate.outcomes()).toEqual(['a:failure', 'b:success']);
+    expect(breaker.outcomes()).toEqual(['a:failure', 'b:success']);
     expect(limiter.enterCalls).toBe(2);
     expect([...limiter.inflight.values()]).toEqual([0, 0]);
   });
 
   it('a cancelled attempt finishes without a verdict, keeping its estimate', async () => {
-    const { limiter, gate, governor } = governed();
-    const h = chatHarness([HANG], { limiter, gate, governor });
+    const { limiter, breaker, governor } = governed();
+    const h = chatHarness([HANG], { limiter, breaker, governor });
     const controller = new AbortController();
     const call = h.run({}, { signal: controller.signal });
     await h.script.nextEntry();
     controller.abort();
     await expect(call).rejects.toMatchObject({ name: 'AbortError' });
     expect(governor.finishes).toEqual([[undefined, 100]]);
-    expect(gate.records).toEqual([]);
+    expect(breaker.records).toEqual([]);
   });
 
   it('a breaker refusal from the governor is a circuit refusal', async () => {
-    const { limiter, gate, governor } = governed();
-    gate.open.set('a', 500);
-    gate.open.set('b', 700);
-    const h = chatHarness([], { limiter, gate, governor });
+    const { limiter, breaker, governor } = governed();
+    breaker.open.set('a', 500);
+    breaker.open.set('b', 700);
+    const h = chatHarness([], { limiter, breaker, governor });
     await expect(h.run()).rejects.toMatchObject({ name: 'CircuitOpenError', retryAfterMs: 500 });
     expect(limiter.enterCalls).toBe(0);
   });

@@ -62,7 +62,7 @@ describe('selectors', () => {
   const clock = new ManualClock();
   const deps = (overrides = {}) => ({
     sources,
-    limiter: new AccountingLimiter(),
+    governor: new AccountingLimiter(),
     health: new HealthBook(),
     rng: () => 0.5,
     now: clock.now,
@@ -100,7 +100,7 @@ describe('selectors', () => {
     const health = new HealthBook();
     const limiter = new AccountingLimiter();
     const limited = [source('a', { maxConcurrency: 10 }), source('b', { maxConcurrency: 10 }), source('c', { maxConcurrency: 10 })];
-    const selector = createSelector('health_aware', deps({ sources: limited, health, limiter }));
+    const selector = createSelector('health_aware', deps({ sources: limited, health, governor: limiter }));
     expect(names(selector)).toEqual(['a', 'b', 'c']); // all equal: configured order
     health.onFailure('a');
     expect(names(selector)).toEqual(['b', 'c', 'a']);
@@ -120,7 +120,7 @@ describe('selectors', () => {
       statsRead += 1;
       return { inflight: 0, rpmUsed: 0, tpmUsed: 0 };
     };
-    const selector = createSelector('health_aware', deps({ sources: [source('solo')], limiter }));
+    const selector = createSelector('health_aware', deps({ sources: [source('solo')], governor: limiter }));
     expect([names(selector), names(selector)]).toEqual([['solo'], ['solo']]);
     expect(statsRead).toBe(0);
   });

@@ -1,8 +1,8 @@
-import { CallDeadlineExceeded, ResultInvalidError, TransientError, type EmbedRequest } from '@pgw/core';
+import { CallDeadlineExceeded, governorOf, ResultInvalidError, TransientError, type EmbedRequest } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { assembleChatPipeline, compose, createCallContext, type Middleware } from '../src/index.js';
-import { AccountingLimiter, chatResult, embedResult, HANG, Script, ScriptedModel, source, usage } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, embedResult, HANG, Script, ScriptedBreaker, ScriptedModel, source, usage } from './helpers/fakes.js';
 import { chatHarness, embedHarness, ocrHarness, testSettings } from './helpers/harness.js';
 
 describe('compose', () => {
@@ -104,7 +104,7 @@ describe('call deadline boundary', () => {
 
 describe('assembly', () => {
   it('rejects settings the loop cannot run with, naming the field', () => {
-    const base = { limiter: new AccountingLimiter(), gate: {} as never, now: () => 0, sleep: async () => undefined, rng: Math.random, warn: () => undefined };
+    const base = { governor: governorOf(new AccountingLimiter(), new ScriptedBreaker()), now: () => 0, sleep: async () => undefined, rng: Math.random, warn: () => undefined };
     expect(() => assembleChatPipeline({ ...base, settings: testSettings({ sources: [] }) })).toThrow(/settings\.sources/);
     expect(() => assembleChatPipeline({ ...base, settings: testSettings({ sources: [source('a'), source('a')] }) })).toThrow(/duplicate source name 'a'/);
     expect(() =>

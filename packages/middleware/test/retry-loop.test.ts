@@ -18,7 +18,7 @@ import {
 } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { chatOperation, type Selector } from '../src/index.js';
-import { AccountingLimiter, chatResult, embedResult, HANG, ScriptedGate, source, usage, type Script } from './helpers/fakes.js';
+import { AccountingLimiter, chatResult, embedResult, HANG, ScriptedBreaker, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
 import { settled } from './helpers/walks.js';
 
@@ -80,11 +80,11 @@ describe('retry loop: failover and accounting', () => {
   });
 
   it('records the outcome with the ticket the attempt was admitted under (epoch fencing)', async () => {
-    const gate = new ScriptedGate();
-    gate.epoch = 42;
-    const h = chatHarness([serverError(), chatResult()], { gate });
+    const breaker = new ScriptedBreaker();
+    breaker.epoch = 42;
+    const h = chatHarness([serverError(), chatResult()], { breaker });
     await h.run();
-    expect(gate.records.map((r) => [r.source, r.outcome, r.epoch])).toEqual([
+    expect(breaker.records.map((r) => [r.source, r.outcome, r.epoch])).toEqual([
       ['a', 'failure', 42],
       ['b', 'success', 42],
     ]);
@@ -93,7 +93,7 @@ describe('retry loop: failover and accounting', () => {
   it('SourceDeadError records dead and switches at once, without backoff', async () => {
     const h = chatHarness([dead(), chatResult()]);
     await h.run();
-    expect((h.gate as ScriptedGate).outcomes()).toEqual(['a:dead', 'b:success']);
+    expect((h.breaker as ScriptedBreaker).outcomes()).toEqual(['a:dead', 'b:success']);
     expect(h.sleep.calls).toEqual([]);
   });
 
@@ -104,11 +104,11 @@ describe('retry loop: failover and accounting', () => {
     expect(h.script.calls).toHaveLength(1);
   });
 
-  it('ResultInvalidError propagates and records invalid to the gate', async () => {
+  it('ResultInvalidError propagates and records invalid to the breaker', async () => {
     const invalid = new ResultInvalidError({ message: 'no choices' });
     const h = chatHarness([invalid, chatResult()]);
     await expect(h.run()).rejects.toBe(invalid);
-    expect((h.gate as ScriptedGate).outcomes()).toEqual(['a:invalid']);
+    expect((h.breaker as ScriptedBreaker).outcomes()).toEqual(['a:invalid']);
   });
 
   it('AllSourcesExhausted names every source and carries the last Retry-After', async () => {
@@ -200,9 +200,11 @@ describe('retry loop: what it tells the selector', () => {
   function listen(selector: Selector, log: string[]): Selector {
     return {
       walk: () => selector.walk(),
-      entering: (s, est) => (log.push(`entering ${s.name} ${est}`), selector.entering(s, est)),
-      refused: (s, est) => (log.push(`refused ${s.name}`), selector.refused(s, est)),
-      left: (s) => (log.push(`left ${s.name}`), selector.left(s)),
+      entering: (s, est) => {
+        log.push(`entering ${s.name} ${est}`);
+        const entry = selector.entering(s, est);
+        return { refused: () => (log.push(`refused ${s.name}`), entry.refused()), left: () => (log.push(`left ${s.name}`), entry.left()) };
+      },
     };
   }
 
@@ -272,18 +274,18 @@ describe('retry loop: quota and breaker policies', () => {
   it('a probe ticket taken for a source whose quota is full is released', async () => {
     const limiter = new AccountingLimiter();
     limiter.deny.set('a', { gate: 'source_rpm', retryAfterMs: 100 });
-    const gate = new ScriptedGate();
-    gate.probing.add('a');
-    const h = chatHarness([chatResult()], { limiter, gate });
+    const breaker = new ScriptedBreaker();
+    breaker.probing.add('a');
+    const h = chatHarness([chatResult()], { limiter, breaker });
     await h.run();
-    expect(gate.probeReleases).toEqual(['a']);
+    expect(breaker.probeReleases).toEqual(['a']);
   });
 
   it('CIRCUIT_OPEN=fail_fast throws CircuitOpenError with the earliest reopen', async () => {
-    const gate = new ScriptedGate();
-    gate.open.set('a', 8_000);
-    gate.open.set('b', 3_000);
-    const h = chatHarness([chatResult()], { gate });
+    const breaker = new ScriptedBreaker();
+    breaker.open.set('a', 8_000);
+    breaker.open.set('b', 3_000);
+    const h = chatHarness([chatResult()], { breaker });
     const error = (await h.run().catch((e: unknown) => e)) as CircuitOpenError;
     expect(error).toBeInstanceOf(CircuitOpenError);
     expect(error.retryAfterMs).toBe(3_000);
@@ -291,11 +293,11 @@ describe('retry loop: quota and breaker policies', () => {
   });
 
   it('CIRCUIT_OPEN=wait sleeps until the earliest cooldown ends, then tries again', async () => {
-    const gate = new ScriptedGate();
-    gate.open.set('a', 8_000);
-    gate.open.set('b', 3_000);
-    const h = chatHarness([chatResult()], { gate, settings: { circuitOpen: 'wait' } });
-    h.sleep.onSleep = () => gate.open.delete('b');
+    const breaker = new ScriptedBreaker();
+    breaker.open.set('a', 8_000);
+    breaker.open.set('b', 3_000);
+    const h = chatHarness([chatResult()], { breaker, settings: { circuitOpen: 'wait' } });
+    h.sleep.onSleep = () => breaker.open.delete('b');
     const response = await h.run();
     expect(h.sleep.calls).toEqual([3_000]);
     expect(response.source).toBe('b');
@@ -304,16 +306,16 @@ describe('retry loop: quota and breaker policies', () => {
   it('a governance store failure in admission propagates (fail-closed) and holds nothing', async () => {
     const limiter = new AccountingLimiter();
     limiter.failWith = new GovernanceBackendError({ scope: 'LLM', message: 'redis down' });
-    const gate = new ScriptedGate();
-    gate.probing.add('a');
-    const h = chatHarness([chatResult()], { limiter, gate });
+    const breaker = new ScriptedBreaker();
+    breaker.probing.add('a');
+    const h = chatHarness([chatResult()], { limiter, breaker });
     await expect(h.run()).rejects.toBeInstanceOf(GovernanceBackendError);
-    expect(gate.probeReleases).toEqual(['a']);
+    expect(breaker.probeReleases).toEqual(['a']);
     expect(h.script.calls).toHaveLength(0);
 
-    const brokenGate = new ScriptedGate();
-    brokenGate.failWith = new GovernanceBackendError({ scope: 'LLM', message: 'redis down' });
-    await expect(chatHarness([chatResult()], { gate: brokenGate }).run()).rejects.toBeInstanceOf(GovernanceBackendError);
+    const brokenBreaker = new ScriptedBreaker();
+    brokenBreaker.failWith = new GovernanceBackendError({ scope: 'LLM', message: 'redis down' });
+    await expect(chatHarness([chatResult()], { breaker: brokenBreaker }).run()).rejects.toBeInstanceOf(GovernanceBackendError);
   });
 
   it('SourceNotConfiguredError propagates', async () => {
@@ -323,14 +325,14 @@ describe('retry loop: quota and breaker policies', () => {
   });
 
   it('a failing write-back after the attempt degrades to one warning; the answer stands', async () => {
-    const gate = new ScriptedGate();
-    gate.record = async () => {
+    const breaker = new ScriptedBreaker();
+    breaker.record = async () => {
       throw new GovernanceBackendError({ scope: 'LLM', message: 'redis blip' });
     };
-    const h = chatHarness([chatResult(), chatResult()], { gate });
+    const h = chatHarness([chatResult(), chatResult()], { breaker });
     await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
     await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
-    expect(h.warnings.filter((w) => w.includes('gate.record'))).toHaveLength(1);
+    expect(h.warnings.filter((w) => w.includes('governor.finish'))).toHaveLength(1);
   });
 });
 
@@ -384,7 +386,7 @@ describe('retry loop: a permit that settles and releases in one step', () => {
     const h = chatHarness([chatResult(), chatResult()], { limiter });
     await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
     await expect(h.run()).resolves.toMatchObject({ content: 'ok' });
-    expect(h.warnings.filter((w) => w.includes('permit.settleAndRelease'))).toHaveLength(1);
+    expect(h.warnings.filter((w) => w.includes('governor.finish'))).toHaveLength(1);
   });
 });
 
@@ -434,11 +436,11 @@ describe('retry loop: stall verdict (both conditions)', () => {
     await expect(quota.run()).rejects.toMatchObject({ reason: 'stalled' });
     expect(quota.sleep.total).toBe(3_000);
 
-    const gate = new ScriptedGate();
-    gate.open.set('a', 2_000);
-    const breaker = chatHarness([chatResult()], { gate, sources: [source('a')], settings: { stallWindowMs: 3_000, circuitOpen: 'wait' } });
-    await expect(breaker.run()).rejects.toMatchObject({ reason: 'stalled' });
-    expect(breaker.sleep.total).toBe(4_000);
+    const breaker = new ScriptedBreaker();
+    breaker.open.set('a', 2_000);
+    const circuit = chatHarness([chatResult()], { breaker, sources: [source('a')], settings: { stallWindowMs: 3_000, circuitOpen: 'wait' } });
+    await expect(circuit.run()).rejects.toMatchObject({ reason: 'stalled' });
+    expect(circuit.sleep.total).toBe(4_000);
   });
 });
 
@@ -448,12 +450,12 @@ describe('retry loop: context-window fallback', () => {
     sizes.map((contextWindow, i) => source(String.fromCharCode(97 + i), contextWindow === undefined ? {} : { contextWindow }));
 
   it('moves on once to the first source (selector order) whose declared window is larger, without budget or breaker', async () => {
-    const gate = new ScriptedGate();
-    const h = chatHarness([tooLong(), chatResult('from c')], { gate, sources: windows(8_000, 4_000, 32_000, 128_000), settings: { retry: { maxAttempts: 1, backoffBaseMs: 10, backoffMaxMs: 100 } } });
+    const breaker = new ScriptedBreaker();
+    const h = chatHarness([tooLong(), chatResult('from c')], { breaker, sources: windows(8_000, 4_000, 32_000, 128_000), settings: { retry: { maxAttempts: 1, backoffBaseMs: 10, backoffMaxMs: 100 } } });
     const response = await h.run();
     expect(h.script.sources()).toEqual(['a', 'c']);
     expect(response.source).toBe('c');
-    expect(gate.outcomes()).toEqual(['c:success']);
+    expect(breaker.outcomes()).toEqual(['c:success']);
     expect(h.sleep.calls).toEqual([]);
   });
 
@@ -476,10 +478,10 @@ describe('retry loop: context-window fallback', () => {
     ['no other window is larger', [32_000, 32_000, 8_000]],
   ])('the error reaches the caller as before when %s', async (_case, sizes) => {
     const error = tooLong();
-    const gate = new ScriptedGate();
-    const h = chatHarness([error, chatResult()], { gate, sources: windows(...sizes) });
+    const breaker = new ScriptedBreaker();
+    const h = chatHarness([error, chatResult()], { breaker, sources: windows(...sizes) });
     await expect(h.run()).rejects.toBe(error);
     expect(h.script.calls).toHaveLength(1);
-    expect(gate.outcomes()).toEqual([]);
+    expect(breaker.outcomes()).toEqual([]);
   });
 });

@@ -2,7 +2,7 @@
 import { deferred } from '@pgw/testkit';
 import type { SourceStats } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { createSelector, DEFAULT_STATS_EVERY_MS, HealthBook, largerWindows, type Selector, type SelectorDeps } from '../src/index.js';
+import { createSelector, DEFAULT_STATS_EVERY_MS, HealthBook, largerWindows, type Selector, type SelectorDeps, type SelectorEntry } from '../src/index.js';
 import { AccountingLimiter, ManualClock, source } from './helpers/fakes.js';
 import { drain, settled } from './helpers/walks.js';
 
@@ -15,7 +15,7 @@ function ranking(overrides: Partial<SelectorDeps> = {}) {
   const health = new HealthBook();
   const deps: SelectorDeps = {
     sources: ['a', 'b', 'c'].map((name) => source(name, { maxConcurrency: 2 })),
-    limiter,
+    governor: limiter,
     health,
     rng: () => 0.5,
     now: clock.now,
@@ -30,29 +30,30 @@ describe('health_aware ranking', () => {
   it('counts this process’s attempts as they enter, so a burst spreads instead of piling on one source', () => {
     const { selector, byName } = ranking();
     const picks: string[] = [];
+    const entries = new Map<string, SelectorEntry>();
     for (let i = 0; i < 6; i += 1) {
       const name = first(selector);
       picks.push(name);
-      selector.entering(byName(name), 100);
+      entries.set(name, selector.entering(byName(name), 100));
     }
     expect(picks).toEqual(['a', 'b', 'c', 'a', 'b', 'c']);
     expect(first(selector)).toBe('a'); // all full: the configured order
-    selector.left(byName('b'));
+    entries.get('b')!.left();
     expect(first(selector)).toBe('b');
   });
 
   it('ranks a source that just refused as full until room is freed on it or the stats are read again', async () => {
     const { selector, byName, clock } = ranking();
-    selector.entering(byName('a'), 100);
-    selector.entering(byName('a'), 100);
-    selector.left(byName('a'));
-    selector.entering(byName('a'), 100);
-    selector.refused(byName('a'), 100); // one of two in flight, yet refused (another process, a window)
+    const inFlight = selector.entering(byName('a'), 100);
+    selector.entering(byName('a'), 100).left();
+    const refused = selector.entering(byName('a'), 100);
+    refused.refused(); // one of two in flight, yet refused (another process, a window)
+    refused.refused(); // a handle settles once
     expect(names(selector)).toEqual(['b', 'c', 'a']);
-    selector.entering(byName('b'), 100);
-    selector.refused(byName('b'), 100);
+    selector.entering(byName('b'), 100).refused();
     expect(names(selector)).toEqual(['c', 'a', 'b']);
-    selector.left(byName('a')); // its attempt ended: room there again
+    inFlight.left(); // its attempt ended: room there again
+    inFlight.left();
     expect(names(selector)).toEqual(['a', 'c', 'b']);
     clock.advance(DEFAULT_STATS_EVERY_MS);
     selector.walk();
@@ -69,7 +70,7 @@ describe('health_aware ranking', () => {
       await pending.promise;
       return { inflight: name === 'a' ? 2 : 0, rpmUsed: 0, tpmUsed: 0 };
     };
-    const { selector, clock } = ranking({ limiter });
+    const { selector, clock } = ranking({ governor: limiter });
     expect(first(selector)).toBe('a'); // the read went out; the walk did not wait for it
     expect(reads).toEqual(['a', 'b', 'c']);
     clock.advance(10 * DEFAULT_STATS_EVERY_MS);
@@ -96,7 +97,7 @@ describe('health_aware ranking', () => {
       return { inflight: 0, rpmUsed: name === 'a' ? 5 : 0, tpmUsed: 0 };
     };
     const sources = ['a', 'b'].map((name) => source(name, { rpm: 10 }));
-    const { selector } = ranking({ limiter, sources });
+    const { selector } = ranking({ governor: limiter, sources });
     selector.walk(); // the read goes out
     selector.entering(sources[1]!, 0); // b: 1 of 10 requests this minute, not in the read's figures
     pending.resolve();
@@ -106,7 +107,7 @@ describe('health_aware ranking', () => {
 
   it('subtracts this process’s own attempts from the in-flight count it reads (they are counted locally)', async () => {
     const limiter = new AccountingLimiter();
-    const { selector, byName, clock } = ranking({ limiter });
+    const { selector, byName, clock } = ranking({ governor: limiter });
     selector.entering(byName('a'), 100);
     await limiter.tryEnter('a', 100); // the store sees the same attempt
     clock.advance(DEFAULT_STATS_EVERY_MS);
@@ -133,7 +134,7 @@ describe('health_aware ranking', () => {
   it('keeps the figures it had when a read fails, and says so', async () => {
     const errors: unknown[] = [];
     const limiter = new AccountingLimiter();
-    const { selector, clock } = ranking({ limiter, onStatsError: (error) => errors.push(error) });
+    const { selector, clock } = ranking({ governor: limiter, onStatsError: (error) => errors.push(error) });
     await limiter.tryEnter('a', 0);
     await limiter.tryEnter('a', 0);
     selector.walk();
@@ -154,14 +155,15 @@ describe('health_aware ranking', () => {
     const sources = Array.from({ length: 40 }, (_, i) => source(`s${i}`, { maxConcurrency: 1 + (i % 5) }));
     const { selector, health } = ranking({ sources });
     const inflight = new Map<string, number>();
+    const entries = new Map<string, SelectorEntry[]>();
     for (let step = 0; step < 2_000; step += 1) {
       const pick = sources[Math.floor(rng() * sources.length)]!;
       const roll = rng();
       if (roll < 0.4) {
-        selector.entering(pick, 10);
+        entries.set(pick.name, [...(entries.get(pick.name) ?? []), selector.entering(pick, 10)]);
         inflight.set(pick.name, (inflight.get(pick.name) ?? 0) + 1);
       } else if (roll < 0.7 && (inflight.get(pick.name) ?? 0) > 0) {
-        selector.left(pick);
+        entries.get(pick.name)!.pop()!.left();
         inflight.set(pick.name, inflight.get(pick.name)! - 1);
       } else if (roll < 0.85) health.onSuccess(pick.name, rng() * 2_000);
       else health.onFailure(pick.name);
@@ -184,7 +186,7 @@ describe('lazy walks', () => {
   const clock = new ManualClock();
   const deps = (overrides: Partial<SelectorDeps> = {}): SelectorDeps => ({
     sources: [source('a'), source('b'), source('c')],
-    limiter: new AccountingLimiter(),
+    governor: new AccountingLimiter(),
     health: new HealthBook(),
     rng: () => 0.5,
     now: clock.now,

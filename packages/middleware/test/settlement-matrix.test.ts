@@ -5,7 +5,7 @@ import {
   SourceDeadError,
   ThinkingContradictions,
   TransientError,
-  type Admission,
+  type LimitAdmission,
   type ChatRequest,
   type ChatResult,
   type EmbedResult,
@@ -20,7 +20,7 @@ import {
   drain,
   embedResult,
   HANG,
-  ScriptedGate,
+  ScriptedBreaker,
   source,
   usage,
   type Script,
@@ -32,10 +32,10 @@ const one = [source('a', { estTokens: EST })];
 const chatOp = (_script: Script<ChatResult>) => chatOperation(new ThinkingContradictions(() => undefined));
 const REQUEST: ChatRequest = { messages: HI, sampling: {} };
 
-function chatLoop(steps: Parameters<typeof loopHarness<ChatRequest, ChatResult>>[1], gate = new ScriptedGate()) {
-  gate.probing.add('a'); // every attempt holds the half-open probe, so its release is observable
-  const h = loopHarness<ChatRequest, ChatResult>(chatOp, steps, { sources: one, gate });
-  return { ...h, limiter: h.limiter as AccountingLimiter, gate };
+function chatLoop(steps: Parameters<typeof loopHarness<ChatRequest, ChatResult>>[1], breaker = new ScriptedBreaker()) {
+  breaker.probing.add('a'); // every attempt holds the half-open probe, so its release is observable
+  const h = loopHarness<ChatRequest, ChatResult>(chatOp, steps, { sources: one, breaker });
+  return { ...h, limiter: h.limiter as AccountingLimiter, breaker };
 }
 
 /** Pacer slot, permit and probe each given back exactly once. */
@@ -47,12 +47,12 @@ function expectReleasedOnce(h: ReturnType<typeof chatLoop>, verdicts: number): v
   }
   expect(h.limiter.inflight.get('a') ?? 0).toBe(0);
   // The probe ends either with one verdict or with one release, never both, never neither.
-  expect(h.gate.records.length + h.gate.probeReleases.length).toBe(verdicts);
+  expect(h.breaker.records.length + h.breaker.probeReleases.length).toBe(verdicts);
 }
 
 describe('settlement matrix (docs/architecture.md#settlement)', () => {
   it('S1: abort during admission settles 0 — a late grant is handed back whole', async () => {
-    const grant = deferred<Admission>();
+    const grant = deferred<LimitAdmission>();
     const entered = deferred();
     const inner = new AccountingLimiter();
     const limiter: Limiter = {
@@ -78,9 +78,9 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
   });
 
   it('S1: a breaker refusal takes no permit at all', async () => {
-    const gate = new ScriptedGate();
-    gate.open.set('a', 5_000);
-    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [chatResult()], { sources: one, gate });
+    const breaker = new ScriptedBreaker();
+    breaker.open.set('a', 5_000);
+    const h = loopHarness<ChatRequest, ChatResult>(chatOp, [chatResult()], { sources: one, breaker });
     await expect(h.start(REQUEST).done).rejects.toMatchObject({ name: 'CircuitOpenError' });
     expect((h.limiter as AccountingLimiter).permits).toHaveLength(0);
     expect(h.script.calls).toHaveLength(0);
@@ -112,7 +112,7 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
     expect(h.limiter.lastPermit().settled).toEqual([EST]);
     expect(h.limiter.tpm.get('a')).toBe(EST);
     expect(h.reports.map((r) => r.status)).toEqual(['cancelled']);
-    expect(h.gate.probeReleases).toEqual(['a']);
+    expect(h.breaker.probeReleases).toEqual(['a']);
     expectReleasedOnce(h, 1);
   });
 
@@ -135,16 +135,16 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
   });
 
   it('S4: abort while the success verdict is being written keeps the measured usage', async () => {
-    const gate = new ScriptedGate();
-    gate.hangRecord = true;
-    const h = chatLoop([chatResult('ok', { usage: usage(12, 3) })], gate);
+    const breaker = new ScriptedBreaker();
+    breaker.hangRecord = true;
+    const h = chatLoop([chatResult('ok', { usage: usage(12, 3) })], breaker);
     const controller = new AbortController();
     const { done } = h.start(REQUEST, controller.signal);
-    await gate.recordEntered.promise;
+    await breaker.recordEntered.promise;
     controller.abort();
     await expect(done).rejects.toMatchObject({ name: 'AbortError' });
     expect(h.limiter.lastPermit().settled).toEqual([15]);
-    expect(gate.outcomes()).toEqual(['a:success']);
+    expect(breaker.outcomes()).toEqual(['a:success']);
     expect(h.reports.map((r) => r.status)).toEqual(['ok']); // one row for the attempt, not a second 'cancelled'
     expectReleasedOnce(h, 1);
   });
@@ -155,12 +155,12 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
     await plain.start(REQUEST).done;
     expect(plain.limiter.lastPermit().settled).toEqual([0]);
 
-    const gate = new ScriptedGate();
-    gate.hangRecord = true;
-    const h = chatLoop([zero], gate);
+    const breaker = new ScriptedBreaker();
+    breaker.hangRecord = true;
+    const h = chatLoop([zero], breaker);
     const controller = new AbortController();
     const { done } = h.start(REQUEST, controller.signal);
-    await gate.recordEntered.promise;
+    await breaker.recordEntered.promise;
     controller.abort();
     await expect(done).rejects.toMatchObject({ name: 'AbortError' });
     expect(h.limiter.lastPermit().settled).toEqual([0]); // a fact, never turned into est
@@ -180,16 +180,16 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
     ] as const;
     for (const [label, error, expected, verdict] of cases) {
       it(label, async () => {
-        const gate = new ScriptedGate();
-        gate.hangRecord = true;
-        const h = chatLoop([error], gate);
+        const breaker = new ScriptedBreaker();
+        breaker.hangRecord = true;
+        const h = chatLoop([error], breaker);
         const controller = new AbortController();
         const { done } = h.start(REQUEST, controller.signal);
-        await gate.recordEntered.promise;
+        await breaker.recordEntered.promise;
         controller.abort();
         await expect(done).rejects.toMatchObject({ name: 'AbortError' });
         expect(h.limiter.lastPermit().settled).toEqual([expected]);
-        expect(gate.outcomes()).toEqual([verdict]);
+        expect(breaker.outcomes()).toEqual([verdict]);
         expect(h.reports.map((r) => r.status)).toEqual(['error']);
         expectReleasedOnce(h, 1);
       });
@@ -203,7 +203,7 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
       const rejected = chatLoop([new RequestRejectedError({ message: '400', statusCode: 400 })]);
       await expect(rejected.start(REQUEST).done).rejects.toBeInstanceOf(RequestRejectedError);
       expect(rejected.limiter.lastPermit().settled).toEqual([0]);
-      expect(rejected.gate.records).toHaveLength(0); // a bad request says nothing about the source
+      expect(rejected.breaker.records).toHaveLength(0); // a bad request says nothing about the source
       expectReleasedOnce(rejected, 1);
     });
   });
@@ -244,7 +244,7 @@ describe('settlement matrix (docs/architecture.md#settlement)', () => {
     const h = chatLoop([bug]);
     await expect(h.start(REQUEST).done).rejects.toBe(bug);
     expect(h.limiter.lastPermit().settled).toEqual([0]);
-    expect(h.gate.probeReleases).toEqual(['a']);
+    expect(h.breaker.probeReleases).toEqual(['a']);
     expectReleasedOnce(h, 1);
   });
 

@@ -4,7 +4,7 @@
  * reports, a final refusal only when the settled spend leaves no room, UTC periods, per-tenant
  * accounts, and reservations of attempts never finished charged whole after the lease TTL.
  */
-import type { BudgetPolicy, BudgetStatus, GovernedAdmission } from '@pgw/core';
+import type { BudgetPolicy, BudgetStatus, Lease } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach, uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';
@@ -15,7 +15,7 @@ export type BudgetGovernorFactory = (
   options: GovernorFactoryOptions & { budget: BudgetPolicy },
 ) => Promise<GovernorUnderTest> | GovernorUnderTest;
 
-type Admitted = Extract<GovernedAdmission, { ok: true }>;
+type Admitted = Lease;
 
 /** 2026-03-31 23:00:00 UTC: one hour before a day and a month end. */
 const LATE_IN_MARCH = Date.UTC(2026, 2, 31, 23, 0, 0);
@@ -47,7 +47,9 @@ export function budgetContract(name: string, factory: BudgetGovernorFactory): vo
         if (!answer.ok) throw new Error(`expected an admission of ${reserveUsd} USD, refused: ${JSON.stringify(answer)}`);
         return answer;
       };
-      const spend = async (usd: number, tenantId?: string): Promise<void> => (await admitted(usd, tenantId)).finish('success', 10, usd);
+      const spend = async (usd: number, tenantId?: string): Promise<void> => {
+        await (await admitted(usd, tenantId)).finish('success', 10, usd);
+      };
       const status = async (tenantId?: string): Promise<BudgetStatus> => (await governor.budgetStatus!(tenantId))!;
       return { clock, governor, admit, admitted, spend, status };
     }

@@ -5,7 +5,7 @@ export * from './telemetry-rows.js';
 export * from './recorder-bench.js';
 export * from './limiter-contract.js';
 export * from './settle-release-contract.js';
-export * from './gate-contract.js';
+export * from './breaker-contract.js';
 export * from './cache-contract.js';
 export * from './recorder-contract.js';
 export * from './model-contract/index.js';

@@ -10,7 +10,7 @@
  * within one, where both ways agree, and the property run accepts either.
  */
 import { LIMIT_GATES, SourceNotConfiguredError } from '@pgw/core';
-import type { Admission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
+import type { LimitAdmission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach, uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';
@@ -96,7 +96,7 @@ export function limiterContract(name: string, factory: LimiterFactory): void {
         const denied = await limiter.tryEnter(...probe);
         expect(denied).toMatchObject({ ok: false, gate });
         expect(await stats()).toEqual(before);
-        const hint = (denied as Extract<Admission, { ok: false }>).retryAfterMs;
+        const hint = (denied as Extract<LimitAdmission, { ok: false }>).retryAfterMs;
 
         if (gate.endsWith('_concurrency')) {
           // A slot frees on release, which no clock predicts: the hint is a short poll.

@@ -3,7 +3,7 @@
  * with a plain value, never a promise, so the middleware's fast path (`isPromise` false) spends no
  * promise, microtask or abort listener on it. Failures are thrown synchronously.
  */
-import { isPromise, type GovernedAdmission } from '@pgw/core';
+import { isPromise, type GovernorRefusal, type Lease } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';
@@ -30,9 +30,9 @@ export function synchronousGovernanceContract(name: string, factory: GovernorFac
       return answer as T;
     }
 
-    it.each(['a', 'b'])('the limiter, its permits, the gate and the governor answer synchronously (source %s)', async (source) => {
+    it.each(['a', 'b'])('the limiter, its permits, the breaker and the governor answer synchronously (source %s)', async (source) => {
       const governor = await setup();
-      const { limiter, gate } = governor;
+      const { limiter, breaker } = governor;
       const admission = plain(limiter.tryEnter(source, 10));
       if (!admission.ok) throw new Error(`expected ${source} to admit`);
       expect(plain(admission.permit.settle(5))).toBeUndefined();
@@ -42,13 +42,13 @@ export function synchronousGovernanceContract(name: string, factory: GovernorFac
       expect(plain(other.permit.settleAndRelease(5))).toBeUndefined();
       expect(plain(limiter.sourceStats(source))).toMatchObject({ inflight: 0, rpmUsed: 2, tpmUsed: 10 });
 
-      const ticket = plain(gate.tryAcquire(source));
+      const ticket = plain(breaker.tryAcquire(source));
       if (!ticket.ok) throw new Error(`expected the ${source} breaker to admit`);
-      expect(plain(gate.record(ticket, 'success'))).toBeUndefined();
-      expect(plain(gate.releaseProbe(ticket))).toBeUndefined();
-      expect(plain(gate.snapshot(source))).toMatchObject({ state: 'closed', windowSuccesses: 1 });
+      expect(plain(breaker.record(ticket, 'success'))).toBeUndefined();
+      expect(plain(breaker.releaseProbe(ticket))).toBeUndefined();
+      expect(plain(breaker.snapshot(source))).toMatchObject({ state: 'closed', windowSuccesses: 1 });
 
-      const governed: GovernedAdmission = plain(governor.admit(source, 10));
+      const governed: Lease | GovernorRefusal = plain(governor.admit(source, 10));
       if (!governed.ok) throw new Error(`expected the governor to admit ${source}`);
       expect(plain(governed.finish('success', 7))).toBeUndefined();
       expect(plain(limiter.sourceStats(source))).toMatchObject({ inflight: 0, rpmUsed: 3, tpmUsed: 17 });
@@ -59,7 +59,7 @@ export function synchronousGovernanceContract(name: string, factory: GovernorFac
       const governor = await setup();
       expect(() => governor.limiter.tryEnter('nope', 1)).toThrow(/nope/);
       expect(() => governor.limiter.tryEnter('a', -1)).toThrow(RangeError);
-      expect(() => governor.gate.tryAcquire('nope')).toThrow(/nope/);
+      expect(() => governor.breaker.tryAcquire('nope')).toThrow(/nope/);
       expect(() => governor.admit('nope', 1)).toThrow(/nope/);
       await governor.close?.();
     });

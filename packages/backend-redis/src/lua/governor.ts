@@ -1,6 +1,6 @@
 import { BUDGET_FUNCTIONS_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
-import { BREAKER_FUNCTIONS_LUA } from './gate.js';
+import { BREAKER_FUNCTIONS_LUA } from './breaker.js';
 import { STORE_FORGOTTEN_LUA } from './holdings.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
 
@@ -42,13 +42,14 @@ end
  * admit. ARGV: injectedNow, permitId, probeToken, probeTtlMs, breakerKeyTtlMs, estTokens, six limits,
  * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel,
  * budget period ('' = no charge), reservation, budget (nano-dollars), knownStoreEpoch
- * Returns {1, epoch, probe (0|1), now, periodStart} when admitted (the probe lease, if any, is taken
- * only then; the caller's turn is over), {0, 'open'|'half_open', retryAfterMs} when the breaker refuses
- * (nothing else is looked at), {4, exceeded, spent, reserved, resetAt} when the budget refuses and
- * {2, gateIndex, retryAfterMs} when a gate refuses (both: nothing booked, no probe taken), {3}
- * when others are before the caller in line (a caller with a turn joins the line at its back and
- * keeps its place while it tries again within turnTtlMs), or {5} when the store does not have the
- * epoch the caller knows (nothing done: the caller re-books what it holds first).
+ * Returns {1, epoch, probe (0|1), first, now, periodStart} when admitted (the probe lease, if any, is
+ * taken only then — first = 1 for the open period's first lease; the caller's turn is over),
+ * {0, 'open'|'half_open', retryAfterMs} when the breaker refuses (nothing else is looked at),
+ * {4, exceeded, spent, reserved, resetAt} when the budget refuses and {2, gateIndex, retryAfterMs}
+ * when a gate refuses (both: nothing booked, no probe taken), {3} when others are before the caller
+ * in line (a caller with a turn joins the line at its back and keeps its place while it tries again
+ * within turnTtlMs), or {5} when the store does not have the epoch the caller knows (nothing done:
+ * the caller re-books what it holds first).
  */
 export const ADMIT_LUA = `
 ${GOVERNOR_LUA}
@@ -88,10 +89,10 @@ if turn ~= '' then
   redis.call('ZREM', alive, turn)
   announce_room(line, ARGV[19])
 end
-if not probe then return {1, b.epoch, 0, num(now), int(period_start)} end
-take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
+if not probe then return {1, b.epoch, 0, 0, num(now), int(period_start)} end
+local first = take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
 refresh_ttl({KEYS[1], KEYS[2]}, tonumber(ARGV[5]))
-return {1, b.epoch, 1, num(now), int(period_start)}
+return {1, b.epoch, 1, first, num(now), int(period_start)}
 `;
 
 /** leaveLine. KEYS: line, alive   ARGV: turn, wakeChannel. The next in line is woken if the turn was first. */
@@ -108,8 +109,8 @@ return 1
  * finish. ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), verdict ('' = none:
  * the probe lease is released), the breaker policy (7 values, see record), permitId, actualTokens,
  * six limits, windowMs, wakeChannel, the budget's periodStart ('' = no charge), cost (nano-dollars)
- * Returns {verdict applied (0|1), settle applied (0|1), leases removed, budget settled (0|1)}; the
- * room freed is announced while anyone waits in line.
+ * Returns {verdict applied (0|1), settle applied (0|1), leases removed, budget settled (0|1), the
+ * verdict's transition as its reason ('' = none)}; the room freed is announced while anyone waits in line.
  */
 export const FINISH_LUA = `
 ${GOVERNOR_LUA}
@@ -117,11 +118,11 @@ ${LINE_LUA}
 local now = clock(ARGV[1])
 local epoch, token, verdict = tonumber(ARGV[2]), ARGV[3], ARGV[4]
 local b = load(KEYS[1])
-local applied
+local applied, reason
 if verdict == '' then
   applied = release_probe(KEYS[1], b, epoch, token)
 else
-  applied = record(KEYS[1], KEYS[2], b, now, epoch, token, verdict, policy(5))
+  applied, reason = record(KEYS[1], KEYS[2], b, now, epoch, token, verdict, policy(5))
 end
 local t = triples(3, 14)
 local settled = settle(now, ARGV[12], tonumber(ARGV[13]), t, tonumber(ARGV[20]))
@@ -129,5 +130,5 @@ local released = release(ARGV[12], t)
 local spent = 0
 if ARGV[22] ~= '' then spent = budget_settle(KEYS[13] .. '@' .. ARGV[22], ARGV[12], tonumber(ARGV[23])) end
 announce_room(KEYS[11], ARGV[21])
-return {applied, settled, released, spent}
+return {applied, settled, released, spent, reason or ''}
 `;

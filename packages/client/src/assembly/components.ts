@@ -4,9 +4,9 @@
  */
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
-import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
-import { DEFAULT_PRICING, findModelPrice, parsePricingTable } from '@pgw/core';
-import type { Cache, Gate, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
+import { InMemoryBreaker, InMemoryCache, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
+import { DEFAULT_PRICING, findModelPrice, governorOf, parsePricingTable } from '@pgw/core';
+import type { Breaker, Cache, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
 import type { Dispatcher } from './providers.js';
@@ -15,16 +15,14 @@ import { closeWith, type OwnedResources } from './owned-resources.js';
 
 /** Components and seams a client accepts instead of building its own. Injected parts are never closed by the client. */
 export interface AssemblyOverrides extends ClientSeams {
-  limiter?: Limiter;
-  gate?: Gate;
+  /** Replaces the governor the settings' backends would build (`governorOf` joins a separate limiter and breaker). */
+  governor?: Governor;
   /** The HTTP dispatcher of every model the client builds (ProxyAgent, MockAgent, interceptors). Never closed by the client. */
   dispatcher?: Dispatcher;
 }
 
 export interface Components {
-  limiter: Limiter;
-  gate: Gate;
-  governor?: Governor;
+  governor: Governor;
   cache?: Cache;
   recorder?: TelemetryRecorder;
   pricing: PricingTable;
@@ -44,36 +42,14 @@ export async function assembleComponents(
   const { backends } = settings;
   const wantsCache = overrides.cache === undefined;
   const redisFor = [
-    overrides.limiter === undefined && backends.limiter === 'redis' && 'PGW_LIMITER_BACKEND=redis',
-    overrides.gate === undefined && backends.breaker === 'redis' && 'PGW_BREAKER_BACKEND=redis',
+    overrides.governor === undefined && backends.limiter === 'redis' && 'PGW_LIMITER_BACKEND=redis',
+    overrides.governor === undefined && backends.breaker === 'redis' && 'PGW_BREAKER_BACKEND=redis',
     wantsCache && backends.cache === 'redis' && 'PGW_CACHE_BACKEND=redis',
   ].filter((reason): reason is string => typeof reason === 'string');
   const redis = redisFor.length > 0 ? await redisComponents(settings, redisFor.join(', '), owned) : undefined;
   const clock = overrides.now ? { now: overrides.now } : {};
 
-  // Built together (one governor, two ports over its books) when the client builds both on one backend.
-  const together = overrides.limiter === undefined && overrides.gate === undefined && backends.limiter === backends.breaker;
-  if (settings.budget && !together) {
-    throw new SettingsError({
-      key: `${settings.scope}__BUDGET__USD`,
-      problem: 'a spend budget is kept by the governor: the limiter and the breaker must be built together on one backend (no injected limiter or gate)',
-    });
-  }
-  const governor: (Governor & { limiter: Limiter; gate: Gate }) | undefined = !together
-    ? undefined
-    : redis && backends.limiter === 'redis'
-      ? redis.governor()
-      : new InMemoryGovernor({ ...governorOptions(settings), ...clock });
-  const limiter: Limiter =
-    overrides.limiter ??
-    governor?.limiter ??
-    (redis && backends.limiter === 'redis'
-      ? redis.limiter()
-      : closeWith(owned, new InMemoryLimiter({ ...limiterOptions(settings), ...clock })));
-  const gate: Gate =
-    overrides.gate ??
-    governor?.gate ??
-    (redis && backends.breaker === 'redis' ? redis.gate() : closeWith(owned, new InMemoryGate({ ...gateOptions(settings), ...clock })));
+  const governor = overrides.governor ?? buildGovernor(settings, redis, owned, clock);
   let cache: Cache | undefined = overrides.cache || undefined;
   if (wantsCache && backends.cache === 'redis') cache = redis?.cache();
   if (wantsCache && backends.cache === 'memory') cache = closeWith(owned, new InMemoryCache(clock));
@@ -81,7 +57,31 @@ export async function assembleComponents(
   const pricing = overrides.pricing ?? (await loadPricing(settings));
   assertBudgetPriced(settings, pricing);
   const subscribers = [...(overrides.subscribers ?? []), ...(backends.otel ? [await otelSubscriber()] : [])];
-  return { limiter, gate, pricing, subscribers, ...(governor && { governor }), ...(cache && { cache }), ...(recorder && { recorder }) };
+  return { governor, pricing, subscribers, ...(cache && { cache }), ...(recorder && { recorder }) };
+}
+
+/** One backend's own governor when limiter and breaker share a backend; else the two joined by `governorOf`. */
+function buildGovernor(
+  settings: GatewaySettings,
+  redis: Awaited<ReturnType<typeof redisComponents>> | undefined,
+  owned: OwnedResources,
+  clock: { now?: () => number },
+): Governor {
+  const { limiter: limiterBackend, breaker: breakerBackend } = settings.backends;
+  if (limiterBackend === breakerBackend) {
+    return redis && limiterBackend === 'redis' ? redis.governor() : new InMemoryGovernor({ ...governorOptions(settings), ...clock });
+  }
+  if (settings.budget) {
+    throw new SettingsError({
+      key: `${settings.scope}__BUDGET__USD`,
+      problem: 'a spend budget is kept by a backend\'s own governor: the limiter and the breaker must be built on one backend (PGW_LIMITER_BACKEND = PGW_BREAKER_BACKEND)',
+    });
+  }
+  const limiter: Limiter =
+    redis && limiterBackend === 'redis' ? redis.limiter() : closeWith(owned, new InMemoryLimiter({ ...limiterOptions(settings), ...clock }));
+  const breaker: Breaker =
+    redis && breakerBackend === 'redis' ? redis.breaker() : closeWith(owned, new InMemoryBreaker({ ...breakerOptions(settings), ...clock }));
+  return governorOf(limiter, breaker);
 }
 
 const limiterOptions = (settings: GatewaySettings) => ({
@@ -109,7 +109,7 @@ function assertBudgetPriced(settings: GatewaySettings, pricing: PricingTable): v
   });
 }
 
-const gateOptions = (settings: GatewaySettings) => ({
+const breakerOptions = (settings: GatewaySettings) => ({
   scope: settings.scope,
   sources: settings.sources.map((s) => s.name),
   policy: settings.breaker,
@@ -135,7 +135,7 @@ async function redisComponents(settings: GatewaySettings, neededFor: string, own
   });
   return {
     limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
-    gate: () => closeWith(owned, new pkg.RedisGate({ ...gateOptions(settings), redis })),
+    breaker: () => closeWith(owned, new pkg.RedisBreaker({ ...breakerOptions(settings), redis })),
     governor: () => closeWith(owned, new pkg.RedisGovernor({ ...governorOptions(settings), redis })),
     cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
   };

@@ -1,9 +1,10 @@
-/** Scripted fakes for unit tests of the governed call path: clock, sleep, limiter, gate, transports, recorder. */
+/** Scripted fakes for unit tests of the governed call path: clock, sleep, limiter, breaker, transports, recorder. */
 import {
   abortError,
+  governorOf,
   MODEL_SPECIFICATION_VERSION,
   type ChatDelta,
-  type Admission,
+  type LimitAdmission,
   type AttemptContext,
   type BreakerSnapshot,
   type ChatModel,
@@ -11,12 +12,14 @@ import {
   type ChatResult,
   type EmbeddingModel,
   type EmbedResult,
-  type Gate,
-  type GateOutcome,
-  type GateRefusal,
-  type GateTicket,
-  type GovernedAdmission,
+  type Breaker,
+  type BreakerVerdict,
+  type BreakerRefusal,
+  type BreakerTicket,
+  type BreakerTransition,
   type Governor,
+  type GovernorRefusal,
+  type Lease,
   type LimitGate,
   type Limiter,
   type OcrModel,
@@ -109,7 +112,7 @@ export class AccountingLimiter implements Limiter {
   enterCalls = 0;
   failWith: Error | undefined;
 
-  async tryEnter(sourceName: string, estTokens: number): Promise<Admission> {
+  async tryEnter(sourceName: string, estTokens: number): Promise<LimitAdmission> {
     this.enterCalls += 1;
     if (this.failWith) throw this.failWith;
     const denial = this.deny.get(sourceName);
@@ -148,10 +151,10 @@ export class AccountingLimiter implements Limiter {
   }
 }
 
-// ── Gate ─────────────────────────────────────────────────────────────────────────────────────
+// ── Breaker ─────────────────────────────────────────────────────────────────────────────────────
 
-export class ScriptedGate implements Gate {
-  readonly records: Array<{ source: string; outcome: GateOutcome; epoch: number; probe: boolean }> = [];
+export class ScriptedBreaker implements Breaker {
+  readonly records: Array<{ source: string; outcome: BreakerVerdict; epoch: number; probe: boolean }> = [];
   readonly probeReleases: string[] = [];
   readonly acquires: string[] = [];
   /** Sources refused, with their retry hint. */
@@ -164,7 +167,7 @@ export class ScriptedGate implements Gate {
   failWith: Error | undefined;
   epoch = 7;
 
-  async tryAcquire(sourceName: string): Promise<GateTicket | GateRefusal> {
+  async tryAcquire(sourceName: string): Promise<BreakerTicket | BreakerRefusal> {
     this.acquires.push(sourceName);
     if (this.failWith) throw this.failWith;
     const retryAfterMs = this.open.get(sourceName);
@@ -173,16 +176,16 @@ export class ScriptedGate implements Gate {
     return { ok: true, source: sourceName, epoch: this.epoch, probe, ...(probe ? { probeToken: `probe-${sourceName}` } : {}) };
   }
 
-  record(ticket: GateTicket, outcome: GateOutcome): Promise<void> {
+  record(ticket: BreakerTicket, outcome: BreakerVerdict): Promise<BreakerTransition | undefined> {
     this.records.push({ source: ticket.source, outcome, epoch: ticket.epoch, probe: ticket.probe });
     if (this.hangRecord) {
       this.recordEntered.resolve();
       return new Promise(() => undefined);
     }
-    return Promise.resolve();
+    return Promise.resolve(undefined);
   }
 
-  async releaseProbe(ticket: GateTicket): Promise<void> {
+  async releaseProbe(ticket: BreakerTicket): Promise<void> {
     if (ticket.probe) this.probeReleases.push(ticket.source);
   }
 
@@ -322,33 +325,34 @@ export async function drain(): Promise<void> {
 
 // ── Governor ─────────────────────────────────────────────────────────────────────────────────
 
-/** A governor over a fake gate and limiter that logs each admission and each finish it was given. */
+/** A governor over a fake breaker and limiter (joined by `governorOf`) that logs each admission and each finish it was given. */
 export class LoggingGovernor implements Governor {
   readonly admits: string[] = [];
-  readonly finishes: Array<[verdict: GateOutcome | undefined, actualTokens: number]> = [];
+  readonly finishes: Array<[verdict: BreakerVerdict | undefined, actualTokens: number]> = [];
+  private readonly joined: Governor;
 
-  constructor(
-    private readonly gate: Gate,
-    private readonly limiter: Limiter,
-  ) {}
+  constructor(breaker: Breaker, limiter: Limiter) {
+    this.joined = governorOf(limiter, breaker);
+  }
 
-  async admit(sourceName: string, estTokens: number): Promise<GovernedAdmission> {
+  async admit(sourceName: string, estTokens: number): Promise<Lease | GovernorRefusal> {
     this.admits.push(sourceName);
-    const ticket = await this.gate.tryAcquire(sourceName);
-    if (!ticket.ok) return { ok: false, refusal: ticket };
-    const admission = await this.limiter.tryEnter(sourceName, estTokens);
-    if (!admission.ok) return admission;
-    const { permit } = admission;
+    const answer = await this.joined.admit(sourceName, estTokens);
+    if (!answer.ok) return answer;
+    const { source, transition } = answer;
     return {
       ok: true,
-      ticket,
-      permit,
-      finish: async (verdict, actualTokens) => {
+      source,
+      estTokens: answer.estTokens,
+      transition,
+      finish: (verdict, actualTokens) => {
         this.finishes.push([verdict, actualTokens]);
-        if (verdict !== undefined) await this.gate.record(ticket, verdict);
-        await permit.settle(actualTokens);
-        await permit.release();
+        return answer.finish(verdict, actualTokens);
       },
     };
+  }
+
+  sourceStats(sourceName: string) {
+    return this.joined.sourceStats(sourceName);
   }
 }

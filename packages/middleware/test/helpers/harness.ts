@@ -5,7 +5,7 @@ import type {
   GatewaySubscriber,
   ChatResult,
   EmbedResult,
-  Gate,
+  Breaker,
   Governor,
   Limiter,
   ModelIdentity,
@@ -14,6 +14,7 @@ import type {
   Source,
   TelemetryRecorder,
 } from '@pgw/core';
+import { governorOf } from '@pgw/core';
 import {
   createCallContext,
   createSelector,
@@ -43,7 +44,7 @@ import {
   ManualClock,
   RecordingSleep,
   Script,
-  ScriptedGate,
+  ScriptedBreaker,
   ScriptedModel,
   source,
   withModel,
@@ -72,7 +73,7 @@ export interface HarnessOptions {
   settings?: Partial<TestSettings>;
   sources?: Source<ScriptedModel>[];
   limiter?: Limiter;
-  gate?: Gate;
+  breaker?: Breaker;
   governor?: Governor;
   cache?: Cache;
   rng?: () => number;
@@ -87,17 +88,16 @@ function common(options: HarnessOptions, script: Script<unknown>) {
   const clock = options.clock ?? new ManualClock();
   const sleep = new RecordingSleep(clock);
   const limiter = options.limiter ?? new AccountingLimiter();
-  const gate = options.gate ?? new ScriptedGate();
+  const breaker = options.breaker ?? new ScriptedBreaker();
   const recorder = new ArrayRecorder();
   const usedRecorder = options.recorder ?? recorder;
   const warnings: string[] = [];
   const configured = testSettings({ ...options.settings, ...(options.sources ? { sources: options.sources } : {}) });
   const settings = { ...configured, sources: withModel(configured.sources as Source<ScriptedModel>[], script) };
+  const governor = options.governor ?? governorOf(limiter, breaker);
   const parts = {
     settings,
-    limiter,
-    gate,
-    ...(options.governor && { governor: options.governor }),
+    governor,
     recorder: usedRecorder,
     pricing: options.pricing,
     now: clock.now,
@@ -106,7 +106,7 @@ function common(options: HarnessOptions, script: Script<unknown>) {
     warn: (message: string) => warnings.push(message),
     subscribers: options.subscribers,
   };
-  return { clock, sleep, limiter, gate, recorder, warnings, settings, parts };
+  return { clock, sleep, limiter, breaker, governor, recorder, warnings, settings, parts };
 }
 
 export const HI: ChatMessage[] = [{ role: 'user', content: 'hi' }];
@@ -161,15 +161,14 @@ export function loopHarness<Req, Res, M extends ModelIdentity = ModelIdentity>(
   const reports: AttemptEndEvent[] = [];
   const deps: RetryLoopDeps = {
     scope: base.settings.scope,
-    gate: base.gate,
-    limiter: base.limiter,
+    governor: base.governor,
     pacer,
     health,
     progress,
     writeBacks: new WriteBacks(warnOnce),
     selector: createSelector(base.settings.selector, {
       sources: base.settings.sources,
-      limiter: base.limiter,
+      governor: base.governor,
       health,
       rng: () => 0.5,
       now: base.clock.now,

@@ -86,8 +86,10 @@ local function breaker_admits(b, now)
   return true, true
 end
 
+-- Returns 1 for the first lease of the open period (the breaker's open→half_open, reported once), else 0.
 local function take_probe(state, token, now, probe_ttl)
   redis.call('HSET', state, 'probe_token', token, 'probe_until', num(now + probe_ttl))
+  return redis.call('HSETNX', state, 'probed', 1)
 end
 
 local function release_probe(state, b, epoch, token)
@@ -97,7 +99,8 @@ local function release_probe(state, b, epoch, token)
 end
 
 -- p: {threshold, rate, window, min_samples, cooldown, max_cooldown, key_ttl}. Returns 1 when applied,
--- 0 when fenced off (stale epoch, or an open breaker and not the probe holder).
+-- 0 when fenced off (stale epoch, or an open breaker and not the probe holder); then the transition it
+-- made, as its reason ('failures', 'source_dead', 'probe_succeeded', 'probe_failed'), or nil.
 -- Closed: success/invalid reset the failure run (only success is a sample); failure/dead extend it and
 -- are samples; dead trips at once. Rate channel: ≥ min_samples and failure rate ≥ rate. Consecutive
 -- channel: ≥ threshold in a row, unless health evidence (≥ min_samples at under half the trip rate)
@@ -112,20 +115,21 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
     local open_ms = math.min(p.max_cooldown, p.cooldown * 2 ^ k)
     redis.call('HSET', state, 'state', 'open', 'epoch', b.epoch + 1, 'reopen', k,
       'open_until', num(math.max(b.open_until, now + open_ms)))
-    redis.call('HDEL', state, 'probe_token', 'probe_until')
+    redis.call('HDEL', state, 'probe_token', 'probe_until', 'probed')
   end
 
   if b.open then
     if not holds_probe(b, token) then return 0 end
     if served then
       redis.call('HSET', state, 'state', 'closed', 'epoch', b.epoch + 1, 'open_until', 0, 'consecutive', 0, 'reopen', 0)
-      redis.call('HDEL', state, 'probe_token', 'probe_until', 'ok', 'fail', 'from', 'to')
+      redis.call('HDEL', state, 'probe_token', 'probe_until', 'probed', 'ok', 'fail', 'from', 'to')
       redis.call('DEL', samples)
     else
       trip(b.reopen + 1)
     end
     refresh_ttl({state, samples}, p.key_ttl)
-    return 1
+    if served then return 1, 'probe_succeeded' end
+    return 1, 'probe_failed'
   end
 
   trim_samples(b, state, samples, now, p.window)
@@ -147,6 +151,7 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
   fields[#fields + 1] = 'consecutive'
   fields[#fields + 1] = consecutive
   redis.call('HSET', state, unpack(fields))
+  local reason
   if not served then
     local samples_n = b.ok + b.fail
     local rate = 0
@@ -156,10 +161,11 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
       local healthy = samples_n >= p.min_samples and rate < p.rate / 2
       trips = (not healthy) or consecutive >= 2 * p.threshold
     end
-    if outcome == 'dead' or trips then trip(b.reopen) end
+    if outcome == 'dead' then reason = 'source_dead' elseif trips then reason = 'failures' end
+    if reason then trip(b.reopen) end
   end
   refresh_ttl({state, samples}, p.key_ttl)
-  return 1
+  return 1, reason
 end
 
 -- The breaker policy from ARGV[first..first+6]: failureThreshold, failureRate, windowMs, minSamples,
@@ -179,8 +185,9 @@ ${BREAKER_FUNCTIONS_LUA}
 
 /**
  * tryAcquire. KEYS: state, samples   ARGV: injectedNow, probeToken (used if a probe is granted), probeTtlMs, keyTtlMs
- * Returns {1, epoch, 0} (closed), {1, epoch, 1} (the probe lease is now probeToken's), or
- * {0, 'open'|'half_open', retryAfterMs}: until the cooldown ends, or until the probe lease expires.
+ * Returns {1, epoch, 0} (closed), {1, epoch, 1, first} (the probe lease is now probeToken's; first = 1
+ * for the open period's first lease), or {0, 'open'|'half_open', retryAfterMs}: until the cooldown
+ * ends, or until the probe lease expires.
  */
 export const ACQUIRE_LUA = `
 ${BREAKER_LUA}
@@ -189,20 +196,21 @@ if not b.open then return {1, b.epoch, 0} end
 local now = clock(ARGV[1])
 local admits, state, wait = breaker_admits(b, now)
 if not admits then return {0, state, wait} end
-take_probe(KEYS[1], ARGV[2], now, tonumber(ARGV[3]))
+local first = take_probe(KEYS[1], ARGV[2], now, tonumber(ARGV[3]))
 refresh_ttl(KEYS, tonumber(ARGV[4]))
-return {1, b.epoch, 1}
+return {1, b.epoch, 1, first}
 `;
 
 /**
  * record. KEYS: state, samples
  * ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), outcome ('success'|'failure'|'dead'|'invalid'),
  *       then the policy (failureThreshold, failureRate, windowMs, minSamples, cooldownMs, maxCooldownMs, keyTtlMs).
- * Returns 1 when applied, 0 when fenced off.
+ * Returns {applied (1, or 0 when fenced off), the transition's reason ('' = none)}.
  */
 export const RECORD_LUA = `
 ${BREAKER_LUA}
-return record(KEYS[1], KEYS[2], load(KEYS[1]), clock(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], policy(5))
+local applied, reason = record(KEYS[1], KEYS[2], load(KEYS[1]), clock(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], policy(5))
+return {applied, reason or ''}
 `;
 
 /**

@@ -1,9 +1,27 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptScope } from '../src/attempt-scope.js';
-import { StreamWatchdog, type StallPhase } from '../src/stream-watchdog.js';
+import { LimitTimer, type AttemptLimit, type LivenessLimits, type StallPhase } from '../src/limit-timer.js';
 
-describe('StreamWatchdog', () => {
+/** The liveness limits alone, without a total: what a stream's attempt runs besides its timeout. */
+class StreamWatchdog extends LimitTimer {
+  constructor(
+    limits: LivenessLimits,
+    private readonly onStall: (phase: StallPhase, limitMs: number) => void,
+  ) {
+    super(Number.POSITIVE_INFINITY, limits);
+  }
+
+  start(): void {
+    this.startLimits();
+  }
+
+  protected expired(limit: AttemptLimit, limitMs: number): void {
+    this.onStall(limit as StallPhase, limitMs);
+  }
+}
+
+describe('LimitTimer: the liveness limits', () => {
   let stalls: Array<[StallPhase, number]>;
   let watchdog: StreamWatchdog;
 

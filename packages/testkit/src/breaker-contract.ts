@@ -1,5 +1,5 @@
 /**
- * The breaker gate contract (docs/architecture.md#circuit-breaker) every Gate adapter passes unchanged. Time moves only
+ * The breaker contract (docs/architecture.md#circuit-breaker) every Breaker adapter passes unchanged. Time moves only
  * through the factory's `now`.
  *
  * Rules pinned here beyond the words of docs/architecture.md#circuit-breaker:
@@ -12,13 +12,13 @@
  *   retook it; once retaken, the old token is fenced like a stale epoch.
  */
 import { SourceNotConfiguredError } from '@pgw/core';
-import type { BreakerPolicy, Clock, Gate, GateOutcome, GateRefusal, GateTicket } from '@pgw/core';
+import type { BreakerPolicy, Clock, Breaker, BreakerVerdict, BreakerRefusal, BreakerTicket } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { closeAfterEach, uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';
 import { TEST_BREAKER_POLICY, idleBreakerSnapshot } from './fixtures.js';
 
-export interface GateFactoryOptions {
+export interface BreakerFactoryOptions {
   /** Fresh for every test: adapters namespace their state by it. */
   scope: string;
   sources: readonly string[];
@@ -26,39 +26,39 @@ export interface GateFactoryOptions {
   now: Clock;
 }
 
-export type GateFactory = (options: GateFactoryOptions) => Promise<Gate> | Gate;
+export type BreakerFactory = (options: BreakerFactoryOptions) => Promise<Breaker> | Breaker;
 
-export function gateContract(name: string, factory: GateFactory): void {
-  describe(`Gate contract: ${name}`, () => {
+export function breakerContract(name: string, factory: BreakerFactory): void {
+  describe(`Breaker contract: ${name}`, () => {
     const track = closeAfterEach();
 
     async function setup(policy: Partial<BreakerPolicy> = {}) {
       const clock = new FakeClock();
       const fullPolicy = { ...TEST_BREAKER_POLICY, ...policy };
-      const gate = track(await factory({ scope: uniqueScope('gate'), sources: ['a', 'b'], policy: fullPolicy, now: clock.now }));
-      const acquire = async (source = 'a'): Promise<GateTicket> => {
-        const ticket = await gate.tryAcquire(source);
+      const breaker = track(await factory({ scope: uniqueScope('breaker'), sources: ['a', 'b'], policy: fullPolicy, now: clock.now }));
+      const acquire = async (source = 'a'): Promise<BreakerTicket> => {
+        const ticket = await breaker.tryAcquire(source);
         if (!ticket.ok) throw new Error(`expected ${source} to admit, refused while ${ticket.state}`);
         return ticket;
       };
-      const refusal = async (source = 'a'): Promise<GateRefusal> => {
-        const answer = await gate.tryAcquire(source);
+      const refusal = async (source = 'a'): Promise<BreakerRefusal> => {
+        const answer = await breaker.tryAcquire(source);
         if (answer.ok) throw new Error(`expected ${source} to refuse, admitted (probe: ${answer.probe})`);
         return answer;
       };
       /** One attempt per outcome, each admitted and recorded in turn. */
-      const run = async (...outcomes: GateOutcome[]): Promise<void> => {
-        for (const outcome of outcomes) await gate.record(await acquire(), outcome);
+      const run = async (...outcomes: BreakerVerdict[]): Promise<void> => {
+        for (const outcome of outcomes) await breaker.record(await acquire(), outcome);
       };
       const trip = () => run('failure', 'failure', 'failure');
       /** Trips the breaker, waits out its first cooldown and takes the half-open probe. */
-      const firstProbe = async (): Promise<GateTicket> => {
+      const firstProbe = async (): Promise<BreakerTicket> => {
         await trip();
         clock.advance(fullPolicy.cooldownMs);
         return acquire();
       };
-      const snapshot = (source = 'a') => gate.snapshot(source);
-      return { clock, gate, acquire, refusal, run, trip, firstProbe, snapshot };
+      const snapshot = (source = 'a') => breaker.snapshot(source);
+      return { clock, breaker, acquire, refusal, run, trip, firstProbe, snapshot };
     }
 
     it('starts closed and admits with the current epoch', async () => {
@@ -94,7 +94,7 @@ export function gateContract(name: string, factory: GateFactory): void {
 
       it('health evidence suppresses a false trip, up to twice the threshold', async () => {
         const { run, snapshot } = await setup();
-        await run(...Array<GateOutcome>(20).fill('success'));
+        await run(...Array<BreakerVerdict>(20).fill('success'));
         await run('failure', 'failure', 'failure', 'failure', 'failure');
         // 5 failures of 25 samples = 0.2 < failureRate / 2: a blip in a healthy window.
         expect(await snapshot()).toMatchObject({ state: 'closed', consecutiveFailures: 5 });
@@ -111,7 +111,7 @@ export function gateContract(name: string, factory: GateFactory): void {
 
       it('is not suppressed when the window failure rate is not well below the trip rate', async () => {
         const { run, snapshot } = await setup();
-        await run(...Array<GateOutcome>(7).fill('success'));
+        await run(...Array<BreakerVerdict>(7).fill('success'));
         await run('failure', 'failure', 'failure');
         // 3 of 10 = 0.3 ≥ failureRate / 2.
         expect((await snapshot()).state).toBe('open');
@@ -158,7 +158,7 @@ export function gateContract(name: string, factory: GateFactory): void {
 
     it('dead forces open at once, whatever the evidence', async () => {
       const { clock, run, snapshot } = await setup();
-      await run(...Array<GateOutcome>(20).fill('success'));
+      await run(...Array<BreakerVerdict>(20).fill('success'));
       await run('dead');
       expect(await snapshot()).toMatchObject({ state: 'open', openUntil: clock.now() + 1_000 });
     });
@@ -196,7 +196,7 @@ export function gateContract(name: string, factory: GateFactory): void {
       });
 
       it('reclaims the probe lease of a vanished holder after probeTtlMs and fences its late result', async () => {
-        const { clock, gate, acquire, refusal, snapshot, firstProbe } = await setup();
+        const { clock, breaker, acquire, refusal, snapshot, firstProbe } = await setup();
         const vanished = await firstProbe();
         clock.advance(4_999);
         expect((await refusal()).state).toBe('half_open');
@@ -207,50 +207,50 @@ export function gateContract(name: string, factory: GateFactory): void {
         expect(retaken.probeToken).not.toBe(vanished.probeToken);
 
         const before = await snapshot();
-        await gate.record(vanished, 'success');
-        await gate.releaseProbe(vanished);
+        await breaker.record(vanished, 'success');
+        await breaker.releaseProbe(vanished);
         expect(await snapshot()).toEqual(before);
-        await gate.record(retaken, 'success');
+        await breaker.record(retaken, 'success');
         expect((await snapshot()).state).toBe('closed');
       });
 
       it("a late probe's result still counts while nobody retook its lease", async () => {
-        const { clock, gate, snapshot, firstProbe } = await setup();
+        const { clock, breaker, snapshot, firstProbe } = await setup();
         const slow = await firstProbe();
         clock.advance(6_000);
-        await gate.record(slow, 'success');
+        await breaker.record(slow, 'success');
         expect((await snapshot()).state).toBe('closed');
       });
 
       it('releaseProbe frees the lease without changing state', async () => {
-        const { gate, acquire, snapshot, firstProbe } = await setup();
+        const { breaker, acquire, snapshot, firstProbe } = await setup();
         const cancelled = await firstProbe();
         const held = await snapshot();
-        await gate.releaseProbe(cancelled);
+        await breaker.releaseProbe(cancelled);
         expect(await snapshot()).toEqual({ ...held, probeHeld: false });
         const next = await acquire();
         expect(next).toMatchObject({ probe: true, epoch: held.epoch });
         // Releasing the old ticket again must not free the lease someone else now holds.
-        await gate.releaseProbe(cancelled);
+        await breaker.releaseProbe(cancelled);
         expect((await snapshot()).probeHeld).toBe(true);
       });
 
       it('releaseProbe of a non-probe ticket is a no-op', async () => {
-        const { gate, acquire, snapshot } = await setup();
+        const { breaker, acquire, snapshot } = await setup();
         const ticket = await acquire();
         const before = await snapshot();
-        await gate.releaseProbe(ticket);
+        await breaker.releaseProbe(ticket);
         expect(await snapshot()).toEqual(before);
       });
 
-      it.each<GateOutcome>(['success', 'invalid'])('a probe %s closes: epoch bump, counts and reopenCount reset', async (outcome) => {
-        const { clock, gate, acquire, run, snapshot, firstProbe } = await setup();
+      it.each<BreakerVerdict>(['success', 'invalid'])('a probe %s closes: epoch bump, counts and reopenCount reset', async (outcome) => {
+        const { clock, breaker, acquire, run, snapshot, firstProbe } = await setup();
         const probe = await firstProbe();
-        await gate.record(probe, 'failure');
+        await breaker.record(probe, 'failure');
         clock.advance(2_000);
         const second = await acquire();
         const { epoch } = await snapshot();
-        await gate.record(second, outcome);
+        await breaker.record(second, outcome);
         const closed = await snapshot();
         expect(closed).toMatchObject(idleBreakerSnapshot('a', closed.epoch));
         expect(closed.epoch).toBeGreaterThan(epoch);
@@ -262,15 +262,15 @@ export function gateContract(name: string, factory: GateFactory): void {
         expect(await snapshot()).toMatchObject({ state: 'open', openUntil: clock.now() + 1_000, reopenCount: 0 });
       });
 
-      it.each<GateOutcome>(['failure', 'dead'])('a probe %s re-opens for cooldownMs × 2^k, capped by maxCooldownMs', async (outcome) => {
-        const { clock, gate, acquire, trip, snapshot } = await setup();
+      it.each<BreakerVerdict>(['failure', 'dead'])('a probe %s re-opens for cooldownMs × 2^k, capped by maxCooldownMs', async (outcome) => {
+        const { clock, breaker, acquire, trip, snapshot } = await setup();
         await trip();
         let openMs = 1_000;
         for (const [k, expectedMs] of [[1, 2_000], [2, 4_000], [3, 8_000], [4, 8_000], [5, 8_000]] as const) {
           clock.advance(openMs);
           const probe = await acquire();
           const { epoch } = await snapshot();
-          await gate.record(probe, outcome);
+          await breaker.record(probe, outcome);
           const reopened = await snapshot();
           expect(reopened).toMatchObject({ state: 'open', reopenCount: k, openUntil: clock.now() + expectedMs, probeHeld: false });
           expect(reopened.epoch).toBeGreaterThan(epoch);
@@ -280,55 +280,73 @@ export function gateContract(name: string, factory: GateFactory): void {
     });
 
     it('a new trip may extend an open deadline but never shortens it', async () => {
-      const { clock, gate, acquire, trip, snapshot } = await setup();
+      const { clock, breaker, acquire, trip, snapshot } = await setup();
       await trip();
       const firstOpenUntil = clock.now() + 1_000;
       clock.advance(1_000);
       const probe = await acquire();
       // The probe's failure is recorded by a worker whose clock lags far behind.
       clock.set(firstOpenUntil - 50_000);
-      await gate.record(probe, 'failure');
+      await breaker.record(probe, 'failure');
       expect(await snapshot()).toMatchObject({ state: 'open', reopenCount: 1, openUntil: firstOpenUntil });
       clock.set(firstOpenUntil);
       const next = await acquire();
-      await gate.record(next, 'failure');
+      await breaker.record(next, 'failure');
       expect((await snapshot()).openUntil).toBe(firstOpenUntil + 4_000);
     });
 
     describe('epoch fencing', () => {
       it('a result carrying a stale epoch changes nothing', async () => {
-        const { clock, gate, acquire, trip, snapshot } = await setup();
+        const { clock, breaker, acquire, trip, snapshot } = await setup();
         const early = await acquire();
         const earlyDead = await acquire();
         await trip();
         const open = await snapshot();
         expect(open.epoch).toBeGreaterThan(early.epoch);
-        for (const outcome of ['success', 'invalid', 'failure', 'dead'] as const) await gate.record(early, outcome);
+        for (const outcome of ['success', 'invalid', 'failure', 'dead'] as const) await breaker.record(early, outcome);
         expect(await snapshot()).toEqual(open);
 
         clock.advance(1_000);
-        await gate.record(await acquire(), 'success');
+        await breaker.record(await acquire(), 'success');
         const closed = await snapshot();
-        await gate.record(earlyDead, 'dead');
-        await gate.record(early, 'failure');
+        await breaker.record(earlyDead, 'dead');
+        await breaker.record(early, 'failure');
         expect(await snapshot()).toEqual(closed);
       });
 
       it("a probe ticket's result from an earlier half-open period is fenced", async () => {
-        const { clock, gate, acquire, snapshot, firstProbe } = await setup();
+        const { clock, breaker, acquire, snapshot, firstProbe } = await setup();
         const first = await firstProbe();
-        await gate.record(first, 'failure');
+        await breaker.record(first, 'failure');
         clock.advance(2_000);
         await acquire();
         const before = await snapshot();
-        await gate.record(first, 'success');
+        await breaker.record(first, 'success');
         expect(await snapshot()).toEqual(before);
       });
     });
 
+    it('answers each transition it makes, the half-open one once per open period', async () => {
+      const { clock, breaker, acquire, trip } = await setup();
+      await trip();
+      clock.advance(1_000);
+      const probe = await acquire();
+      expect(probe.transition).toEqual({ from: 'open', to: 'half_open', reason: 'cooldown_elapsed' });
+      await breaker.releaseProbe(probe);
+      const retaken = await acquire();
+      expect(retaken.transition).toBeUndefined();
+      expect(await breaker.record(retaken, 'dead')).toEqual({ from: 'half_open', to: 'open', reason: 'probe_failed' });
+      clock.advance(2_000);
+      const second = await acquire();
+      expect(second.transition).toEqual({ from: 'open', to: 'half_open', reason: 'cooldown_elapsed' });
+      expect(await breaker.record(second, 'invalid')).toEqual({ from: 'half_open', to: 'closed', reason: 'probe_succeeded' });
+      expect(await breaker.record(await acquire(), 'success')).toBeUndefined();
+      expect(await breaker.record(await acquire(), 'dead')).toEqual({ from: 'closed', to: 'open', reason: 'source_dead' });
+    });
+
     it('an unknown source is an assembly defect: SourceNotConfiguredError', async () => {
-      const { gate } = await setup();
-      for (const call of [async () => gate.tryAcquire('nope'), async () => gate.snapshot('nope')]) {
+      const { breaker } = await setup();
+      for (const call of [async () => breaker.tryAcquire('nope'), async () => breaker.snapshot('nope')]) {
         const error = await call().then(
           () => undefined,
           (e: unknown) => e,

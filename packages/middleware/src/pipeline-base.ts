@@ -1,18 +1,15 @@
 import { assertModel } from '@pgw/core';
 import type {
   Clock,
-  Gate,
   GatewaySettings,
   GatewaySubscriber,
   Governor,
-  Limiter,
   ModelIdentity,
   PricingTable,
   Sleep,
   Source,
   TelemetryRecorder,
 } from '@pgw/core';
-import { BreakerWatch } from './breaker-watch.js';
 import { BudgetPricing } from './budget-pricing.js';
 import { assertSubscribers, EventHub } from './event-hub.js';
 import { HealthBook } from './health.js';
@@ -29,18 +26,16 @@ import { WriteBacks } from './write-backs.js';
  * The settings every pipeline reads: a scope's policies and its sources, each with the model that
  * reaches it (the client builds them from `GatewaySettings`).
  */
-export type GovernanceSettings<M extends ModelIdentity = ModelIdentity> = Pick<
+export type PipelineSettings<M extends ModelIdentity = ModelIdentity> = Pick<
   GatewaySettings,
   'scope' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap' | 'budget'
 > & { sources: readonly Source<M>[] };
 
 /** What every pipeline is assembled from. All time and randomness are injected. */
-export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
-  settings: GovernanceSettings<M>;
-  limiter: Limiter;
-  gate: Gate;
-  /** The limiter's and the gate's books in one store operation each way (see core `Governor`); used when present. */
-  governor?: Governor;
+export interface PipelineParts<M extends ModelIdentity = ModelIdentity> {
+  settings: PipelineSettings<M>;
+  /** The scope's breakers and six gates (see core `Governor`; `governorOf` joins a separate limiter and breaker). */
+  governor: Governor;
   recorder?: TelemetryRecorder;
   pricing?: PricingTable;
   now: Clock;
@@ -55,7 +50,7 @@ export interface GovernanceParts<M extends ModelIdentity = ModelIdentity> {
   subscribers?: readonly GatewaySubscriber[];
 }
 
-export interface Governance {
+export interface PipelineBase {
   retryDeps: RetryLoopDeps;
   emitter: TelemetryEmitter;
   events: EventHub;
@@ -68,19 +63,19 @@ export interface Governance {
  * Checks and assembles what every pipeline shares. `operations` are the model operations the
  * pipeline calls: a source whose model lacks one is refused here, not at its first call.
  */
-export function buildGovernance(parts: GovernanceParts, operations: readonly string[]): Governance {
+export function buildPipelineBase(parts: PipelineParts, operations: readonly string[]): PipelineBase {
   validateSettings(parts.settings);
   parts.settings.sources.forEach((source, index) =>
     assertModel(source.model, operations, `settings.sources[${index}].model (source '${source.name}')`),
   );
-  const { settings, limiter, gate, now } = parts;
+  const { settings, governor, now } = parts;
   const budget = budgetPricing(parts);
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
   const pacer = new Pacer(settings.sources);
   const line = new WaitLine();
   // Room freed in another process of the fleet wakes this process's first waiter too.
-  parts.governor?.onRoomFreed?.(() => line.roomFreed());
+  governor.onRoomFreed?.(() => line.roomFreed());
   const emitter = new TelemetryEmitter({
     recorder: parts.recorder,
     textCap: settings.telemetryTextCap,
@@ -93,16 +88,14 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
   const events = new EventHub(emitter.recording ? [emitter, ...subscribers] : subscribers, warnings);
   const retryDeps: RetryLoopDeps = {
     scope: settings.scope,
-    gate,
-    limiter,
-    ...(parts.governor && { governor: parts.governor }),
+    governor,
     pacer,
     health,
     progress: parts.progress ?? new ScopeProgress(now),
     writeBacks: new WriteBacks(warnings),
     selector: createSelector(settings.selector, {
       sources: settings.sources,
-      limiter,
+      governor,
       health,
       rng: parts.rng,
       now,
@@ -119,19 +112,23 @@ export function buildGovernance(parts: GovernanceParts, operations: readonly str
     rng: parts.rng,
     now,
     events,
-    ...(events.on.onBreakerStateChange && { breakers: new BreakerWatch(settings.scope, gate, events) }),
     ...(budget && { budget }),
   };
   const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort();
   return { retryDeps, emitter, events, warnings, models };
 }
 
-/** A budgeted scope's prices; a budget needs the governor (its one store operation) and a price for every source. */
-function budgetPricing(parts: GovernanceParts): BudgetPricing | undefined {
+/**
+ * A budgeted scope's prices; a budget needs a governor that keeps budgets (reserved and settled in
+ * its own store operations — not `governorOf(limiter, breaker)`) and a price for every source.
+ */
+function budgetPricing(parts: PipelineParts): BudgetPricing | undefined {
   const { settings } = parts;
   if (settings.budget === undefined) return undefined;
-  if (parts.governor === undefined) {
-    throw new RangeError(`settings.budget: scope ${settings.scope} has a spend budget, which only a governor keeps (limiter and breaker on one backend)`);
+  if (parts.governor.budgetStatus === undefined) {
+    throw new RangeError(
+      `settings.budget: scope ${settings.scope} has a spend budget, which its governor does not keep (only a backend's own governor does: limiter and breaker on one backend)`,
+    );
   }
   const pricing = new BudgetPricing(parts.pricing);
   pricing.assertPriced(settings.sources, settings.scope);
@@ -139,7 +136,7 @@ function budgetPricing(parts: GovernanceParts): BudgetPricing | undefined {
 }
 
 /** Direct assembly skips the settings schema, so the values the loop relies on are checked here. */
-function validateSettings(settings: GovernanceSettings): void {
+function validateSettings(settings: PipelineSettings): void {
   if (settings.sources.length === 0) throw new RangeError(`settings.sources: scope ${settings.scope} has no sources`);
   const names = settings.sources.map((source) => source.name);
   const duplicate = names.find((name, index) => names.indexOf(name) !== index);

@@ -7,7 +7,7 @@ import { MAX_TIMER_DELAY_MS } from '@pgw/core';
 
 export type StallPhase = 'first_token' | 'inter_token';
 
-export interface StreamWatchdogLimits {
+export interface LivenessLimits {
   firstTokenMs: number;
   interTokenMs: number;
 }
@@ -34,7 +34,7 @@ export abstract class LimitTimer {
 
   constructor(
     private readonly totalMs: number,
-    private readonly liveness: StreamWatchdogLimits | undefined,
+    private readonly liveness: LivenessLimits | undefined,
   ) {}
 
   /** A bound ran out; the timer is stopped. */
@@ -104,25 +104,5 @@ export abstract class LimitTimer {
     this.firesAt = Number.POSITIVE_INFINITY;
     this.livenessMs = undefined;
     this.expired(limit, limitMs);
-  }
-}
-
-/** The liveness limits alone, without a total. */
-export class StreamWatchdog extends LimitTimer {
-  constructor(
-    limits: StreamWatchdogLimits,
-    private readonly onStall: (phase: StallPhase, limitMs: number) => void,
-  ) {
-    super(Number.POSITIVE_INFINITY, limits);
-  }
-
-  /** Arms the first-token limit. */
-  start(): void {
-    this.startLimits();
-  }
-
-  protected expired(limit: AttemptLimit, limitMs: number): void {
-    // Without a total, only a liveness limit can run out.
-    this.onStall(limit as StallPhase, limitMs);
   }
 }

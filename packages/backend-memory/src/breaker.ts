@@ -1,9 +1,9 @@
-import { SourceNotConfiguredError, assertBreakerPolicy } from '@pgw/core';
+import { BREAKER_TRANSITIONS, SourceNotConfiguredError, assertBreakerPolicy } from '@pgw/core';
 import { randomUUID } from 'node:crypto';
-import type { BreakerPolicy, BreakerSnapshot, Clock, Gate, GateOutcome, GateRefusal, GateTicket } from '@pgw/core';
+import type { BreakerPolicy, BreakerSnapshot, BreakerTransition, Clock, Breaker, BreakerVerdict, BreakerRefusal, BreakerTicket } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';
 
-export interface InMemoryGateOptions {
+export interface InMemoryBreakerOptions {
   scope: string;
   sources: readonly string[];
   policy: BreakerPolicy;
@@ -20,7 +20,7 @@ interface ProbeLease {
  * cooldown has passed. It is reached by time, not by an event, so it needs no epoch of its own
  * (no ticket is ever issued while open, so there is nothing to fence).
  */
-interface Breaker {
+interface SourceBreaker {
   state: 'closed' | 'open';
   epoch: number;
   openUntil: number;
@@ -29,21 +29,23 @@ interface Breaker {
   /** Outcome samples of the last `windowMs` in per-second buckets, as in Redis: weight 1 = failure, 0 = success. */
   readonly samples: SecondBuckets;
   probe: ProbeLease | undefined;
+  /** A probe lease was taken in this open period: its half-open state was reported. */
+  probed: boolean;
   /** The closed state's ticket of the current epoch: the same for every attempt, so built once. */
-  ticket: GateTicket | undefined;
+  ticket: BreakerTicket | undefined;
 }
 
 /**
  * The circuit breakers of docs/architecture.md#circuit-breaker for one process, answering synchronously:
  * two trip channels, a leased probe, epoch fencing.
  */
-export class InMemoryGate implements Gate {
+export class InMemoryBreaker implements Breaker {
   private readonly scope: string;
   private readonly policy: BreakerPolicy;
   private readonly now: Clock;
-  private readonly breakers = new Map<string, Breaker>();
+  private readonly breakers = new Map<string, SourceBreaker>();
 
-  constructor(options: InMemoryGateOptions) {
+  constructor(options: InMemoryBreakerOptions) {
     this.policy = assertBreakerPolicy(options.policy);
     this.scope = options.scope;
     this.now = options.now ?? Date.now;
@@ -56,47 +58,66 @@ export class InMemoryGate implements Gate {
         reopenCount: 0,
         samples: new SecondBuckets(this.policy.windowMs),
         probe: undefined,
+        probed: false,
         ticket: undefined,
       });
     }
   }
 
-  tryAcquire(source: string): GateTicket | GateRefusal {
+  tryAcquire(source: string): BreakerTicket | BreakerRefusal {
+    return this.refusal(source) ?? this.acquire(source);
+  }
+
+  /** Why `source` is refused now, if it is; takes nothing (a governor asks its gates before the probe lease is taken). */
+  refusal(source: string): BreakerRefusal | undefined {
     const breaker = this.breakerOf(source);
-    if (breaker.state === 'closed') return (breaker.ticket ??= Object.freeze({ ok: true, source, epoch: breaker.epoch, probe: false }));
+    if (breaker.state === 'closed') return undefined;
     const now = this.now();
     if (now < breaker.openUntil) return { ok: false, source, state: 'open', retryAfterMs: breaker.openUntil - now };
     if (breaker.probe !== undefined && now < breaker.probe.expiresAt) {
       return { ok: false, source, state: 'half_open', retryAfterMs: breaker.probe.expiresAt - now };
     }
-    const probe = { token: randomUUID(), expiresAt: now + this.policy.probeTtlMs };
-    breaker.probe = probe;
-    return { ok: true, source, epoch: breaker.epoch, probe: true, probeToken: probe.token };
+    return undefined;
   }
 
-  record(ticket: GateTicket, outcome: GateOutcome): void {
+  /** The ticket of a source `refusal` did not refuse: the closed state's, or the probe lease. */
+  acquire(source: string): BreakerTicket {
+    const breaker = this.breakerOf(source);
+    if (breaker.state === 'closed') return (breaker.ticket ??= Object.freeze({ ok: true, source, epoch: breaker.epoch, probe: false }));
+    const probe = { token: randomUUID(), expiresAt: this.now() + this.policy.probeTtlMs };
+    breaker.probe = probe;
+    const ticket = { ok: true, source, epoch: breaker.epoch, probe: true, probeToken: probe.token } as const;
+    if (breaker.probed) return ticket;
+    breaker.probed = true;
+    return { ...ticket, transition: BREAKER_TRANSITIONS.cooldown_elapsed };
+  }
+
+  record(ticket: BreakerTicket, verdict: BreakerVerdict): BreakerTransition | undefined {
     const breaker = this.breakerOf(ticket.source);
-    if (ticket.epoch !== breaker.epoch) return;
+    if (ticket.epoch !== breaker.epoch) return undefined;
     const now = this.now();
+    const served = verdict === 'success' || verdict === 'invalid';
     if (breaker.state === 'open') {
-      if (!holdsProbe(breaker, ticket)) return;
-      if (outcome === 'success' || outcome === 'invalid') this.closeBreaker(breaker);
+      if (!holdsProbe(breaker, ticket)) return undefined;
+      if (served) this.closeBreaker(breaker);
       else this.trip(breaker, now, breaker.reopenCount + 1);
-      return;
+      return BREAKER_TRANSITIONS[served ? 'probe_succeeded' : 'probe_failed'];
     }
     breaker.samples.evict(now);
-    if (outcome === 'success' || outcome === 'invalid') {
+    if (served) {
       // A usable answer or a bad result both prove the service works; only a real success is a sample.
       breaker.consecutiveFailures = 0;
-      if (outcome === 'success') breaker.samples.add(now, 0);
-      return;
+      if (verdict === 'success') breaker.samples.add(now, 0);
+      return undefined;
     }
     breaker.consecutiveFailures += 1;
     breaker.samples.add(now, 1);
-    if (outcome === 'dead' || this.shouldTrip(breaker)) this.trip(breaker, now, breaker.reopenCount);
+    if (verdict !== 'dead' && !this.shouldTrip(breaker)) return undefined;
+    this.trip(breaker, now, breaker.reopenCount);
+    return BREAKER_TRANSITIONS[verdict === 'dead' ? 'source_dead' : 'failures'];
   }
 
-  releaseProbe(ticket: GateTicket): void {
+  releaseProbe(ticket: BreakerTicket): void {
     const breaker = this.breakerOf(ticket.source);
     if (ticket.epoch === breaker.epoch && holdsProbe(breaker, ticket)) breaker.probe = undefined;
   }
@@ -125,7 +146,7 @@ export class InMemoryGate implements Gate {
    * window holds ≥ minSamples at under half the trip rate and the run is shorter than twice the
    * threshold.
    */
-  private shouldTrip(breaker: Breaker): boolean {
+  private shouldTrip(breaker: SourceBreaker): boolean {
     const { failureThreshold, failureRate, minSamples } = this.policy;
     const samples = breaker.samples.count;
     const rate = samples > 0 ? breaker.samples.weight / samples : 0;
@@ -136,7 +157,7 @@ export class InMemoryGate implements Gate {
   }
 
   /** Opens for cooldown × 2^k (capped); a new deadline never shortens one already set. */
-  private trip(breaker: Breaker, now: number, reopenCount: number): void {
+  private trip(breaker: SourceBreaker, now: number, reopenCount: number): void {
     const { cooldownMs, maxCooldownMs } = this.policy;
     const openMs = Math.min(maxCooldownMs, cooldownMs * 2 ** reopenCount);
     breaker.state = 'open';
@@ -145,9 +166,10 @@ export class InMemoryGate implements Gate {
     breaker.reopenCount = reopenCount;
     breaker.openUntil = Math.max(breaker.openUntil, now + openMs);
     breaker.probe = undefined;
+    breaker.probed = false;
   }
 
-  private closeBreaker(breaker: Breaker): void {
+  private closeBreaker(breaker: SourceBreaker): void {
     breaker.state = 'closed';
     breaker.epoch += 1;
     breaker.ticket = undefined;
@@ -156,9 +178,10 @@ export class InMemoryGate implements Gate {
     breaker.reopenCount = 0;
     breaker.samples.clear();
     breaker.probe = undefined;
+    breaker.probed = false;
   }
 
-  private breakerOf(source: string): Breaker {
+  private breakerOf(source: string): SourceBreaker {
     const breaker = this.breakers.get(source);
     if (breaker === undefined) throw new SourceNotConfiguredError({ scope: this.scope, sourceName: source });
     return breaker;
@@ -166,6 +189,6 @@ export class InMemoryGate implements Gate {
 }
 
 /** A probe result counts while its token is the lease on record, even past its TTL if nobody retook it. */
-function holdsProbe(breaker: Breaker, ticket: GateTicket): boolean {
+function holdsProbe(breaker: SourceBreaker, ticket: BreakerTicket): boolean {
   return ticket.probe && ticket.probeToken !== undefined && ticket.probeToken === breaker.probe?.token;
 }
