@@ -1,4 +1,4 @@
-import type { BreakerRefusal, BreakerTicket } from '@pgw/core';
+import { governorOf, type BreakerRefusal, type BreakerTicket } from '@pgw/core';
 import { TEST_BREAKER_POLICY } from '@pgw/testkit';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import { InMemoryCache, InMemoryBreaker, InMemoryLimiter } from '../src/index.js';
@@ -80,3 +80,15 @@ function admitted(answer: BreakerTicket | BreakerRefusal): BreakerTicket {
   if (!answer.ok) throw new Error(`refused while ${answer.state}`);
   return answer;
 }
+
+describe('governorOf(limiter, breaker) keeps no spend budget', () => {
+  it('has no budgetStatus, and refuses a budgeted attempt with an error instead of admitting it unbudgeted', async () => {
+    const limiter = new InMemoryLimiter({ scope: 'S', sources: { a: LIMITS }, global: LIMITS, leaseTtlMs: 1_000 });
+    const breaker = new InMemoryBreaker({ scope: 'S', sources: ['a'], policy: TEST_BREAKER_POLICY });
+    const governor = governorOf(limiter, breaker);
+    expect(governor.budgetStatus).toBeUndefined();
+    await expect(governor.admit('a', 1, undefined, { reserveUsd: 0.5 })).rejects.toThrow(/keeps no spend budget/);
+    expect(limiter.sourceStats('a')).toMatchObject({ inflight: 0 });
+    expect(breaker.snapshot('a')).toMatchObject({ probeHeld: false });
+  });
+});

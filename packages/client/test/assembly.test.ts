@@ -107,6 +107,23 @@ describe('ownership and cleanup', () => {
   });
 });
 
+describe('spend budgets', () => {
+  it('a budget with the limiter and the breaker on two backends is a SettingsError naming the budget key, and leaves nothing open', async () => {
+    const scope = uniqueScope('split');
+    const probe = probeHandles();
+    const env = envFor(scope, fixture.source('unused'), {
+      PGW_LIMITER_BACKEND: 'redis',
+      PGW_BREAKER_BACKEND: 'memory',
+      REDIS_URL,
+      ...scopeKeys(scope, { BUDGET__USD: '1' }),
+    });
+    const error = await GatewayClient.fromEnv(scope, { env, warn: () => {} }).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(SettingsError);
+    expect(error).toMatchObject({ key: `${scope}__BUDGET__USD` });
+    expect(await probe.leftovers()).toEqual([]);
+  });
+});
+
 describe('PRICING_PATH', () => {
   it('prices a model from the file, over the built-in table', async () => {
     const path = join(dir, 'pricing.json');

@@ -48,3 +48,11 @@ describe('governed by a governor', () => {
     expect(limiter.enterCalls).toBe(0);
   });
 });
+
+describe('a spend budget', () => {
+  it('needs a governor that keeps budgets: one joined by governorOf(limiter, breaker) is refused at assembly', () => {
+    const budget = { usd: 1, period: 'day', per: 'scope' } as const;
+    expect(() => chatHarness([], { settings: { budget } })).toThrow(RangeError);
+    expect(() => chatHarness([], { settings: { budget } })).toThrow(/settings\.budget: .* its governor does not keep/);
+  });
+});
