@@ -112,6 +112,26 @@ it('re-books a probe lease: the breaker stays half-open with the probe held by i
   expect(await g.breaker.snapshot('a')).toMatchObject({ state: 'closed', probeHeld: false });
 });
 
+it('a re-booked probe lease keeps its open→half_open reported: the probe after it, once it is given back, reports none', async () => {
+  const clock = new FakeClock();
+  const first = await server();
+  const redis = pool.open(first.url);
+  const scope = uniqueScope('forgotten');
+  const sources = { a: { rpm: 100, tpm: 0, maxConcurrency: 5 } };
+  const g = governor(redis, { scope, sources, now: clock.now });
+  await (await admitted(g, 1)).finish('dead', 1);
+  clock.advance(TEST_BREAKER_POLICY.cooldownMs);
+  const probe = await admitted(g, 1);
+  expect(probe.transition).toMatchObject({ from: 'open', to: 'half_open' });
+
+  await restartEmpty(first, redis);
+  await expect.poll(() => g.breaker.snapshot('a'), { timeout: 10_000 }).toMatchObject({ state: 'half_open', probeHeld: true });
+  await probe.finish(undefined, 1); // given back without a verdict (a cancelled probe)
+  const successor = await admitted(g, 1);
+  expect(successor.transition).toBeUndefined();
+  expect(await successor.finish('success', 1)).toMatchObject({ from: 'half_open', to: 'closed' });
+});
+
 it('a store that kept its books (no restart) is not re-booked: the epoch is still there', async () => {
   const first = await server();
   const redis = pool.open(first.url);

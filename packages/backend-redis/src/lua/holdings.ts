@@ -57,11 +57,12 @@ for i = 12, #ARGV, 7 do
     redis.call('ZADD', KEYS[k + 4], 'NX', at + lease_ttl, id)
     if scope_leased then redis.call('ZADD', KEYS[5], 'NX', at + lease_ttl, id) end
   end
-  -- A half-open breaker whose probe this worker holds: open since the admission, probe leased.
+  -- A half-open breaker whose probe this worker holds: open since the admission, probe leased, its
+  -- open→half_open already reported by the admission that took the probe (probed, see lua/breaker.ts).
   local token, state = ARGV[i + 5], KEYS[k + 5]
   if token ~= '' and redis.call('EXISTS', state) == 0 then
     redis.call('HSET', state, 'state', 'open', 'epoch', ARGV[i + 6], 'open_until', num(at), 'consecutive', 0, 'reopen', 0,
-      'probe_token', token, 'probe_until', num(at + probe_ttl))
+      'probe_token', token, 'probe_until', num(at + probe_ttl), 'probed', 1)
     redis.call('PEXPIRE', state, breaker_ttl)
   end
 end
