@@ -85,7 +85,8 @@ it('a worker that only holds calls is re-booked on reconnecting, before another 
   expect(await other.admit('a', 1)).toMatchObject({ ok: false, gate: 'source_concurrency' });
 });
 
-it('re-books a probe lease: the breaker stays half-open with the probe held by its holder', async () => {
+/** A governor on a fresh server whose breaker tripped and cooled down, and the probe lease it then took. */
+async function probeHeld() {
   const clock = new FakeClock();
   const first = await server();
   const redis = pool.open(first.url);
@@ -97,6 +98,11 @@ it('re-books a probe lease: the breaker stays half-open with the probe held by i
   clock.advance(TEST_BREAKER_POLICY.cooldownMs);
   const probe = await admitted(g, 1);
   expect(probe.transition).toMatchObject({ from: 'open', to: 'half_open' }); // it holds the probe lease
+  return { clock, first, redis, scope, sources, g, probe };
+}
+
+it('re-books a probe lease: the breaker stays half-open with the probe held by its holder', async () => {
+  const { clock, first, redis, scope, sources, g, probe } = await probeHeld();
 
   await restartEmpty(first, redis);
   await expect.poll(() => g.breaker.snapshot('a'), { timeout: 10_000 }).toMatchObject({ state: 'half_open', probeHeld: true });
@@ -113,16 +119,7 @@ it('re-books a probe lease: the breaker stays half-open with the probe held by i
 });
 
 it('a re-booked probe lease keeps its open→half_open reported: the probe after it, once it is given back, reports none', async () => {
-  const clock = new FakeClock();
-  const first = await server();
-  const redis = pool.open(first.url);
-  const scope = uniqueScope('forgotten');
-  const sources = { a: { rpm: 100, tpm: 0, maxConcurrency: 5 } };
-  const g = governor(redis, { scope, sources, now: clock.now });
-  await (await admitted(g, 1)).finish('dead', 1);
-  clock.advance(TEST_BREAKER_POLICY.cooldownMs);
-  const probe = await admitted(g, 1);
-  expect(probe.transition).toMatchObject({ from: 'open', to: 'half_open' });
+  const { first, redis, g, probe } = await probeHeld();
 
   await restartEmpty(first, redis);
   await expect.poll(() => g.breaker.snapshot('a'), { timeout: 10_000 }).toMatchObject({ state: 'half_open', probeHeld: true });
