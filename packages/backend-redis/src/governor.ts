@@ -1,6 +1,7 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import { optionalPositiveMs, type Clock, type GateOutcome, type GateTicket, type GovernedAdmission, type Governor } from '@pgw/core';
+import type { Clock, GateOutcome, GateTicket, GovernedAdmission, Governor } from '@pgw/core';
+import { optionalPositiveMs } from '@pgw/core/internal';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';

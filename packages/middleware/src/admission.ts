@@ -1,4 +1,4 @@
-import { isPromise } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 import type { Admission, GateTicket, Gate, GovernedAdmission, Governor, LimitGate, Limiter, MaybePromise, Permit, Source } from '@pgw/core';
 import { andThen, raceAbort } from './abort.js';
 import type { BreakerWatch } from './breaker-watch.js';

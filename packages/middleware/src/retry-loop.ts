@@ -15,8 +15,8 @@ import {
   type Source,
   type QuotaWaitStartEvent,
   type MaybePromise,
-  isPromise,
 } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 import { andThen, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';

@@ -3,7 +3,7 @@
  * same object runs on the recorder's thread (`thread: 'main'`) or inside the writer thread.
  */
 import { existsSync } from 'node:fs';
-import type { TelemetryColumnValue } from '@pgw/core';
+import type { TelemetryColumnValue } from '@pgw/core/internal';
 import { pruneRotated, renameAside } from './rotation.js';
 import { SqliteStore } from './sqlite-store.js';
 

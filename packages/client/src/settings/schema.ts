@@ -2,7 +2,8 @@
  * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import { isModel, parseModelPrice, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
+import type { AnyModel, BackendSelection, EmbeddingSettings, GatewaySettings, SourceConfig } from '@pgw/core';
+import { isModel, parseModelPrice } from '@pgw/core/internal';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';
