@@ -27,7 +27,7 @@ export interface SourceConfig {
   stream?: boolean;
   /** A larger 2xx body fails the attempt with ResultInvalidError. */
   maxResponseBytes?: number;
-  /** Thinking profile name (docs/thinking.md); default `openai`. */
+  /** Thinking profile name (docs/architecture.md#thinking-profiles); default `openai`. */
   provider?: string;
   extraBody?: Record<string, unknown>;
   /** Requests per minute; 0 = unlimited. */
