@@ -1,4 +1,5 @@
-import { SourceNotConfiguredError, assertBreakerPolicy } from '@pgw/core';
+import { SourceNotConfiguredError } from '@pgw/core';
+import { assertBreakerPolicy } from '@pgw/core/internal';
 import { randomUUID } from 'node:crypto';
 import type { BreakerPolicy, BreakerSnapshot, Clock, Gate, GateOutcome, GateRefusal, GateTicket } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';

@@ -1,4 +1,4 @@
-import { assertBudgetPolicy } from '@pgw/core';
+import { assertBudgetPolicy } from '@pgw/core/internal';
 import type { BreakerPolicy, BudgetCharge, BudgetPolicy, BudgetStatus, Clock, GateOutcome, GateTicket, GovernedAdmission, Governor, Permit } from '@pgw/core';
 import { BudgetBook, settleHold, type Hold } from './budget-book.js';
 import { InMemoryGate } from './gate.js';

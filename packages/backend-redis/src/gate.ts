@@ -9,9 +9,8 @@ import {
   type GateOutcome,
   type GateRefusal,
   type GateTicket,
-  assertBreakerPolicy,
-  optionalPositiveMs,
 } from '@pgw/core';
+import { assertBreakerPolicy, optionalPositiveMs } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { gateKeys, scopePrefix, type GateKeys } from './keys.js';

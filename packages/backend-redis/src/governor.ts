@@ -1,20 +1,7 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import {
-  assertBudgetPolicy,
-  budgetPeriodAt,
-  budgetTenantOf,
-  optionalPositiveMs,
-  type BudgetCharge,
-  type BudgetPolicy,
-  type BudgetStatus,
-  type Clock,
-  type GateOutcome,
-  type GateRefusal,
-  type GateTicket,
-  type GovernedAdmission,
-  type Governor,
-} from '@pgw/core';
+import type { BudgetCharge, BudgetPolicy, BudgetStatus, Clock, GateOutcome, GateRefusal, GateTicket, GovernedAdmission, Governor } from '@pgw/core';
+import { assertBudgetPolicy, budgetPeriodAt, budgetTenantOf, optionalPositiveMs } from '@pgw/core/internal';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';

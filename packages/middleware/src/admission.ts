@@ -1,4 +1,4 @@
-import { isPromise } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 import type {
   Admission,
   BudgetCharge,

@@ -17,8 +17,8 @@ import {
   type QuotaWaitStartEvent,
   type MaybePromise,
   type BudgetCharge,
-  isPromise,
 } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 import { andThen, throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';

@@ -1,4 +1,5 @@
-import { isPromise, type MaybePromise, type Permit } from '@pgw/core';
+import type { MaybePromise, Permit } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 import { andThen, raceAbort } from './abort.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 

@@ -5,7 +5,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InMemoryCache, InMemoryGate, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
-import { DEFAULT_PRICING, findModelPrice, parsePricingTable } from '@pgw/core';
+import { DEFAULT_PRICING, parsePricingTable } from '@pgw/core';
+import { findModelPrice } from '@pgw/core/internal';
 import type { Cache, Gate, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
