@@ -117,10 +117,10 @@ module.exports = {
     },
     {
       name: 'no-deep-imports',
-      comment: 'Import another package only through its exports (its src/index.ts), never a file deep inside it.',
+      comment: 'Import another package only through its exports (src/index.ts, or src/internal.ts for workspace helpers), never a file deep inside it.',
       severity: 'error',
       from: { path: '^(packages|apps)/([^/]+)/' },
-      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$'] },
+      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$'] },
     },
     {
       name: 'no-circular',

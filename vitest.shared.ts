@@ -1,12 +1,17 @@
+import { fileURLToPath } from 'node:url';
 import { defaultServerConditions } from 'vite';
 import { defineConfig } from 'vitest/config';
 
-/** Every package's vitest config: workspace packages resolve to their TypeScript source. */
+/**
+ * Every package's vitest config: workspace packages resolve to their TypeScript source; the global
+ * setup builds the SQLite writer thread's entry when it is stale (see vitest.writer-thread-setup.ts).
+ */
 export function packageTestConfig(overrides: { testTimeout?: number; fileParallelism?: boolean } = {}) {
   return defineConfig({
     ssr: { resolve: { conditions: ['@pgw/source', ...defaultServerConditions] } },
     test: {
       include: ['test/**/*.test.ts'],
+      globalSetup: [fileURLToPath(new URL('./vitest.writer-thread-setup.ts', import.meta.url))],
       testTimeout: overrides.testTimeout ?? 20_000,
       hookTimeout: 30_000,
       fileParallelism: overrides.fileParallelism ?? true,

@@ -8,7 +8,10 @@
 //       without @pgw/backend-redis fails naming it, and once it is added PGW_LIMITER_BACKEND=redis
 //       alone switches the limiter (the call leaves keys of its own unique scope in Redis);
 //   (d) with @pgw/telemetry-sqlite added, PGW_TELEMETRY_BACKEND=sqlite writes the call's rows from
-//       the recorder's writer thread (dist/sqlite-worker.js on plain node) and the process exits.
+//       the recorder's writer thread (dist/sqlite-worker.js on plain node) and the process exits;
+//   (e) with @pgw/testkit and vitest added, the chat and embedding model contract suites pass against
+//       a model written against the published packages only: the plain-fetch model of
+//       docs/writing-a-provider.md (packages/testkit/test/user-model.test.ts), importing @pgw/testkit.
 // Needs Redis at REDIS_URL (default redis://127.0.0.1:6379). PGW_SMOKE_KEEP=1 keeps the temp dir.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -21,6 +24,8 @@ import { publicPackages, root } from './lib/workspace.mjs';
 const FORBIDDEN_WITH_CLIENT_ALONE = ['ioredis', 'pg', 'better-sqlite3'];
 const TYPESCRIPT = '5.9.3';
 const TYPES_NODE = '20.19.43';
+const VITEST = '4.1.12';
+const USER_MODEL_TEST = path.join(root, 'packages/testkit/test/user-model.test.ts');
 const FIXTURES = path.join(root, 'scripts/consumer-smoke');
 
 const started = Date.now();
@@ -157,6 +162,18 @@ try {
     npm(['install', tarballs['@pgw/telemetry-sqlite']]);
     const result = chatResult({ SMOKE_SCOPE: 'LLM', PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: path.join(tmp, 'telemetry.sqlite') });
     if (result.telemetryCalls !== 1) fail(`expected one call in the SQLite file, got ${JSON.stringify(result)}`);
+  });
+
+  step('(e) npm install @pgw/testkit (tarball) and vitest: the model contract suites pass against a user-written model', () => {
+    const source = fs.readFileSync(USER_MODEL_TEST, 'utf8');
+    const workspaceImport = "from '../src/index.js';";
+    if (!source.includes(workspaceImport)) fail(`${path.relative(root, USER_MODEL_TEST)} no longer imports the suites from ${workspaceImport}`);
+    fs.writeFileSync(path.join(app, 'user-model.test.ts'), source.replace(workspaceImport, "from '@pgw/testkit';"));
+    npm(['install', '--save-dev', tarballs['@pgw/testkit'], tarballs['@pgw/core'], `vitest@${VITEST}`]);
+    const { stdout } = run('node', [path.join('node_modules', 'vitest', 'vitest.mjs'), 'run', 'user-model.test.ts'], { env: { NO_COLOR: '1' } });
+    const passed = Number(stdout.match(/Tests\s+(\d+) passed/)?.[1] ?? 0);
+    if (passed === 0) fail(`no contract case passed:\n${stdout}`);
+    console.log(`consumer-smoke:     ${passed} contract cases passed`);
   });
 
   console.log(`consumer-smoke: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -6,7 +6,7 @@
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { GatewayClient } from '@pgw/client';
-import { NEVER_ABORTED } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 import { createAgent } from '@pgw/http';
 import { openaiCompatible } from '@pgw/transport-openai';
 import { Pool } from 'undici';

@@ -5,7 +5,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import type { TelemetryRecorder, TelemetryRow } from '@pgw/core';
-import { timeOrderedId } from '@pgw/middleware';
+import { timeOrderedId } from '@pgw/middleware/internal';
 import { createTelemetryStores, type StoreKind } from './telemetry-stores.js';
 
 const STORES: readonly StoreKind[] = ['sqlite', 'postgres'];

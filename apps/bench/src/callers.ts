@@ -7,7 +7,7 @@ import { toLanguageModel } from '@pgw/ai-sdk';
 import { GatewayClient, type GatewayClientOverrides, type GatewaySettings, type TelemetryRecorder } from '@pgw/client';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
-import { NEVER_ABORTED } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 import { createAgent } from '@pgw/http';
 import { openaiCompatible } from '@pgw/transport-openai';
 import { Agent, Pool, fetch as undiciFetch } from 'undici';

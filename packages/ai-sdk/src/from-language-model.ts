@@ -5,17 +5,8 @@
  * reported before the answer returns, a stream read through `doStream` under the watchdog.
  */
 import type { LanguageModelV2StreamPart, LanguageModelV3StreamPart } from '@ai-sdk/provider';
-import {
-  MODEL_SPECIFICATION_VERSION,
-  observeThinking,
-  type AttemptContext,
-  type ChatDelta,
-  type ChatModel,
-  type ChatModelCapabilities,
-  type ChatRequest,
-  type ChatResult,
-  type ToolCall,
-} from '@pgw/core';
+import { MODEL_SPECIFICATION_VERSION, type AttemptContext, type ChatDelta, type ChatModel, type ChatModelCapabilities, type ChatRequest, type ChatResult, type ToolCall } from '@pgw/core';
+import { observeThinking } from '@pgw/core/internal';
 import type { LivenessLimits } from '@pgw/http';
 import type { AnyLanguageModel } from './ai-sdk-models.js';
 import { failureContext, runAttempt } from './attempt-run.js';

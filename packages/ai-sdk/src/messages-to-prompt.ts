@@ -3,7 +3,7 @@
  * prompt: the reverse of `promptToMessages`. One prompt serves V2 and V3; V4 wraps file data.
  */
 import type { LanguageModelV3FilePart, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolCallPart } from '@ai-sdk/provider';
-import type { ChatMessage, ContentPart } from '@pgw/core';
+import { wireCallParts, type ChatMessage, type ContentPart } from '@pgw/core';
 import type { SpecificationVersion } from './ai-sdk-models.js';
 
 const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = { wav: 'audio/wav', mp3: 'audio/mpeg' };
@@ -26,8 +26,10 @@ export function messagesToPrompt(messages: readonly ChatMessage[], version: Spec
         const text = textOf(content);
         if (text !== '') parts.push({ type: 'text', text });
         for (const call of message.tool_calls ?? []) {
-          toolNames.set(call.id, call.function.name);
-          parts.push({ type: 'tool-call', toolCallId: call.id, toolName: call.function.name, input: parsedInput(call.function.arguments) });
+          const { name, input } = wireCallParts(call);
+          toolNames.set(call.id, name);
+          // A custom call's input is free text, never JSON.
+          parts.push({ type: 'tool-call', toolCallId: call.id, toolName: name, input: call.type === 'custom' ? input : parsedInput(input) });
         }
         prompt.push({ role: 'assistant', content: parts });
         break;

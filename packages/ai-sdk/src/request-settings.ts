@@ -21,7 +21,15 @@ const NUMBER_KEYS: ReadonlyArray<[string, keyof Settings]> = [
   ['frequency_penalty', 'frequencyPenalty'],
 ];
 
-const V4_REASONING: Readonly<Record<Effort, string>> = { none: 'none', low: 'low', medium: 'medium', high: 'high', max: 'xhigh' };
+const V4_REASONING: Readonly<Record<Effort, string>> = {
+  none: 'none',
+  minimal: 'minimal',
+  low: 'low',
+  medium: 'medium',
+  high: 'high',
+  xhigh: 'xhigh',
+  max: 'xhigh',
+};
 
 export function callOptions(request: ChatRequest, version: SpecificationVersion, abortSignal: AbortSignal): Record<string, unknown> {
   const settings: Record<string, unknown> = {};

@@ -1,4 +1,5 @@
-import { BREAKER_TRANSITIONS, SourceNotConfiguredError, assertBreakerPolicy } from '@pgw/core';
+import { BREAKER_TRANSITIONS, SourceNotConfiguredError } from '@pgw/core';
+import { assertBreakerPolicy } from '@pgw/core/internal';
 import { randomUUID } from 'node:crypto';
 import type { BreakerPolicy, BreakerSnapshot, BreakerTransition, Clock, Breaker, BreakerVerdict, BreakerRefusal, BreakerTicket } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';

@@ -1,14 +1,5 @@
-import {
-  budgetPeriodAt,
-  budgetTenantOf,
-  budgetUsdOf,
-  fromNanoUsd,
-  toNanoUsd,
-  type BudgetCharge,
-  type BudgetPolicy,
-  type BudgetRefusal,
-  type BudgetStatus,
-} from '@pgw/core';
+import type { BudgetCharge, BudgetPolicy, BudgetRefusal, BudgetStatus } from '@pgw/core';
+import { budgetPeriodAt, budgetTenantOf, budgetUsdOf, fromNanoUsd, toNanoUsd } from '@pgw/core/internal';
 import { CONCURRENCY_POLL_MS } from './limiter.js';
 
 /** One budget in one period, in nano-dollars. Holds are kept in the order they expire (one TTL for all). */

@@ -1,5 +1,5 @@
 import type { Cache, Clock } from '@pgw/core';
-import { assertPositiveInteger, assertPositiveMs } from '@pgw/core';
+import { assertPositiveInteger, assertPositiveMs } from '@pgw/core/internal';
 
 export interface InMemoryCacheOptions {
   /** Least recently used entries are evicted beyond this many. Default 1000. */

@@ -1,4 +1,4 @@
-import { assertBudgetPolicy } from '@pgw/core';
+import { assertBudgetPolicy } from '@pgw/core/internal';
 import type {
   BreakerPolicy,
   BreakerTicket,

@@ -1,4 +1,5 @@
-import { SourceNotConfiguredError, assertNonNegativeInteger, assertPositiveMs } from '@pgw/core';
+import { SourceNotConfiguredError } from '@pgw/core';
+import { assertNonNegativeInteger, assertPositiveMs } from '@pgw/core/internal';
 import type { LimitAdmission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';
 import { SlidingWindow } from './sliding-window.js';

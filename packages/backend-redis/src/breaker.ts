@@ -1,20 +1,7 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import {
-  BREAKER_TRANSITIONS,
-  SourceNotConfiguredError,
-  type BreakerChangeReason,
-  type BreakerTransition,
-  type BreakerPolicy,
-  type BreakerSnapshot,
-  type Clock,
-  type Breaker,
-  type BreakerVerdict,
-  type BreakerRefusal,
-  type BreakerTicket,
-  assertBreakerPolicy,
-  optionalPositiveMs,
-} from '@pgw/core';
+import { BREAKER_TRANSITIONS, SourceNotConfiguredError, type BreakerChangeReason, type BreakerTransition, type BreakerPolicy, type BreakerSnapshot, type Clock, type Breaker, type BreakerVerdict, type BreakerRefusal, type BreakerTicket } from '@pgw/core';
+import { assertBreakerPolicy, optionalPositiveMs } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { breakerKeys, scopePrefix, type BreakerKeys } from './keys.js';

@@ -1,14 +1,5 @@
-import {
-  budgetTenantOf,
-  budgetUsdOf,
-  fromNanoUsd,
-  toNanoUsd,
-  type BudgetCharge,
-  type BudgetPeriod,
-  type BudgetPolicy,
-  type BudgetRefusal,
-  type BudgetStatus,
-} from '@pgw/core';
+import { type BudgetCharge, type BudgetPeriod, type BudgetPolicy, type BudgetRefusal, type BudgetStatus } from '@pgw/core';
+import { budgetTenantOf, budgetUsdOf, fromNanoUsd, toNanoUsd } from '@pgw/core/internal';
 import { budgetKey, scopePrefix } from './keys.js';
 import { CONCURRENCY_POLL_MS } from './limiter.js';
 import { numbers } from './scripts.js';

@@ -1,5 +1,5 @@
 import type { RedisClient } from './connection.js';
-import { optionalPositiveMs, assertPositiveInteger, assertPositiveMs } from '@pgw/core';
+import { optionalPositiveMs, assertPositiveInteger, assertPositiveMs } from '@pgw/core/internal';
 import type { Cache, Clock } from '@pgw/core';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { cachePrefix } from './keys.js';

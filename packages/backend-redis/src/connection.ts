@@ -1,4 +1,4 @@
-import { optionalPositiveMs } from '@pgw/core';
+import { optionalPositiveMs } from '@pgw/core/internal';
 import { Cluster, Redis } from 'ioredis';
 
 export interface RedisConnectionOptions {

@@ -1,23 +1,7 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import {
-  assertBudgetPolicy,
-  budgetPeriodAt,
-  budgetTenantOf,
-  optionalPositiveMs,
-  type BreakerRefusal,
-  type BreakerTicket,
-  type BreakerTransition,
-  type BreakerVerdict,
-  type BudgetCharge,
-  type BudgetPolicy,
-  type BudgetStatus,
-  type Clock,
-  type Governor,
-  type GovernorRefusal,
-  type Lease,
-  type SourceStats,
-} from '@pgw/core';
+import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type SourceStats } from '@pgw/core';
+import { assertBudgetPolicy, budgetPeriodAt, budgetTenantOf, optionalPositiveMs } from '@pgw/core/internal';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';

@@ -13,10 +13,8 @@ import {
   type Permit,
   type SourceLimits,
   type SourceStats,
-  assertNonNegativeInteger,
-  optionalPositiveMs,
-  assertPositiveMs,
 } from '@pgw/core';
+import { assertNonNegativeInteger, optionalPositiveMs, assertPositiveMs } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { limiterKeys, scopePrefix } from './keys.js';

@@ -2,7 +2,8 @@
  * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
-import { abortError, ensureCallDeadline } from '@pgw/core';
+import { abortError } from '@pgw/core';
+import { ensureCallDeadline } from '@pgw/core/internal';
 import type { ChatMessage, GatewaySettings } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
 

@@ -1,5 +1,5 @@
 /** What the three clients' constructors share: seams with real defaults, and a completeness check. */
-import { sleep as realSleep } from '@pgw/core';
+import { sleep as realSleep } from '@pgw/core/internal';
 import type { Clock, GatewaySubscriber, Governor, PricingTable, Sleep, TelemetryRecorder } from '@pgw/core';
 import { isPlainObject } from './call-input.js';
 

@@ -1,4 +1,4 @@
-import { isModel } from '@pgw/core';
+import { isModel } from '@pgw/core/internal';
 
 /**
  * Freezes a value and everything reachable from it (values handed out must not be mutated later),

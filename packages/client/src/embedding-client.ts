@@ -1,5 +1,6 @@
 /** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
-import { wellFormed, type BudgetStatus, type EmbeddingModel, type EmbeddingSettings, type Governor } from '@pgw/core';
+import type { BudgetStatus, EmbeddingModel, EmbeddingSettings, Governor } from '@pgw/core';
+import { wellFormed } from '@pgw/core/internal';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingMiddleware, EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
 import { assembleComponents } from './assembly/components.js';

@@ -1,6 +1,6 @@
 /** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
 import { randomUUID } from 'node:crypto';
-import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core';
+import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core/internal';
 import type { BudgetStatus, Cache, ChatMessage, ChatModel, Effort, GatewaySettings, Governor, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
 import type { CallOptions, ChatMiddleware, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';

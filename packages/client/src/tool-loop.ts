@@ -8,16 +8,15 @@
 import {
   abortError,
   CallDeadlineExceeded,
-  combineSignals,
   ToolExecutionError,
-  withCallDeadline,
   type ChatMessage,
   type LLMResponse,
   type ParsedToolCall,
   type Usage,
   type UsageSource,
 } from '@pgw/core';
-import { toWireCall } from '@pgw/middleware';
+import { combineSignals, withCallDeadline } from '@pgw/core/internal';
+import { toWireCall } from '@pgw/middleware/internal';
 import type { ChatTool } from './tool-options.js';
 
 /** What a tool's `execute` gets besides its input. */

@@ -2,6 +2,7 @@
 import { getEventListeners } from 'node:events';
 import { InMemoryGovernor } from '@pgw/backend-memory';
 import * as core from '@pgw/core';
+import { providerProfile } from '@pgw/core/internal';
 import type { AttemptContext, ChatModel, ChatRequest, ChatResult, EmbeddingModel, OcrModel } from '@pgw/core';
 import { describe, expect, it, vi } from 'vitest';
 import { z } from 'zod';
@@ -27,7 +28,7 @@ function chatModel(generate: Generate, profile: string) {
     provider: 'fake',
     modelId: 'm',
     capabilities: { jsonSchema: true, streaming: false },
-    managedKeys: core.providerProfile(profile).managedKeys,
+    managedKeys: providerProfile(profile).managedKeys,
     generate: vi.fn(generate),
     close: vi.fn(async () => {}),
   } satisfies ChatModel;

@@ -5,7 +5,7 @@
 import { mkdtempSync, rmSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { MIN_CUT_PREFIX_CHARS } from '@pgw/core';
+import { MIN_CUT_PREFIX_CHARS } from '@pgw/core/internal';
 import { afterAll, describe, expect, it } from 'vitest';
 import { GatewayClient, RequestRejectedError } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';

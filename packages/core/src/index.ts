@@ -1,22 +1,178 @@
-export * from './errors.js';
-export * from './types.js';
+// The public surface of @pgw/core, curated by hand (scripts/check-exports.mjs checks it against
+// exports.txt): the value types, the error taxonomy, the ports adapters implement, the model port and
+// the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the
+// workspace packages share are in ./internal.ts (`@pgw/core/internal`), which is not for users.
 export { wholeAnswerDelta } from './chat-delta.js';
 export { wireCallParts } from './wire-tool-call.js';
-export * from './ports.js';
-export * from './models.js';
-export * from './settings.js';
-export * from './telemetry.js';
-export * from './deadline.js';
-export * from './signals.js';
-export * from './http-helpers.js';
-export * from './redaction.js';
-export * from './thinking.js';
-export * from './pricing.js';
-export * from './budget.js';
-export * from './telemetry-queue.js';
-export * from './queued-recorder.js';
-export * from './recorders.js';
-export * from './arguments.js';
-export * from './well-formed.js';
-export * from './events.js';
-export * from './governor-of.js';
+export {
+  abortError,
+  AllSourcesExhausted,
+  CallDeadlineExceeded,
+  CircuitOpenError,
+  ContextLengthExceededError,
+  GatewayUnavailableError,
+  type GatewayUnavailableErrorOptions,
+  GovernanceBackendError,
+  type GovernanceBackendErrorOptions,
+  PolyGatewayError,
+  type PolyGatewayErrorOptions,
+  RequestRejectedError,
+  ResultInvalidError,
+  type ResultInvalidErrorOptions,
+  SCOPE_REASONS,
+  type ScopeReason,
+  SourceDeadError,
+  SourceNotConfiguredError,
+  StreamInterruptedError,
+  type StreamInterruptedErrorOptions,
+  ToolExecutionError,
+  TransientError,
+  type TransientErrorOptions,
+  type TransientKind,
+  type UpstreamErrorOptions,
+} from './errors.js';
+export {
+  type CallStats,
+  type ChatDelta,
+  type ChatMessage,
+  type ChatRequest,
+  type ChatResult,
+  type ChatRole,
+  type ContentPart,
+  type Effort,
+  EFFORTS,
+  type EmbedRequest,
+  type EmbedResult,
+  type LayoutElement,
+  type LLMResponse,
+  type OcrLayoutPayload,
+  type OcrLayoutResult,
+  type OcrOptions,
+  type OcrTextResult,
+  type Operation,
+  type ParsedToolCall,
+  type StructuredStrategy,
+  type ThinkingObservation,
+  type ToolCall,
+  type ToolCallDelta,
+  type ToolChoice,
+  type ToolDefinition,
+  type Usage,
+  type UsageSource,
+  type WireToolCall,
+} from './types.js';
+export {
+  type Breaker,
+  type BreakerChangeReason,
+  type BreakerRefusal,
+  type BreakerSnapshot,
+  type BreakerState,
+  type BreakerTicket,
+  type BreakerTransition,
+  BREAKER_TRANSITIONS,
+  type BreakerVerdict,
+  type Cache,
+  type Clock,
+  type Governor,
+  type GovernorRefusal,
+  type Lease,
+  type LimitAdmission,
+  LIMIT_GATES,
+  type Limiter,
+  type LimitGate,
+  type MaybePromise,
+  type Permit,
+  type Sleep,
+  type SourceLimits,
+  type SourceStats,
+  type TelemetryRecorder,
+  type TelemetryRecorderStats,
+} from './ports.js';
+export { governorOf } from './governor-of.js';
+export {
+  type AnyModel,
+  type AttemptContext,
+  type ChatModel,
+  type ChatModelCapabilities,
+  type EmbeddingModel,
+  MODEL_SPECIFICATION_VERSION,
+  type ModelIdentity,
+  type OcrModel,
+  type Source,
+  type StreamAttemptContext,
+} from './models.js';
+export {
+  type BackendSelection,
+  type BreakerPolicy,
+  type CacheBackendKind,
+  type CacheIsolation,
+  type CachePolicy,
+  type CircuitOpenPolicy,
+  type EmbeddingSettings,
+  type GatewaySettings,
+  type GlobalLimits,
+  type LimiterBackendKind,
+  type OcrSettings,
+  type QuotaFullPolicy,
+  type RedisMode,
+  type RetryPolicy,
+  type SelectorKind,
+  type SourceConfig,
+  type StructuredPolicy,
+  type TelemetryBackendKind,
+} from './settings.js';
+export {
+  TELEMETRY_COLUMNS,
+  type TelemetryEventKind,
+  type TelemetryRow,
+  type TelemetryStatus,
+} from './telemetry.js';
+export { estimateTokens, type HeaderBag, parseRetryAfter, summarizeBody } from './http-helpers.js';
+export { type RedactOptions, redactSecret, redactSecrets } from './redaction.js';
+export { type EffortMap, PROVIDER_PROFILES, type ProviderProfile } from './thinking.js';
+export { DEFAULT_PRICING, type ModelPrice, parsePricingTable, type PricingTable } from './pricing.js';
+export type { RecorderQueueOptions } from './telemetry-queue.js';
+export {
+  type CallsBucket,
+  type LatencyPercentiles,
+  MemoryRecorder,
+  NoopRecorder,
+  type OperationSummary,
+  type PromptCacheUse,
+  type SummaryRange,
+  type TelemetrySummary,
+} from './recorders.js';
+export {
+  type AttemptContent,
+  type AttemptEndEvent,
+  type AttemptOutcomeCategory,
+  type AttemptStartEvent,
+  type BreakerStateEvent,
+  type CacheHitEvent,
+  type CacheMissEvent,
+  type CallEndEvent,
+  type CallInfo,
+  type CallResultSummary,
+  type CallStartEvent,
+  type FirstTokenEvent,
+  GATEWAY_EVENT_NAMES,
+  type GatewayEventName,
+  type GatewayEvents,
+  type GatewaySubscriber,
+  type ModelEndpoint,
+  type ModelInfo,
+  type QuotaWaitEndEvent,
+  type QuotaWaitStartEvent,
+  type BudgetRefusedEvent,
+  type RetryScheduledEvent,
+} from './events.js';
+export {
+  BUDGET_PERIODS,
+  BudgetExceededError,
+  type BudgetCharge,
+  type BudgetPer,
+  type BudgetPeriod,
+  type BudgetPolicy,
+  type BudgetRefusal,
+  type BudgetStatus,
+} from './budget.js';

@@ -29,7 +29,7 @@ export interface SourceConfig {
   stream?: boolean;
   /** A larger 2xx body fails the attempt with ResultInvalidError. */
   maxResponseBytes?: number;
-  /** Thinking profile name (docs/thinking.md); default `openai`. */
+  /** Thinking profile name (docs/architecture.md#thinking-profiles); default `openai`. */
   provider?: string;
   extraBody?: Record<string, unknown>;
   /** Whether a json_schema response format that meets the strict-mode rules is asked strict; absent = yes. */

@@ -1,6 +1,7 @@
 /** Spend-budget arithmetic: UTC periods, nano-dollars, the worst case, the policy check and the error's fields. */
 import { describe, expect, it } from 'vitest';
-import { BudgetExceededError, GatewayUnavailableError, assertBudgetPolicy, budgetPeriodAt, budgetUsdOf, toNanoUsd, worstCaseCostUsd } from '../src/index.js';
+import { BudgetExceededError, GatewayUnavailableError } from '../src/index.js';
+import { assertBudgetPolicy, budgetPeriodAt, budgetUsdOf, toNanoUsd, worstCaseCostUsd } from '../src/internal.js';
 
 describe('spend budgets', () => {
   it('periods are UTC calendar periods; total has no end', () => {

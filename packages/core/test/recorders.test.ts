@@ -1,13 +1,6 @@
 import { describe, expect, it } from 'vitest';
-import {
-  MemoryRecorder,
-  NoopRecorder,
-  TELEMETRY_COLUMNS,
-  resolveSummaryRange,
-  summaryFromParts,
-  telemetryRowValues,
-  type TelemetryRow,
-} from '../src/index.js';
+import { MemoryRecorder, NoopRecorder, TELEMETRY_COLUMNS, type TelemetryRow } from '../src/index.js';
+import { resolveSummaryRange, summaryFromParts, telemetryRowValues } from '../src/internal.js';
 
 const minimal: TelemetryRow = {
   ts: 1_700_000_000_000,

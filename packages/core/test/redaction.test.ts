@@ -1,6 +1,7 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { MIN_CUT_PREFIX_CHARS, redactSecret, redactSecrets } from '../src/index.js';
+import { redactSecret, redactSecrets } from '../src/index.js';
+import { MIN_CUT_PREFIX_CHARS } from '../src/internal.js';
 
 const KEY = 'sk-live/Qm93+xT"v\\z';
 const OTHER = 'hv-9f2c8a7e';

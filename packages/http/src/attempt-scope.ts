@@ -3,7 +3,8 @@
  * timeout and, for streams, the liveness watchdog. Our own limits abort with a TransientError as
  * the reason; the caller's abort always wins and surfaces as the caller's AbortError.
  */
-import { MAX_TIMER_DELAY_MS, NEVER_ABORTED, TransientError, abortError } from '@pgw/core';
+import { TransientError, abortError } from '@pgw/core';
+import { MAX_TIMER_DELAY_MS, NEVER_ABORTED } from '@pgw/core/internal';
 import { CancelHandle } from './cancel-handle.js';
 import { LimitTimer, type AttemptLimit, type LivenessLimits } from './limit-timer.js';
 

@@ -23,7 +23,6 @@ export {
   type NetworkFailureContext,
 } from './failure.js';
 export { translateInBandError, inBandErrorObject, type InBandContext } from './in-band.js';
-export { redactSecrets } from '@pgw/core';
 export { SseParser, type SseEvent } from './sse-parser.js';
 export type { LivenessLimits, StallPhase } from './limit-timer.js';
 export { isRecord } from './json.js';

@@ -3,7 +3,7 @@
  * tokens. (The third layer, the total, is the attempt's own timeout; an attempt enforces all three
  * with one timer, see `LimitTimer`.) Reasoning tokens count: a model that is thinking is alive.
  */
-import { MAX_TIMER_DELAY_MS } from '@pgw/core';
+import { MAX_TIMER_DELAY_MS } from '@pgw/core/internal';
 
 export type StallPhase = 'first_token' | 'inter_token';
 

@@ -1,4 +1,5 @@
-import { abortError, isPromise, NEVER_ABORTED, SourceDeadError, TransientError, type MaybePromise } from '@pgw/core';
+import { abortError, SourceDeadError, TransientError, type MaybePromise } from '@pgw/core';
+import { isPromise, NEVER_ABORTED } from '@pgw/core/internal';
 
 export function throwIfAborted(signal: AbortSignal): void {
   if (signal.aborted) throw abortError(signal);

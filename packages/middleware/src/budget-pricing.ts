@@ -1,4 +1,4 @@
-import { costUsd, findModelPrice, worstCaseCostUsd } from '@pgw/core';
+import { costUsd, findModelPrice, worstCaseCostUsd } from '@pgw/core/internal';
 import type { BudgetCharge, ModelPrice, PricingTable, Source, Usage } from '@pgw/core';
 import type { BudgetTokens } from './operation.js';
 

@@ -1,5 +1,6 @@
 import { estimateTokens, wholeAnswerDelta, wireCallParts } from '@pgw/core';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext, ThinkingContradictions } from '@pgw/core';
+import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext } from '@pgw/core';
+import type { ThinkingContradictions } from '@pgw/core/internal';
 import { inPromptJsonRequest } from './json-prompt.js';
 import type { AttemptOperation } from './operation.js';
 

@@ -1,4 +1,5 @@
-import { costUsd, ThinkingContradictions, type Cache, type CallResultSummary, type ChatModel, type GatewaySettings, type LLMResponse } from '@pgw/core';
+import type { Cache, CallResultSummary, ChatModel, GatewaySettings, LLMResponse } from '@pgw/core';
+import { costUsd, ThinkingContradictions } from '@pgw/core/internal';
 import { cacheMiddleware } from './cache.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import { chatOperation } from './chat-operation.js';

@@ -1,4 +1,5 @@
-import { followSharedSignal, wholeAnswerDelta, type ChatDelta, type LLMResponse } from '@pgw/core';
+import { wholeAnswerDelta, type ChatDelta, type LLMResponse } from '@pgw/core';
+import { followSharedSignal } from '@pgw/core/internal';
 
 /** What a streamed chat call hands back: the deltas as they arrive, and the whole answer once complete. */
 export interface ChatStream extends AsyncIterable<ChatDelta> {

@@ -1,5 +1,6 @@
 import { timeOrderedId } from './time-ordered-id.js';
-import { NEVER_ABORTED, type CallStats, type ChatDelta, type Clock, type Effort, type Operation } from '@pgw/core';
+import type { CallStats, ChatDelta, Clock, Effort, Operation } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 
 /** The mutable part of a logical call, shared by every view of its context (see `withSignal`). */
 export interface CallLedger {

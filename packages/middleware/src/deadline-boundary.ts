@@ -1,4 +1,4 @@
-import { withCallDeadline } from '@pgw/core';
+import { withCallDeadline } from '@pgw/core/internal';
 import type { Middleware } from './compose.js';
 import { callerSignal, withSignal } from './context.js';
 

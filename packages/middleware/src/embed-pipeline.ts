@@ -1,4 +1,5 @@
-import { costUsd, type CallResultSummary, type CallStats, type EmbeddingModel, type EmbeddingSettings, type Usage, type UsageSource } from '@pgw/core';
+import type { CallResultSummary, CallStats, EmbeddingModel, EmbeddingSettings, Usage, UsageSource } from '@pgw/core';
+import { costUsd } from '@pgw/core/internal';
 import type { CallOptions } from './chat-pipeline.js';
 import { compose } from './compose.js';
 import { callStats, createCallContext } from './context.js';

@@ -1,4 +1,4 @@
-import { followSharedSignal } from '@pgw/core';
+import { followSharedSignal } from '@pgw/core/internal';
 
 /**
  * Runs one logical call under a signal of its own. A caller's signal is often shared by many calls

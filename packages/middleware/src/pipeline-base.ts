@@ -1,4 +1,4 @@
-import { assertModel } from '@pgw/core';
+import { assertModel } from '@pgw/core/internal';
 import type {
   Clock,
   GatewaySettings,

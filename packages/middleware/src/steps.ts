@@ -1,4 +1,5 @@
-import { isPromise, type MaybePromise } from '@pgw/core';
+import { type MaybePromise } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 
 /**
  * A stretch of the call path written as a generator: it waits for each port's answer by yielding it,

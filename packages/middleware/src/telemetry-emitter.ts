@@ -1,7 +1,5 @@
 import { timeOrderedId } from './time-ordered-id.js';
 import {
-  cacheSavingUsd,
-  costUsd,
   NoopRecorder,
   summarizeBody,
   type AttemptEndEvent,
@@ -14,6 +12,7 @@ import {
   type TelemetryRecorder,
   type TelemetryRow,
 } from '@pgw/core';
+import { cacheSavingUsd, costUsd } from '@pgw/core/internal';
 import { SafeRecorder } from './safe-recorder.js';
 import type { WarnOnce } from './warn-once.js';
 

@@ -1,4 +1,5 @@
-import { abortError, followSignal, type Sleep } from '@pgw/core';
+import { abortError, type Sleep } from '@pgw/core';
+import { followSignal } from '@pgw/core/internal';
 
 /** The reason a waiter's own sleep is cut short: room was freed, look again now. */
 const WOKEN = Symbol('woken');

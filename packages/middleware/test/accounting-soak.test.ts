@@ -16,7 +16,7 @@ import {
   type Sleep,
 } from '@pgw/core';
 import { expect, it } from 'vitest';
-import { assembleChatPipeline } from '../src/index.js';
+import { assembleChatPipeline } from './helpers/internals.js';
 import { ArrayRecorder, chatResult, drain, ManualClock, Script, ScriptedBreaker, ScriptedModel, source, usage } from './helpers/fakes.js';
 import { testSettings } from './helpers/harness.js';
 

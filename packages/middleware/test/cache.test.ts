@@ -3,7 +3,7 @@ import { TransientError, type Cache, type ChatMessage } from '@pgw/core';
 import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { chatCacheKey, messagesDigest, type GatewayChatRequest } from '../src/index.js';
+import { chatCacheKey, messagesDigest, type GatewayChatRequest } from './helpers/internals.js';
 import { chatResult } from './helpers/fakes.js';
 import { chatHarness, HI } from './helpers/harness.js';
 

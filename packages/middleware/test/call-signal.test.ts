@@ -1,6 +1,7 @@
 /** How calls listen to signals: one listener on a caller's signal however many calls share it, none on a signal that cannot abort. */
 import { getEventListeners } from 'node:events';
-import { abortError, NEVER_ABORTED, NoopRecorder, type AttemptContext, type ChatResult } from '@pgw/core';
+import { abortError, NoopRecorder, type AttemptContext, type ChatResult } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 import { deferred } from '@pgw/testkit';
 import { afterEach, describe, expect, it } from 'vitest';
 import { AccountingLimiter, chatResult } from './helpers/fakes.js';

@@ -16,7 +16,7 @@ import {
 import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { assembleChatPipeline, type ChatStream } from '../src/index.js';
+import { assembleChatPipeline, type ChatStream } from './helpers/internals.js';
 import { AccountingLimiter, chatResult, drain, HANG, ScriptedBreaker, type Step } from './helpers/fakes.js';
 import { chatHarness, HI } from './helpers/harness.js';
 

@@ -12,7 +12,7 @@ import {
   Settlement,
   StallClock,
   type Selector,
-} from '../src/index.js';
+} from './helpers/internals.js';
 import { AccountingLimiter, ManualClock, source, usage } from './helpers/fakes.js';
 import { drain, settled } from './helpers/walks.js';
 

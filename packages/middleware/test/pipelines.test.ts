@@ -1,7 +1,7 @@
 import { CallDeadlineExceeded, governorOf, ResultInvalidError, TransientError, type EmbedRequest } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { assembleChatPipeline, compose, createCallContext, type Middleware } from '../src/index.js';
+import { assembleChatPipeline, compose, createCallContext, type Middleware } from './helpers/internals.js';
 import { AccountingLimiter, chatResult, embedResult, HANG, Script, ScriptedBreaker, ScriptedModel, source, usage } from './helpers/fakes.js';
 import { chatHarness, embedHarness, ocrHarness, testSettings } from './helpers/harness.js';
 

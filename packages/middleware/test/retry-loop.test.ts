@@ -9,15 +9,15 @@ import {
   ResultInvalidError,
   SourceDeadError,
   SourceNotConfiguredError,
-  ThinkingContradictions,
   TransientError,
   type ChatRequest,
   type ChatResult,
   type Limiter,
   type Permit,
 } from '@pgw/core';
+import { ThinkingContradictions } from '@pgw/core/internal';
 import { describe, expect, it } from 'vitest';
-import { chatOperation, type Selector } from '../src/index.js';
+import { chatOperation, type Selector } from './helpers/internals.js';
 import { AccountingLimiter, chatResult, embedResult, HANG, ScriptedBreaker, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
 import { settled } from './helpers/walks.js';

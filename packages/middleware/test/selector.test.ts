@@ -2,7 +2,7 @@
 import { deferred } from '@pgw/testkit';
 import type { SourceStats } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { createSelector, DEFAULT_STATS_EVERY_MS, HealthBook, largerWindows, type Selector, type SelectorDeps, type SelectorEntry } from '../src/index.js';
+import { createSelector, DEFAULT_STATS_EVERY_MS, HealthBook, largerWindows, type Selector, type SelectorDeps, type SelectorEntry } from './helpers/internals.js';
 import { AccountingLimiter, ManualClock, source } from './helpers/fakes.js';
 import { drain, settled } from './helpers/walks.js';
 

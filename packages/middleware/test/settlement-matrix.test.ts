@@ -3,7 +3,6 @@ import {
   RequestRejectedError,
   ResultInvalidError,
   SourceDeadError,
-  ThinkingContradictions,
   TransientError,
   type LimitAdmission,
   type ChatRequest,
@@ -11,9 +10,10 @@ import {
   type EmbedResult,
   type Limiter,
 } from '@pgw/core';
+import { ThinkingContradictions } from '@pgw/core/internal';
 import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
-import { chatOperation, embedOperation, ocrTextOperation } from '../src/index.js';
+import { chatOperation, embedOperation, ocrTextOperation } from './helpers/internals.js';
 import {
   AccountingLimiter,
   chatResult,

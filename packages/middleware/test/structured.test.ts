@@ -1,7 +1,7 @@
 import { ResultInvalidError, TransientError, type ChatRequest } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { extractJsonText, parseStructuredAnswer } from '../src/index.js';
+import { extractJsonText, parseStructuredAnswer } from './helpers/internals.js';
 import { chatResult, Script, ScriptedModel, source } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 

@@ -1,6 +1,6 @@
 import { GatewayUnavailableError, NoopRecorder, TransientError, type ChatMessage, type TelemetryRecorder } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
-import { callEventsMiddleware, compose, createCallContext, EventHub, TelemetryEmitter, WarnOnce } from '../src/index.js';
+import { callEventsMiddleware, compose, createCallContext, EventHub, TelemetryEmitter, WarnOnce } from './helpers/internals.js';
 import { ArrayRecorder, chatResult, HANG, ManualClock, source, usage } from './helpers/fakes.js';
 import { chatHarness } from './helpers/harness.js';
 

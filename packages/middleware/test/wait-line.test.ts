@@ -1,7 +1,8 @@
-import { GatewayUnavailableError, sleep, ThinkingContradictions, type ChatRequest, type ChatResult } from '@pgw/core';
+import { GatewayUnavailableError, type ChatRequest, type ChatResult } from '@pgw/core';
+import { sleep, ThinkingContradictions } from '@pgw/core/internal';
 import { deferred } from '@pgw/testkit';
 import { describe, expect, it } from 'vitest';
-import { chatOperation, WaitLine } from '../src/index.js';
+import { chatOperation, WaitLine } from './helpers/internals.js';
 import { AccountingLimiter, chatResult, source } from './helpers/fakes.js';
 import { loopHarness } from './helpers/harness.js';
 

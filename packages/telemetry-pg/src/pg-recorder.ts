@@ -1,13 +1,7 @@
 /** TelemetryRecorder on PostgreSQL (docs/architecture.md#telemetry): batched multi-row inserts through the core queue. */
 import pg from 'pg';
-import {
-  QueuedRecorder,
-  TELEMETRY_COLUMNS,
-  telemetryRowValues,
-  type PartialWrite,
-  type RecorderQueueOptions,
-  type TelemetryRow,
-} from '@pgw/core';
+import { TELEMETRY_COLUMNS, type RecorderQueueOptions, type TelemetryRow } from '@pgw/core';
+import { QueuedRecorder, telemetryRowValues, type PartialWrite } from '@pgw/core/internal';
 import { storeNames, type StoreNames } from './names.js';
 import { migrate } from './schema.js';
 import { inTransaction } from './transaction.js';

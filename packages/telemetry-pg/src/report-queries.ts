@@ -1,14 +1,7 @@
 /** The queries behind `pgw report` (docs/architecture.md#beyond-the-port) on Postgres; the SQLite store answers the same shape. */
 import pg from 'pg';
-import {
-  SUMMARY_NONE_KEY,
-  resolveSummaryRange,
-  summaryFromParts,
-  type CallsBucket,
-  type SummaryParts,
-  type SummaryRange,
-  type TelemetrySummary,
-} from '@pgw/core';
+import type { CallsBucket, SummaryRange, TelemetrySummary } from '@pgw/core';
+import { SUMMARY_NONE_KEY, resolveSummaryRange, summaryFromParts, type SummaryParts } from '@pgw/core/internal';
 import { storeNames } from './names.js';
 
 export interface PgSummarySource {

@@ -1,14 +1,7 @@
 /** The queries behind `pgw report` (docs/architecture.md#beyond-the-port) on a SQLite file; the Postgres store answers the same shape. */
 import Database from 'better-sqlite3';
-import {
-  SUMMARY_NONE_KEY,
-  resolveSummaryRange,
-  summaryFromParts,
-  type CallsBucket,
-  type SummaryParts,
-  type SummaryRange,
-  type TelemetrySummary,
-} from '@pgw/core';
+import type { CallsBucket, SummaryRange, TelemetrySummary } from '@pgw/core';
+import { SUMMARY_NONE_KEY, resolveSummaryRange, summaryFromParts, type SummaryParts } from '@pgw/core/internal';
 
 export interface SqliteSummarySource {
   /** A telemetry file (the live one or a rotated one); opened read-only. */

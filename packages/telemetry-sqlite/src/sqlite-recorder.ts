@@ -2,13 +2,8 @@
  * TelemetryRecorder on a SQLite file (docs/architecture.md#telemetry): batched through the core
  * queue, written by a worker thread (or on the caller's thread), rotated by size.
  */
-import {
-  QueuedRecorder,
-  telemetryRowValues,
-  type RecorderQueueOptions,
-  type TelemetryColumnValue,
-  type TelemetryRow,
-} from '@pgw/core';
+import type { RecorderQueueOptions, TelemetryRow } from '@pgw/core';
+import { QueuedRecorder, telemetryRowValues, type TelemetryColumnValue } from '@pgw/core/internal';
 import { describeError, SqliteWriter, type SqliteRow, type SqliteWriterConfig } from './sqlite-writer.js';
 import { WriterThread } from './writer-thread.js';
 

@@ -1,6 +1,7 @@
 /** One open SQLite telemetry file: WAL, migrated, with prepared multi-row inserts. */
 import Database from 'better-sqlite3';
-import { TELEMETRY_COLUMNS, type TelemetryColumnValue } from '@pgw/core';
+import { TELEMETRY_COLUMNS } from '@pgw/core';
+import type { TelemetryColumnValue } from '@pgw/core/internal';
 import { migrate } from './schema.js';
 
 /**

@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { dirname } from 'node:path';
-import type { TelemetryColumnValue } from '@pgw/core';
+import type { TelemetryColumnValue } from '@pgw/core/internal';
 import { pruneRotated, renameAside } from './rotation.js';
 import { driverFailure } from './sqlite-driver.js';
 import { SqliteStore } from './sqlite-store.js';

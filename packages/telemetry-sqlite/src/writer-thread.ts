@@ -3,6 +3,8 @@
  * messages and are answered in order. A thread that dies fails what it had in hand and is replaced by
  * the next request, so a crash costs the batch in flight and nothing after it.
  */
+import { existsSync } from 'node:fs';
+import { fileURLToPath } from 'node:url';
 import { Worker } from 'node:worker_threads';
 import { describeError, type SqliteRow, type SqliteWriterConfig } from './sqlite-writer.js';
 import type { WriterReply, WriterRequest, WriterRequestBody } from './writer-protocol.js';
@@ -13,18 +15,20 @@ interface Waiter {
 }
 
 /**
- * Built, the entry is plain JavaScript next to this file. From TypeScript source (the repository's
- * tests and tsx runs), Node 20 applies no `--import` loader to a worker's entry, so the thread
- * registers tsx itself before it loads the `.ts` entry, and resolves workspace packages to source.
+ * The thread runs plain JavaScript: built, its entry sits next to this module. Run from TypeScript
+ * source (the repository's tests, tsx), this module is `src/writer-thread.ts` and the thread runs the
+ * package's built entry instead, since a worker thread gets no TypeScript loader; the workspace's test
+ * setup (`vitest.writer-thread-setup.ts`) builds it when it is older than the sources. That entry
+ * imports the built packages, so it starts without the parent's flags (`--conditions=@pgw/source`).
  */
+const FROM_SOURCE = import.meta.url.endsWith('.ts');
+const WORKER_ENTRY = new URL(FROM_SOURCE ? '../dist/sqlite-worker.js' : './sqlite-worker.js', import.meta.url);
+
 function spawnWriter(config: SqliteWriterConfig): Worker {
-  if (!import.meta.url.endsWith('.ts')) {
-    return new Worker(new URL('./sqlite-worker.js', import.meta.url), { workerData: config });
+  if (!existsSync(WORKER_ENTRY)) {
+    throw new Error(`the SQLite writer thread's entry ${fileURLToPath(WORKER_ENTRY)} is missing: run pnpm --filter @pgw/telemetry-sqlite build`);
   }
-  const tsx = JSON.stringify(import.meta.resolve('tsx/esm/api'));
-  const entry = JSON.stringify(new URL('./sqlite-worker.ts', import.meta.url).href);
-  const boot = `import(${tsx}).then(({ register }) => { register(); return import(${entry}); })`;
-  return new Worker(boot, { eval: true, workerData: config, execArgv: ['--conditions=@pgw/source'] });
+  return new Worker(WORKER_ENTRY, { workerData: config, ...(FROM_SOURCE && { execArgv: [] }) });
 }
 
 export class WriterThread {

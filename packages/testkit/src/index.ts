@@ -1,16 +1,51 @@
-export * from './fake-clock.js';
-export * from './fixtures.js';
-export * from './deferred.js';
-export * from './telemetry-rows.js';
-export * from './recorder-bench.js';
-export * from './limiter-contract.js';
-export * from './settle-release-contract.js';
-export * from './breaker-contract.js';
-export * from './cache-contract.js';
-export * from './recorder-contract.js';
-export * from './model-contract/index.js';
-export * from './private-redis.js';
-export * from './private-postgres.js';
-export * from './governor-contract.js';
-export * from './synchronous-contract.js';
-export * from './budget-contract.js';
+// The public surface of @pgw/testkit, curated by hand (scripts/check-exports.mjs checks it against
+// exports.txt). The contract suites call vitest's describe/it: vitest is a peer dependency.
+
+// Contract suites of the ports, with the factories an adapter hands them
+export { limiterContract, LIMITER_WINDOW_MS, type LimiterFactory, type LimiterFactoryOptions } from './limiter-contract.js';
+export { settleAndReleaseContract } from './settle-release-contract.js';
+export { breakerContract, type BreakerFactory, type BreakerFactoryOptions } from './breaker-contract.js';
+export {
+  governorContract,
+  type GovernorFactory,
+  type GovernorFactoryOptions,
+  type GovernorUnderTest,
+} from './governor-contract.js';
+export { synchronousGovernanceContract } from './synchronous-contract.js';
+export { cacheContract, type CacheFactory, type CacheFactoryOptions } from './cache-contract.js';
+export { budgetContract, type BudgetGovernorFactory } from './budget-contract.js';
+export {
+  recorderContract,
+  summaryContract,
+  type RecorderHarness,
+  type RecorderHarnessFactory,
+  type SummaryHarness,
+} from './recorder-contract.js';
+
+// Contract suites of the model port, and what a provider's own tests reuse from them
+export {
+  chatModelContract,
+  embeddingModelContract,
+  ocrModelContract,
+  CONTRACT_HEADER_VALUE,
+  CONTRACT_KEY,
+  recordingAttempt,
+  startLoopbackUpstream,
+  type ContractModelOptions,
+  type ContractReply,
+  type ContractRequest,
+  type LoopbackUpstream,
+  type MakeModel,
+  type RecordingAttempt,
+} from './model-contract/index.js';
+
+// Fakes and fixtures
+export { FakeClock, FakeSleep } from './fake-clock.js';
+export { deferred, type Deferred } from './deferred.js';
+export { idleBreakerSnapshot, TEST_BREAKER_POLICY, UNLIMITED } from './fixtures.js';
+export { sampleTelemetryRow, telemetryRow } from './telemetry-rows.js';
+export { measureRecorderThroughput, type ThroughputRecorderFactory, type ThroughputRun } from './recorder-bench.js';
+
+// Servers of a test's own
+export { spareFreePort, spawnRedisServer, startPrivateRedis, type PrivateRedis } from './private-redis.js';
+export { startPrivatePostgres, type PrivatePostgres } from './private-postgres.js';

@@ -3,7 +3,8 @@
  * with a plain value, never a promise, so the middleware's fast path (`isPromise` false) spends no
  * promise, microtask or abort listener on it. Failures are thrown synchronously.
  */
-import { isPromise, type GovernorRefusal, type Lease } from '@pgw/core';
+import { type GovernorRefusal, type Lease } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
 import { describe, expect, it } from 'vitest';
 import { uniqueScope } from './contract-support.js';
 import { FakeClock } from './fake-clock.js';

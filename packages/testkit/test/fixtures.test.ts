@@ -1,4 +1,5 @@
-import { MemoryRecorder, assertBreakerPolicy, telemetryRowValues } from '@pgw/core';
+import { MemoryRecorder } from '@pgw/core';
+import { assertBreakerPolicy, telemetryRowValues } from '@pgw/core/internal';
 import { afterEach, describe, expect, it, vi } from 'vitest';
 import {
   TEST_BREAKER_POLICY,

@@ -1,5 +1,6 @@
 /** A chat answer, however it arrived (one JSON body or a stream), and its translation to ChatResult. */
-import { observeThinking, type ChatMessage, type ChatResult, type ToolCall, type Usage } from '@pgw/core';
+import type { ChatMessage, ChatResult, ToolCall, Usage } from '@pgw/core';
+import { observeThinking } from '@pgw/core/internal';
 import { parseAnswerBody } from './answer-json.js';
 import { invalidAnswer, type AnswerOrigin } from './error-translation.js';
 import { isRecord } from './json.js';

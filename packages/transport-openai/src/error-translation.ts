@@ -2,8 +2,8 @@
  * Answers that arrived with a 2xx status but cannot be used. Non-2xx answers, connection failures
  * and in-band errors are translated by `@pgw/http`, shared with every provider.
  */
-import { ResultInvalidError, TransientError, summarizeBody } from '@pgw/core';
-import { redactSecrets, type HttpAnswer } from '@pgw/http';
+import { ResultInvalidError, TransientError, redactSecrets, summarizeBody } from '@pgw/core';
+import type { HttpAnswer } from '@pgw/http';
 
 /** Where an answer came from, for the errors its content may raise. */
 export type AnswerOrigin = Pick<HttpAnswer, 'failure' | 'status' | 'headers'>;

@@ -1,5 +1,6 @@
 /** Options of `openaiCompatible`, validated once at creation: errors name the option, never echo a secret. */
-import { checkEffortMap, providerProfile, type Clock, type EffortMap, type ProviderProfile } from '@pgw/core';
+import type { Clock, EffortMap, ProviderProfile } from '@pgw/core';
+import { checkEffortMap, providerProfile } from '@pgw/core/internal';
 import { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString, type EndpointOptions } from '@pgw/http';
 import type { Dispatcher } from 'undici';
 import { isRecord } from './json.js';

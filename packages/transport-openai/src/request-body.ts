@@ -1,5 +1,6 @@
 /** Wire bodies of the two routes. */
-import { mapEffort, type ChatRequest, type EffortMap, type EmbedRequest, type ProviderProfile } from '@pgw/core';
+import { type ChatRequest, type EffortMap, type EmbedRequest, type ProviderProfile } from '@pgw/core';
+import { mapEffort } from '@pgw/core/internal';
 import type { StrictResponseFormat } from './strict-schema.js';
 import { applyTools } from './tool-wire.js';
 

@@ -1,5 +1,6 @@
 import { getEventListeners } from 'node:events';
-import { NEVER_ABORTED, TransientError } from '@pgw/core';
+import { TransientError } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 import { probeHandles, startMockUpstream } from '@pgw/mock-upstream';
 import { describe, expect, it } from 'vitest';
 import { attemptContext, harness, scriptedSource, thrown } from './helpers.js';

@@ -3,7 +3,8 @@
  * and parsed answers checked against the vendored OpenAI OpenAPI document. Here: the check catches a
  * drift, the hooks see what the provider builds, and the request forms the provider can build.
  */
-import { EFFORTS, providerProfile, type ChatMessage, type ChatRequest } from '@pgw/core';
+import { EFFORTS, type ChatMessage, type ChatRequest } from '@pgw/core';
+import { providerProfile } from '@pgw/core/internal';
 import { describe, expect, it } from 'vitest';
 import { parseChatCompletion } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';

@@ -1,4 +1,4 @@
-import { providerProfile } from '@pgw/core';
+import { providerProfile } from '@pgw/core/internal';
 import { describe, expect, it } from 'vitest';
 import { chatBody, embedBody } from '../src/request-body.js';
 import { StrictResponseFormat } from '../src/strict-schema.js';

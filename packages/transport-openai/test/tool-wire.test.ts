@@ -1,4 +1,5 @@
-import { providerProfile, ResultInvalidError, wholeAnswerDelta, type ChatMessage } from '@pgw/core';
+import { ResultInvalidError, wholeAnswerDelta, type ChatMessage } from '@pgw/core';
+import { providerProfile } from '@pgw/core/internal';
 import { describe, expect, it } from 'vitest';
 import { parseChatCompletion, toChatResult } from '../src/chat-answer.js';
 import { ChatStreamAssembler } from '../src/chat-stream.js';

@@ -3,7 +3,8 @@
  * cost the telemetry rows of that scope carry since the start of the budget's current period.
  */
 import { formatInstant, formatUsd } from './format.js';
-import { assertBudgetPolicy, budgetPeriodAt, type BudgetPolicy, type SummaryRange, type TelemetrySummary } from '@pgw/client';
+import type { BudgetPolicy, SummaryRange, TelemetrySummary } from '@pgw/client';
+import { assertBudgetPolicy, budgetPeriodAt } from '@pgw/core/internal';
 
 export interface BudgetSpend {
   readonly scope: string;

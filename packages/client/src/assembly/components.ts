@@ -5,7 +5,8 @@
 import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InMemoryBreaker, InMemoryCache, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
-import { DEFAULT_PRICING, findModelPrice, governorOf, parsePricingTable } from '@pgw/core';
+import { DEFAULT_PRICING, governorOf, parsePricingTable } from '@pgw/core';
+import { findModelPrice } from '@pgw/core/internal';
 import type { Breaker, Cache, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';

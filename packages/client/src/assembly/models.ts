@@ -4,7 +4,8 @@
  * described by its endpoint (BASE_URL…), with the provider factories, all sharing one HTTP agent
  * that the client owns and closes.
  */
-import { assertModel, type AnyModel, type GatewaySettings, type ModelIdentity, type Source, type SourceConfig } from '@pgw/core';
+import type { AnyModel, GatewaySettings, ModelIdentity, Source, SourceConfig } from '@pgw/core';
+import { assertModel } from '@pgw/core/internal';
 import { closeWith, type OwnedResources } from './owned-resources.js';
 
 /** A source described by its endpoint, as the settings schema guarantees it (baseUrl present, defaults filled). */

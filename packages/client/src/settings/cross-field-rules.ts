@@ -2,7 +2,8 @@
  * The settings rules that relate fields to each other (or to the built-in provider profiles and
  * the deadline helper of core). They run once every field has parsed, on both settings paths.
  */
-import { ensureCallDeadline, providerProfile, type ModelIdentity } from '@pgw/core';
+import type { ModelIdentity } from '@pgw/core';
+import { ensureCallDeadline, providerProfile } from '@pgw/core/internal';
 import { checkApiKey, checkApiKeyHeader, checkHeaders, checkQuery, DEFAULT_API_KEY_HEADER } from '@pgw/http';
 import { ENDPOINT_FIELDS } from './endpoint-fields.js';
 

@@ -2,19 +2,8 @@
  * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import {
-  BUDGET_PERIODS,
-  MAX_BUDGET_USD,
-  checkEffortMap,
-  isModel,
-  parseEffortMap,
-  parseModelPrice,
-  type AnyModel,
-  type BackendSelection,
-  type EmbeddingSettings,
-  type GatewaySettings,
-  type SourceConfig,
-} from '@pgw/core';
+import { BUDGET_PERIODS, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
+import { checkEffortMap, isModel, MAX_BUDGET_USD, parseEffortMap, parseModelPrice } from '@pgw/core/internal';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
 import { SCOPE_NAME } from './env-keys.js';

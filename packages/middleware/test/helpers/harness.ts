@@ -37,7 +37,7 @@ import {
   type ChatMiddleware,
   type GatewayChatRequest,
   type StreamCallOptions,
-} from '../../src/index.js';
+} from './internals.js';
 import {
   AccountingLimiter,
   ArrayRecorder,

@@ -1,5 +1,5 @@
 import type { Source } from '@pgw/core';
-import type { SourceWalk } from '../../src/index.js';
+import type { SourceWalk } from './internals.js';
 
 /** The whole order a walk gives. */
 export function drain(walk: SourceWalk): Source[] {
