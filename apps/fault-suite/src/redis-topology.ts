@@ -101,10 +101,16 @@ export async function startCluster(ports: readonly number[]): Promise<PrivateClu
     nodes,
     async ownerOf(key) {
       const slot = await onNode(ports[0]!, (r) => r.cluster('KEYSLOT', key));
-      const rows = await table(ports[0]!);
-      const master = rows.find((row) => row.master && row.slots.some(([from, to]) => slot >= from && slot <= to))!;
-      const replica = rows.find((row) => row.replicaOf === master.id)!;
-      return { master: master.port, replica: replica.port };
+      let owner: { master: number; replica: number } | undefined;
+      // The asked node learns who replicates whom by gossip: a replica in sync may not be in its table yet.
+      await until("the slot's master and its replica in the cluster table", async () => {
+        const rows = await table(ports[0]!);
+        const master = rows.find((row) => row.master && row.slots.some(([from, to]) => slot >= from && slot <= to));
+        const replica = master && rows.find((row) => row.replicaOf === master.id);
+        owner = master && replica && { master: master.port, replica: replica.port };
+        return owner !== undefined;
+      });
+      return owner!;
     },
     async promoted(key, dead) {
       const slot = await onNode(liveNode(dead), (r) => r.cluster('KEYSLOT', key));
