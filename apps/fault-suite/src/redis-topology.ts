@@ -17,11 +17,15 @@ export interface RedisProcess {
   readonly child: ChildProcess;
   /** SIGKILL, then wait for the exit. Safe to call twice. */
   kill(): Promise<void>;
+  /** SIGSTOP: the process keeps its connections but answers nothing until `thaw()`. */
+  freeze(): void;
+  /** SIGCONT. */
+  thaw(): void;
 }
 
 async function startProcess(port: number, args: readonly string[], ready?: string): Promise<RedisProcess> {
   const { child, stop } = await spawnRedisServer(args, ready);
-  return { port, child, kill: stop };
+  return { port, child, kill: stop, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT') };
 }
 
 /** Processes started into one temp dir; `stop()` kills them all and removes the dir. */
@@ -164,6 +168,8 @@ export interface PrivateSentinelGroup {
   readonly masterName: string;
   readonly primary: RedisProcess;
   readonly replica: RedisProcess;
+  /** The sentinels, in the order of `sentinels`. */
+  readonly sentinelNodes: readonly RedisProcess[];
   /** Resolves once the sentinels name the replica the primary; returns its port. */
   promoted(): Promise<number>;
   stop(): Promise<void>;
@@ -184,6 +190,7 @@ export async function startSentinelGroup(ports: readonly number[], masterName = 
     const replica = await startProcess(replicaPort, replicaArgs);
     processes.push(replica);
     await until('the replica in sync', async () => (await softly(() => onNode(replicaPort, (r) => r.info('replication'))))?.includes('master_link_status:up') === true);
+    const sentinelNodes: RedisProcess[] = [];
     for (const port of sentinelPorts) {
       const config = path.join(dir, `sentinel-${port}.conf`);
       await writeFile(
@@ -199,7 +206,9 @@ export async function startSentinelGroup(ports: readonly number[], masterName = 
           '',
         ].join('\n'),
       );
-      processes.push(await startProcess(port, [config, '--sentinel'], '+monitor master'));
+      const sentinel = await startProcess(port, [config, '--sentinel'], '+monitor master');
+      processes.push(sentinel);
+      sentinelNodes.push(sentinel);
     }
     await until('the sentinels know the replica and each other', async () => {
       const views = await Promise.all(
@@ -216,6 +225,7 @@ export async function startSentinelGroup(ports: readonly number[], masterName = 
       masterName,
       primary,
       replica,
+      sentinelNodes,
       async promoted() {
         await until('the sentinels promote the replica', async () => Number((await masterAddress())?.[1]) === replicaPort);
         return replicaPort;

@@ -1,5 +1,5 @@
 import { optionalPositiveMs } from '@pgw/core/internal';
-import { Cluster, Redis } from 'ioredis';
+import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export interface RedisConnectionOptions {
   /** Bound on establishing the TCP connection. Default 2000. */
@@ -80,8 +80,9 @@ export function createRedisSentinel(sentinels: readonly string[], options: Redis
   const sentinelUsername = first.searchParams.get('sentinelUsername');
   const sentinelPassword = first.searchParams.get('sentinelPassword');
   const tls = first.protocol === 'rediss:';
-  const redis = new Redis({
-    ...tunedOptions(options),
+  const tuned = tunedOptions(options);
+  const redis = new SentinelConnection({
+    ...tuned,
     sentinels: urls.map((url) => ({ host: url.hostname, port: Number(url.port || 26379) })),
     name: options.masterName,
     role: 'master',
@@ -91,11 +92,56 @@ export function createRedisSentinel(sentinels: readonly string[], options: Redis
     ...(tls && { tls: {}, sentinelTLS: {}, enableTLSForSentinelMode: true }),
     // Reconnect at once when the sentinels announce a promotion, instead of at the next retry.
     failoverDetector: true,
+    // A sentinel that stops answering (frozen, partitioned) would hold every reconnect forever.
+    sentinelCommandTimeout: tuned.commandTimeout,
     // No sentinel answered (or none knows a primary): ask again soon, in the background.
     sentinelRetryStrategy: (times) => Math.min(times * RECONNECT_STEP_MS, RECONNECT_MAX_MS),
   });
   redis.on('error', options.onError ?? ignoreError);
   return redis;
+}
+
+/**
+ * ioredis ends a Sentinel connection for good when a promotion is announced (`+switch-master`)
+ * while the connection is still asking a sentinel for the primary: its connector's `connect` then
+ * fails with "Connection is closed" and nothing retries (ioredis#1683). Unless its owner closed it,
+ * this connection starts again after the first reconnect step. Its duplicates (a subscriber) are of
+ * the same kind.
+ */
+class SentinelConnection extends Redis {
+  #closedByOwner = false;
+  #revival: NodeJS.Timeout | undefined;
+
+  constructor(options: RedisOptions & { replyMapping?: 'legacy' }) {
+    super(options);
+    this.on('end', () => {
+      if (this.#closedByOwner || this.#revival !== undefined) return;
+      this.#revival = setTimeout(() => {
+        this.#revival = undefined;
+        if (!this.#closedByOwner) this.connect().catch(ignoreError);
+      }, RECONNECT_STEP_MS);
+    });
+  }
+
+  override duplicate(override?: Partial<RedisOptions>): Redis {
+    return new SentinelConnection({ ...this.options, ...override, replyMapping: 'legacy' });
+  }
+
+  override disconnect(reconnect = false): void {
+    if (!reconnect) this.#closeByOwner();
+    super.disconnect(reconnect);
+  }
+
+  override quit(...args: Parameters<Redis['quit']>): ReturnType<Redis['quit']> {
+    this.#closeByOwner();
+    return super.quit(...args);
+  }
+
+  #closeByOwner(): void {
+    this.#closedByOwner = true;
+    clearTimeout(this.#revival);
+    this.#revival = undefined;
+  }
 }
 
 /**
