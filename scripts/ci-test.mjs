@@ -22,8 +22,9 @@ const tasks = summaryFile === undefined ? [] : JSON.parse(fs.readFileSync(path.j
 if (summaryFile !== undefined) fs.rmSync(path.join(runsDir, summaryFile));
 
 let failed = turbo.status !== 0;
+const failures = [];
 console.log(`\nper-package tests (node ${process.version}):`);
-for (const { name } of testedPackages()) {
+for (const { name, dir } of testedPackages()) {
   const task = tasks.find((t) => t.package === name && t.task === 'test');
   const exitCode = task?.execution?.exitCode;
   const verdict = exitCode === 0 ? 'pass' : exitCode === undefined ? 'none' : 'FAIL';
@@ -31,5 +32,22 @@ for (const { name } of testedPackages()) {
   const seconds = task?.execution ? ((task.execution.endTime - task.execution.startTime) / 1000).toFixed(1) : '-';
   const cached = task?.cache?.status === 'HIT' ? ' (cached)' : '';
   console.log(`  ${verdict.padEnd(4)}  ${name.padEnd(26)} ${seconds.padStart(6)} s${cached}`);
+  if (verdict === 'FAIL') failures.push(...failureDigest(dir, name));
 }
+// The failed tests and their first error lines, again at the end: a long run's log is often read from its tail.
+if (failures.length > 0) console.log(`\nfailed tests (node ${process.version}):\n${failures.join('\n')}`);
 process.exit(failed ? 1 : 0);
+
+/** From the task's log turbo keeps: vitest's "FAIL" headers, each with the lines of its error that follow. */
+function failureDigest(dir, name) {
+  const log = path.join(root, dir, '.turbo/turbo-test.log');
+  if (!fs.existsSync(log)) return [`  ${name}: no log`];
+  const lines = fs.readFileSync(log, 'utf8').replace(/\x1b\[[0-9;]*m/g, '').split('\n').map((line) => line.replace(/^\S+:test: /, ''));
+  const digest = [];
+  lines.forEach((line, at) => {
+    if (!/^\s*FAIL\s/.test(line)) return;
+    digest.push(`  ${name}: ${line.trim()}`);
+    for (const next of lines.slice(at + 1, at + 4)) if (next.trim() !== '') digest.push(`      ${next.trim().slice(0, 200)}`);
+  });
+  return digest.length > 0 ? digest : [`  ${name}: no FAIL line in ${path.relative(root, log)}`];
+}
