@@ -62,7 +62,7 @@ describe('a Sentinel connection', () => {
     // The sentinel that answered is asked first on a reconnect: frozen, it holds the reconnect.
     started.sentinelNodes[0]!.freeze();
     const primary = await adminOf(PORTS[0]!);
-    await primary.client('KILL', 'TYPE', 'normal');
+    await primary.call('CLIENT', 'KILL', 'TYPE', 'normal');
     await until('reconnecting', async () => redis.status === 'connecting');
 
     // Another sentinel promotes the replica and announces it while the reconnect still waits.
