@@ -12,16 +12,17 @@ export type Clock = () => number;
 export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
 
 /**
- * What a governance port method answers: a promise (a store round trip), or the plain value when the
- * adapter computed it synchronously (the memory backends). A plain answer is final — and a failure of a
+ * What a governance port method answers: a native `Promise` (a store round trip; what an `async`
+ * method returns — wrap a foreign thenable in `Promise.resolve`), or the plain value when the adapter
+ * computed it synchronously (the memory backends). A plain answer is final — and a failure of a
  * synchronous answer is thrown, not returned as a rejected promise — so callers that branch on it
  * (`isPromise`) spend no promise, no microtask and no abort listener on it; `await` takes both.
  */
 export type MaybePromise<T> = T | Promise<T>;
 
-/** True when a port's answer is still to come (see MaybePromise); any thenable counts. */
+/** True when a port's answer is still to come (see MaybePromise): a native `Promise`, as an `async` method returns. */
 export function isPromise<T>(value: MaybePromise<T>): value is Promise<T> {
-  return typeof (value as { then?: unknown } | null | undefined)?.then === 'function';
+  return value instanceof Promise;
 }
 
 // ── Limiter (docs/architecture.md#admission-the-six-gates) ───────────────────────────────────

@@ -1,17 +1,17 @@
-import type { BudgetCharge, BudgetRefusal, Governor, GovernorRefusal, Lease, LimitGate, Source } from '@pgw/core';
+import type { BudgetCharge, BudgetRefusal, Governor, GovernorRefusal, Lease, LimitGate, MaybePromise, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import { reportBreakerChange } from './breaker-events.js';
 import type { EventHub } from './event-hub.js';
 import type { Pacer } from './pacer.js';
-import { run, type Steps } from './steps.js';
+import { tryThen } from './maybe-async.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface Admitted {
   readonly kind: 'admitted';
   readonly source: Source;
   readonly lease: Lease;
-  /** What the attempt reserved of its scope's spend budget; settled by `lease.finish`. */
-  readonly charge?: BudgetCharge;
+  /** What the attempt reserved of its scope's spend budget (none without a budget); settled by `lease.finish`. */
+  readonly charge: BudgetCharge | undefined;
 }
 
 export type Refusal =
@@ -37,28 +37,33 @@ export interface AdmissionDeps {
  * (GovernanceBackendError, SourceNotConfiguredError) propagate: admission fails closed. A lease that
  * arrives after the call was cancelled is handed straight back (S1: settles 0).
  */
-export function* admit(
+export function admit(
   deps: AdmissionDeps,
   source: Source,
   estTokens: number,
   signal: AbortSignal,
   turn?: string,
   charge?: BudgetCharge,
-): Steps<Admitted | Refusal> {
+): MaybePromise<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
-  let answer: Lease | GovernorRefusal;
-  try {
-    const admission = raceAbort(deps.governor.admit(source.name, estTokens, turn, charge), signal, (late) => {
-      reportBreakerChange(deps.events, deps.scope, source.name, transitionOf(late));
-      if (late.ok) void run(deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0)));
-    });
-    answer = yield admission;
-  } catch (error) {
-    deps.pacer.leave(source.name);
-    throw error;
-  }
+  return tryThen(
+    () =>
+      raceAbort(deps.governor.admit(source.name, estTokens, turn, charge), signal, (late) => {
+        reportBreakerChange(deps.events, deps.scope, source.name, transitionOf(late));
+        if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
+      }),
+    (answer) => verdict(deps, source, answer, charge),
+    (error) => {
+      deps.pacer.leave(source.name);
+      throw error;
+    },
+  );
+}
+
+/** What the governor's answer means for the attempt; a refusal holds nothing, its pacer slot goes back. */
+function verdict(deps: AdmissionDeps, source: Source, answer: Lease | GovernorRefusal, charge: BudgetCharge | undefined): Admitted | Refusal {
   reportBreakerChange(deps.events, deps.scope, source.name, transitionOf(answer));
-  if (answer.ok) return { kind: 'admitted', source, lease: answer, ...(charge && { charge }) };
+  if (answer.ok) return { kind: 'admitted', source, lease: answer, charge };
   deps.pacer.leave(source.name);
   if (answer.refusal) return { kind: 'circuit', source, retryAfterMs: answer.refusal.retryAfterMs };
   if ('budget' in answer) return { kind: 'budget', source, refusal: answer.budget };

@@ -25,7 +25,7 @@ import { registerAttempt, type CallContext } from './context.js';
 import type { HealthBook } from './health.js';
 import { reportBreakerChange } from './breaker-events.js';
 import type { BudgetPricing } from './budget-pricing.js';
-import { run, wentAsync, type Steps } from './steps.js';
+import { andThen, wentAsync } from './maybe-async.js';
 import type { EventHub } from './event-hub.js';
 import type { AttemptOperation } from './operation.js';
 import type { Pacer } from './pacer.js';
@@ -231,8 +231,13 @@ class Attempt<Req, Res, M extends ModelIdentity> {
    */
   private giveBack(): MaybePromise<void> {
     const { signal } = this.call.ctx;
-    this.deps.pacer.leave(this.source.name);
-    const finished = run(this.finish());
+    const { pacer, writeBacks, events, scope } = this.deps;
+    const { source, lease } = this.admitted;
+    pacer.leave(source.name);
+    const finished = andThen(
+      writeBacks.quietly('governor.finish', () => lease.finish(this.verdict, this.settlement.value(), this.spentUsd())),
+      (transition) => reportBreakerChange(events, scope, source.name, transition),
+    );
     return signal.aborted ? undefined : raceAbort(finished, signal);
   }
 
@@ -242,13 +247,6 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     const { budget } = this.deps;
     if (charge === undefined || budget === undefined) return 0;
     return this.settlement.spentUsd(charge.reserveUsd, (usage) => budget.costUsd(source, usage));
-  }
-
-  private *finish(): Steps<void> {
-    const { writeBacks, events, scope } = this.deps;
-    const { source, lease } = this.admitted;
-    const transition = yield* writeBacks.quietly('governor.finish', () => lease.finish(this.verdict, this.settlement.value(), this.spentUsd()));
-    reportBreakerChange(events, scope, source.name, transition);
   }
 }
 

@@ -16,10 +16,11 @@ import {
   type Source,
   type QuotaWaitStartEvent,
   type BudgetCharge,
+  type MaybePromise,
 } from '@pgw/core';
 import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
-import { run, wentAsync, type Steps } from './steps.js';
+import { andThen, tryThen, wentAsync } from './maybe-async.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
@@ -39,7 +40,10 @@ export interface QuotaNap {
 export const DEFAULT_QUOTA_NAP: QuotaNap = { minMs: 25, maxMs: 1000 };
 
 /** An admission the selector counts until the attempt left. */
-type Entered = Admitted & { readonly entry: SelectorEntry };
+interface Entered {
+  readonly admitted: Admitted;
+  readonly entry: SelectorEntry;
+}
 
 export interface RetryLoopDeps extends AttemptDeps, AdmissionDeps {
   selector: Selector;
@@ -104,9 +108,10 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     try {
       for (;;) {
         throwIfAborted(this.signal);
-        const turn = run(this.admitInTurn());
-        const admitted = wentAsync(turn) ? await turn : turn;
-        if (!admitted) continue;
+        const turn = this.admitInTurn();
+        const entered = wentAsync(turn) ? await turn : turn;
+        if (!entered) continue;
+        const { admitted, entry } = entered;
         let outcome: AttemptOutcome<Res>;
         try {
           outcome = await runAttempt(this.deps, this.operation, this.call, admitted);
@@ -115,7 +120,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
           throw error;
         } finally {
           // The attempt gave its pacer slot and its lease back.
-          admitted.entry.left();
+          entry.left();
           this.deps.line.roomFreed();
         }
         if (outcome.ok) {
@@ -137,7 +142,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { turn } = this;
     const { governor, writeBacks } = this.deps;
     this.turn = undefined;
-    if (turn !== undefined && governor.leaveLine) void run(writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn)));
+    if (turn !== undefined && governor.leaveLine) void writeBacks.quietly('governor.leaveLine', () => governor.leaveLine!(turn));
   }
 
   /**
@@ -163,51 +168,53 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * Tries admission when it is this call's turn: nobody is waiting, or this call is the first in
    * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
    */
-  private *admitInTurn(): Steps<Entered | undefined> {
+  private admitInTurn(): MaybePromise<Entered | undefined> {
     if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
     if (this.place !== undefined && !this.place.atHead) {
-      yield this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place);
-      return undefined;
+      return this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place).then(nothing);
     }
     // The head of this process's line takes a turn in the fleet's (an admission ends it).
     if (this.place !== undefined) this.turn ??= randomUUID();
-    const admitted = yield* this.admitOne();
-    if (admitted) {
-      this.place?.leave();
-      this.place = undefined;
-      this.turn = undefined;
-    }
-    return admitted;
+    return andThen(this.admitFrom(this.candidates(), []), (entered) => {
+      if (entered) {
+        this.place?.leave();
+        this.place = undefined;
+        this.turn = undefined;
+      }
+      return entered;
+    });
   }
 
   /**
-   * Tries sources in preference order, asking the selector for the next only when one refused; when
-   * none admits, waits per policy and returns undefined. No candidate at all is only possible after
-   * a too-long prompt: no source has a larger window, so the call ends with that prompt's error.
+   * Tries the sources `order` walks, in preference order, asking it for the next only when one
+   * refused; when none admits, waits per policy and returns undefined. No candidate at all is only
+   * possible after a too-long prompt: no source has a larger window, so the call ends with that
+   * prompt's error.
    */
-  private *admitOne(): Steps<Entered | undefined> {
-    const order = this.candidates();
-    const refusals: Refusal[] = [];
-    for (let source = order.next(); source !== undefined; source = order.next()) {
-      // The selector counts the try until its handle is settled: refused here, left after the attempt.
-      // Every operation reserves the source's estimate, OCR too (its TPM bounds OCR work in flight);
-      // what a permit is settled with is the Settlement's business (OCR: always 0).
-      const estTokens = source.estTokens;
-      const entry = this.deps.selector.entering(source, estTokens);
-      let answer: Admitted | Refusal;
-      try {
-        answer = yield* admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source));
-      } catch (error) {
+  private admitFrom(order: SourceWalk, refusals: Refusal[]): MaybePromise<Entered | undefined> {
+    const source = order.next();
+    if (source === undefined) {
+      if (refusals.length === 0) throw this.contextFallback!.error;
+      return this.waitForRoom(refusals).then(nothing);
+    }
+    // The selector counts the try until its handle is settled: refused here, left after the attempt.
+    // Every operation reserves the source's estimate, OCR too (its TPM bounds OCR work in flight);
+    // what a permit is settled with is the Settlement's business (OCR: always 0).
+    const estTokens = source.estTokens;
+    const entry = this.deps.selector.entering(source, estTokens);
+    return tryThen(
+      () => admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source)),
+      (answer): MaybePromise<Entered | undefined> => {
+        if (answer.kind === 'admitted') return { admitted: answer, entry };
+        entry.refused();
+        refusals.push(answer);
+        return this.admitFrom(order, refusals);
+      },
+      (error) => {
         entry.refused();
         throw error;
-      }
-      if (answer.kind === 'admitted') return { ...answer, entry };
-      entry.refused();
-      refusals.push(answer);
-    }
-    if (refusals.length === 0) throw this.contextFallback!.error;
-    yield this.waitForRoom(refusals);
-    return undefined;
+      },
+    );
   }
 
   /** The attempt's budget reservation at `source`, when the scope has a budget and the operation costs money. */
@@ -371,4 +378,8 @@ function formatReasons(reasons: Record<string, string>): string {
   return Object.entries(reasons)
     .map(([source, reason]) => `${source}: ${reason}`)
     .join(', ');
+}
+
+function nothing(): undefined {
+  return undefined;
 }

@@ -1,5 +1,5 @@
 import type { MaybePromise } from '@pgw/core';
-import type { Steps } from './steps.js';
+import { tryThen } from './maybe-async.js';
 import { describeError, type WarnOnce } from './warn-once.js';
 
 /**
@@ -11,13 +11,14 @@ export class WriteBacks {
   constructor(private readonly warnings: WarnOnce) {}
 
   /** Cleanup that runs to completion even for a cancelled call. Never fails: a failure is one warning per step. */
-  *quietly<T>(step: string, work: () => MaybePromise<T>): Steps<T | undefined> {
-    try {
-      const done: T = yield work();
-      return done;
-    } catch (error) {
+  quietly<T>(step: string, work: () => MaybePromise<T>): MaybePromise<T | undefined> {
+    return tryThen(work, same, (error) => {
       this.warnings.warnOnce(`write-back:${step}`, `governance write-back ${step} failed: ${describeError(error)}`);
       return undefined;
-    }
+    });
   }
+}
+
+function same<T>(value: T): T {
+  return value;
 }

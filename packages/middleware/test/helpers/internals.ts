@@ -81,3 +81,6 @@ export { SafeRecorder } from '../../src/safe-recorder.js';
 export { WarnOnce } from '../../src/warn-once.js';
 export { WriteBacks } from '../../src/write-backs.js';
 export { timeOrderedId } from '../../src/time-ordered-id.js';
+
+// The synchronous fast path's one combinator
+export { andThen, tryThen, wentAsync } from '../../src/maybe-async.js';
