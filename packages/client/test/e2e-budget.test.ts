@@ -4,10 +4,10 @@
  * token, 0.04 per reasoning token. A call `user: hi` (2 estimated prompt tokens) with max_tokens 10
  * reserves 0.02 + 10 × 0.02 = 0.22 USD (0.42 where reasoning is priced); the mock bills 10 + 5 tokens.
  */
-import { MODEL_SPECIFICATION_VERSION, type ChatModel, type GatewaySubscriber } from '@pgw/core';
+import type { GatewaySubscriber } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { BudgetExceededError, EmbeddingClient, GatewayClient, SettingsError, gatewaySettings, loadOcrSettings } from '../src/index.js';
-import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { BACKENDS, MockFixture, outcome, scopeKeys, throwingModel, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();
 
@@ -262,16 +262,7 @@ describe.each(BACKENDS)('spend budgets through fromEnv on $name backends', (back
 
 describe('settlement in dollars of an unclassified exception (S8), on the in-memory governor', () => {
   it('a bug escaping the model costs nothing and leaves nothing reserved', async () => {
-    const model = {
-      specificationVersion: MODEL_SPECIFICATION_VERSION,
-      provider: 'fake',
-      modelId: 'm',
-      capabilities: { jsonSchema: true, streaming: false },
-      managedKeys: [],
-      generate: async (): Promise<never> => {
-        throw new TypeError('a bug in the model');
-      },
-    } satisfies ChatModel;
+    const model = throwingModel(new TypeError('a bug in the model'));
     const settings = gatewaySettings({ scope: 'S8', sources: [{ name: 'a', model, price: PRICE }], budget: { usd: 5 } });
     const client = await GatewayClient.fromSettings(settings, { warn: () => {} });
     try {

@@ -6,11 +6,11 @@
  */
 import { InMemoryGovernor } from '@pgw/backend-memory';
 import { createRedisConnection, RedisGovernor } from '@pgw/backend-redis';
-import { MODEL_SPECIFICATION_VERSION, type ChatModel, type Governor, type SourceStats } from '@pgw/core';
+import type { Governor, SourceStats } from '@pgw/core';
 import type { SourceScript } from '@pgw/mock-upstream';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CircuitOpenError, EmbeddingClient, GatewayClient, gatewaySettings, OcrClient } from '../src/index.js';
-import { MockFixture, REDIS_URL, scopeKeys, uniqueScope } from './helpers/e2e.js';
+import { MockFixture, REDIS_URL, scopeKeys, throwingModel, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();
 const redis = createRedisConnection(REDIS_URL);
@@ -58,18 +58,23 @@ async function booked(script: SourceScript, backend: (typeof GOVERNORS)[number],
   }
 }
 
-/** One chat call (cancelled once the request reached the mock, when asked); its failure is returned, not thrown. */
+/** `call`'s value or failure, its signal aborted once the request reached `source` when `cancelInFlight`. */
+async function cancelledOnceInFlight(source: string, cancelInFlight: boolean, call: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
+  const controller = new AbortController();
+  const outcome = call(controller.signal).catch((error: unknown) => error);
+  if (cancelInFlight) {
+    await fixture.inflight(source);
+    controller.abort();
+  }
+  return outcome;
+}
+
+/** One chat call (cancelled once the request reached the mock, when asked). */
 async function settled(script: SourceScript, backend: (typeof GOVERNORS)[number], cancelInFlight = false): Promise<SourceStats> {
   return booked(script, backend, async ({ scope, source, governor, env }) => {
     const client = await GatewayClient.fromEnv(scope, { env: env(), governor, warn: () => {} });
     try {
-      const controller = new AbortController();
-      const call = client.chat([{ role: 'user', content: 'hi' }], { signal: controller.signal }).catch((error: unknown) => error);
-      if (cancelInFlight) {
-        await fixture.inflight(source);
-        controller.abort();
-      }
-      await call;
+      await cancelledOnceInFlight(source, cancelInFlight, (signal) => client.chat(HI, { signal }));
     } finally {
       await client.close();
     }
@@ -142,13 +147,7 @@ describe.each(GOVERNORS)('the rest of the matrix through the clients on $name', 
       booked(script, backend, async ({ scope, source, governor, env }) => {
         const client = await OcrClient.fromEnv(scope, { env: env({}, true), governor, warn: () => {} });
         try {
-          const controller = new AbortController();
-          const call = client.recognizeText(PAGE, { signal: controller.signal }).catch((error: unknown) => error);
-          if (cancelInFlight) {
-            await fixture.inflight(source);
-            controller.abort();
-          }
-          await call;
+          await cancelledOnceInFlight(source, cancelInFlight, (signal) => client.recognizeText(PAGE, { signal }));
         } finally {
           await client.close();
         }
@@ -163,13 +162,7 @@ describe.each(GOVERNORS)('the rest of the matrix through the clients on $name', 
       const stats = await booked(script, backend, async ({ scope, source, governor, env }) => {
         const client = await EmbeddingClient.fromEnv(scope, { env: env(), governor, warn: () => {} });
         try {
-          const controller = new AbortController();
-          const call = client.embed(['one text', 'another'], { signal: controller.signal }).catch((error: unknown) => error);
-          if (cancelInFlight) {
-            await fixture.inflight(source);
-            controller.abort();
-          }
-          const response = await call;
+          const response = await cancelledOnceInFlight(source, cancelInFlight, (signal) => client.embed(['one text', 'another'], { signal }));
           if (!(response instanceof Error)) {
             const { usage } = response as { usage: { promptTokens: number; completionTokens: number } };
             measured = usage.promptTokens + usage.completionTokens;
@@ -188,16 +181,7 @@ describe.each(GOVERNORS)('the rest of the matrix through the clients on $name', 
 
   it('S8: an unclassified exception escaping the model settles 0 and propagates unchanged', async () => {
     const bug = new TypeError('a bug in the model');
-    const model = {
-      specificationVersion: MODEL_SPECIFICATION_VERSION,
-      provider: 'fake',
-      modelId: 'm',
-      capabilities: { jsonSchema: true, streaming: false },
-      managedKeys: [],
-      generate: async (): Promise<never> => {
-        throw bug;
-      },
-    } satisfies ChatModel;
+    const model = throwingModel(bug);
     const scope = uniqueScope('settle');
     const governor = backend.build(scope, 'a');
     try {

@@ -2,6 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { startMockUpstream } from '@pgw/mock-upstream';
 import type { MockUpstream, SourceScript } from '@pgw/mock-upstream';
+import { MODEL_SPECIFICATION_VERSION, type ChatModel } from '@pgw/core';
 import { afterAll, beforeAll } from 'vitest';
 
 export const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
@@ -91,4 +92,18 @@ export async function outcome<T>(start: () => Promise<T>): Promise<{ value?: T; 
   } catch (error) {
     return { error, elapsedMs: performance.now() - started };
   }
+}
+
+/** A chat model whose every call throws `error`: a bug escaping the model (settlement S8). */
+export function throwingModel(error: unknown): ChatModel {
+  return {
+    specificationVersion: MODEL_SPECIFICATION_VERSION,
+    provider: 'fake',
+    modelId: 'm',
+    capabilities: { jsonSchema: true, streaming: false },
+    managedKeys: [],
+    generate: async (): Promise<never> => {
+      throw error;
+    },
+  };
 }
