@@ -8,6 +8,7 @@ import { InMemoryGovernor } from '@pgw/backend-memory';
 import { createRedisConnection, RedisGovernor } from '@pgw/backend-redis';
 import type { Governor, SourceStats } from '@pgw/core';
 import type { SourceScript } from '@pgw/mock-upstream';
+import { startPrivateRedis } from '@pgw/testkit';
 import { afterAll, describe, expect, it, vi } from 'vitest';
 import { CircuitOpenError, EmbeddingClient, GatewayClient, gatewaySettings, OcrClient } from '../src/index.js';
 import { MockFixture, REDIS_URL, scopeKeys, throwingModel, uniqueScope } from './helpers/e2e.js';
@@ -195,6 +196,54 @@ describe.each(GOVERNORS)('the rest of the matrix through the clients on $name', 
       expect(await governor.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 1, tpmUsed: 0 });
     } finally {
       await governor.close?.();
+    }
+  });
+});
+
+describe('S1 on RedisGovernor: a call cancelled while its admission is in flight', () => {
+  it('ends at once; the lease granted after it is finished with 0 and sent nowhere', async () => {
+    // A Redis of this test's own, frozen (SIGSTOP) while the admission waits for it.
+    const server = await startPrivateRedis();
+    const own = createRedisConnection(server.url);
+    const scope = uniqueScope('settle');
+    const source = fixture.source('settle', { usage: { prompt_tokens: 3, completion_tokens: 2 } });
+    const redisGovernor = new RedisGovernor({ ...options(scope, source), redis: own });
+    let admitting: (() => void) | undefined;
+    // The governor users run, told when an admission has been sent.
+    const governor: Governor = {
+      admit: (...args) => {
+        const answer = redisGovernor.admit(...args);
+        admitting?.();
+        return answer;
+      },
+      sourceStats: (name) => redisGovernor.sourceStats(name),
+      onRoomFreed: (listener) => redisGovernor.onRoomFreed(listener),
+      leaveLine: (turn) => redisGovernor.leaveLine(turn),
+    };
+    try {
+      const env = { PGW_CACHE_BACKEND: 'none', ...fixture.sourceKeys(scope, source, { EST_TOKENS: String(EST) }), ...scopeKeys(scope, { MAX_ATTEMPTS: '1' }) };
+      const client = await GatewayClient.fromEnv(scope, { env, governor, warn: () => {} });
+      try {
+        await client.chat(HI); // connected, scripts loaded, epoch known: 5 tokens booked
+        server.child.kill('SIGSTOP');
+        const sent = new Promise<void>((resolve) => (admitting = resolve));
+        const controller = new AbortController();
+        const call = client.chat(HI, { signal: controller.signal });
+        await sent;
+        controller.abort();
+        await expect(call).rejects.toMatchObject({ name: 'AbortError' });
+        server.child.kill('SIGCONT');
+        const books = { inflight: 0, rpmUsed: 2, tpmUsed: 5 };
+        await vi.waitFor(async () => expect(await redisGovernor.sourceStats(source)).toEqual(books), { timeout: 10_000, interval: 20 });
+        expect(fixture.mock.counters(source).chat).toBe(1);
+      } finally {
+        await client.close();
+      }
+    } finally {
+      server.child.kill('SIGCONT');
+      await redisGovernor.close();
+      own.disconnect();
+      await server.stop();
     }
   });
 });
