@@ -2,10 +2,12 @@
 // body never parsed (node discards it). Routes by the first path segment:
 //   /chat/…   chat completion JSON      /packet/… SSE, one token per write (setImmediate between)
 //   /burst/…  the same SSE in one write /embed/…  embeddings JSON      /hang/… never answers
+//   /slow/…   the chat JSON after ZERO_SLOW_MS (default 100): an upstream that is not the bottleneck
 // Started by src/zero-upstream.ts; tells its parent the URL over IPC and exits when the IPC closes.
 import http from 'node:http';
 
 const TOKENS = Number(process.env.ZERO_STREAM_TOKENS ?? 200);
+const SLOW_MS = Number(process.env.ZERO_SLOW_MS ?? 100);
 const CHAT_ANSWER = process.env.ZERO_CHAT_ANSWER ?? 'Hello!';
 const usage = { prompt_tokens: 12, completion_tokens: TOKENS, total_tokens: 12 + TOKENS };
 const chatBody = Buffer.from(
@@ -52,6 +54,7 @@ const server = http.createServer((req, res) => {
     res.flushHeaders();
     return void setImmediate(writePackets, res, packetEvents, 0);
   }
+  if (route === 'slow') return void setTimeout(() => res.writeHead(200, jsonHeaders(chatBody)).end(chatBody), SLOW_MS);
   if (route === 'hang') return;
   res.writeHead(404).end();
 });
