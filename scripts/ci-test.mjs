@@ -35,7 +35,12 @@ for (const { name, dir } of testedPackages()) {
   if (verdict === 'FAIL') failures.push(...failureDigest(dir, name));
 }
 // The failed tests and their first error lines, again at the end: a long run's log is often read from its tail.
-if (failures.length > 0) console.log(`\nfailed tests (node ${process.version}):\n${failures.join('\n')}`);
+if (failures.length > 0) {
+  const digest = `failed tests (node ${process.version}):\n${failures.join('\n')}\n`;
+  console.log(`\n${digest}`);
+  // .ci/run prints every Node's digest once more beside its verdicts.
+  if (process.env.PGW_CI_FAILURES) fs.appendFileSync(process.env.PGW_CI_FAILURES, digest);
+}
 process.exit(failed ? 1 : 0);
 
 /** From the task's log turbo keeps: vitest's "FAIL" headers, each with the lines of its error that follow. */
