@@ -17,15 +17,13 @@ export interface RedisProcess {
   readonly child: ChildProcess;
   /** SIGKILL, then wait for the exit. Safe to call twice. */
   kill(): Promise<void>;
-  /** SIGSTOP: the process keeps its connections but answers nothing until `thaw()`. */
+  /** SIGSTOP: the process keeps its connections but answers nothing (until it is killed). */
   freeze(): void;
-  /** SIGCONT. */
-  thaw(): void;
 }
 
 async function startProcess(port: number, args: readonly string[], ready?: string): Promise<RedisProcess> {
   const { child, stop } = await spawnRedisServer(args, ready);
-  return { port, child, kill: stop, freeze: () => child.kill('SIGSTOP'), thaw: () => child.kill('SIGCONT') };
+  return { port, child, kill: stop, freeze: () => child.kill('SIGSTOP') };
 }
 
 /** Processes started into one temp dir; `stop()` kills them all and removes the dir. */
