@@ -29,6 +29,7 @@ const EMPTY: Report = {
     costBySource: {},
     costByTenant: {},
     costByScope: {},
+    costByScopeTenant: {},
     promptCacheBySource: {},
     promptCacheByTenant: {},
     callsOverTime: [],

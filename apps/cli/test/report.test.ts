@@ -40,6 +40,23 @@ describe.concurrent('pgw report (spawned)', () => {
     expect(page).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;');
   });
 
+  test('shows the budgets of ./.env, a per-tenant one tenant by tenant, in the table and the JSON', async () => {
+    const cwd = tempDir();
+    writeFileSync(join(cwd, '.env'), `LLM__BUDGET__USD=0.05\nLLM__BUDGET__PERIOD=total\nLLM__BUDGET__PER=tenant\n`);
+    const [table, json] = await Promise.all([
+      runCli(['report', '--sqlite', file], { cwd }),
+      runCli(['report', '--sqlite', file, '--json'], { cwd }),
+    ]);
+    expect(table.code, table.stderr).toBe(EXIT.ok);
+    expect(table.stdout).toMatch(/Spend budgets \(USD, this period, from telemetry rows\)\n.*\n.*\n\s+LLM\s+acme\s+total\s+\$0\.0500 per tenant\s+\$0\.\d{4}\s+\d+\.\d%\s+never\n\s+LLM\s+<script>/);
+    expect(json.code, json.stderr).toBe(EXIT.ok);
+    const [budget] = (JSON.parse(json.stdout) as { budgets: Array<Record<string, unknown>> }).budgets;
+    expect(budget).toMatchObject({ scope: 'LLM', usd: 0.05, period: 'total', per: 'tenant', since: '1970-01-01T00:00:00.000Z', resetAt: null });
+    const tenants = budget!.tenants as Array<{ tenantId: string; spentUsd: number }>;
+    expect(tenants.map((tenant) => tenant.tenantId)).toEqual(['acme', '<script>alert("x")</script>&\u001b[31m']);
+    expect(tenants[0]!.spentUsd + tenants[1]!.spentUsd).toBeCloseTo(budget!.spentUsd as number, 6);
+  });
+
   test('takes the store from ./.env and prints JSON for a time range', async () => {
     const cwd = tempDir();
     writeFileSync(join(cwd, '.env'), `PGW_TELEMETRY_BACKEND=sqlite\nPGW_SQLITE_PATH=${file}\n`);

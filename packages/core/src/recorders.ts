@@ -154,6 +154,8 @@ export interface TelemetrySummary {
   costBySource: Record<string, number>;
   costByTenant: Record<string, number>;
   costByScope: Record<string, number>;
+  /** The same per scope, then per tenant (`(none)` for calls without one): what each tenant's own budget of a scope spent. */
+  costByScopeTenant: Record<string, Record<string, number>>;
   /** Prompt-cache use of attempts, per source and per tenant (see PromptCacheUse). */
   promptCacheBySource: Record<string, PromptCacheUse>;
   promptCacheByTenant: Record<string, PromptCacheUse>;
@@ -213,6 +215,8 @@ export interface SummaryParts {
   costBySource: ReadonlyArray<{ key: string; cost: number }>;
   costByTenant: ReadonlyArray<{ key: string; cost: number }>;
   costByScope: ReadonlyArray<{ key: string; cost: number }>;
+  /** Keyed by tenant within each scope. */
+  costByScopeTenant: ReadonlyArray<{ scope: string; key: string; cost: number }>;
   promptCacheBySource: ReadonlyArray<{ key: string } & PromptCacheUse>;
   promptCacheByTenant: ReadonlyArray<{ key: string } & PromptCacheUse>;
   callsOverTime: readonly CallsBucket[];
@@ -226,6 +230,8 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     attemptErrorsByType[key] = (attemptErrorsByType[key] ?? 0) + count;
     (attemptErrorsBySource[source] ??= {})[key] = count;
   }
+  const costByScopeTenant: Record<string, Record<string, number>> = {};
+  for (const { scope, key, cost } of parts.costByScopeTenant) (costByScopeTenant[scope] ??= {})[key] = cost;
   return {
     calls: parts.calls,
     attempts: parts.attempts,
@@ -244,6 +250,7 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     costBySource: costs(parts.costBySource),
     costByTenant: costs(parts.costByTenant),
     costByScope: costs(parts.costByScope),
+    costByScopeTenant,
     promptCacheBySource: cacheUses(parts.promptCacheBySource),
     promptCacheByTenant: cacheUses(parts.promptCacheByTenant),
     callsOverTime: parts.callsOverTime.map(({ bucket, calls, failures }) => ({ bucket, calls, failures })),

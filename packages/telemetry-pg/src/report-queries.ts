@@ -96,6 +96,11 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
         `SELECT scope AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
          FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
       ),
+      costByScopeTenant: await all(
+        `SELECT scope, COALESCE(tenant_id, $3) AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
+         FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1, 2 ORDER BY 1, 2`,
+        [SUMMARY_NONE_KEY],
+      ),
       promptCacheBySource: await all(promptCacheQuery('source')(table, inRange), [SUMMARY_NONE_KEY]),
       promptCacheByTenant: await all(promptCacheQuery('tenant_id')(table, inRange), [SUMMARY_NONE_KEY]),
       callsOverTime: await all<CallsBucket>(

@@ -93,6 +93,11 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
         `SELECT scope AS key, COALESCE(SUM(cost_usd), 0) AS cost
          FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
       ),
+      costByScopeTenant: all(
+        `SELECT scope, COALESCE(tenant_id, @none) AS key, COALESCE(SUM(cost_usd), 0) AS cost
+         FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1, 2 ORDER BY 1, 2`,
+        { none: SUMMARY_NONE_KEY },
+      ),
       ...promptCacheParts(db, (by, writes) =>
         all(
           `SELECT COALESCE(${by}, @none) AS key, COALESCE(SUM(prompt_tokens), 0) AS promptTokens,

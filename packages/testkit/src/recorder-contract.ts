@@ -217,7 +217,9 @@ function summaryRows(): TelemetryRow[] {
     attempt('F', T0 - 1, { source: 'alpha', latencyMs: 9_999, costUsd: 1 }),
   ];
   for (let i = 1; i <= 100; i += 1) {
-    rows.push(attempt(`G${i}`, T0 + 4_000 + i, { source: 'gamma', latencyMs: 101 - i, costUsd: 0.001 }));
+    // The last one, of tenant t1 in a second scope: spend per scope × tenant is not spend per tenant.
+    const elsewhere = i === 100 ? { scope: 'VISION', tenantId: 't1' } : {};
+    rows.push(attempt(`G${i}`, T0 + 4_000 + i, { source: 'gamma', latencyMs: 101 - i, costUsd: 0.001, ...elsewhere }));
   }
   return rows;
 }
@@ -235,7 +237,8 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
     });
 
     it('summarises calls, retries, failed calls and attempts, latency, cost and calls over time', async () => {
-      const { costBySource, costByTenant, costByScope, promptCacheBySource, promptCacheByTenant, ...counts } = await harness.summarize({ since: T0 });
+      const { costBySource, costByTenant, costByScope, costByScopeTenant, promptCacheBySource, promptCacheByTenant, ...counts } =
+        await harness.summarize({ since: T0 });
       expect(counts).toEqual({
         calls: 105,
         attempts: 108,
@@ -263,11 +266,19 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       expect(costBySource.beta).toBeCloseTo(0.02, 10);
       expect(costBySource.gamma).toBeCloseTo(0.1, 10);
       expect(Object.keys(costByTenant).sort()).toEqual(['(none)', 't1', 't2']);
-      expect(costByTenant.t1).toBeCloseTo(0.03, 10);
+      expect(costByTenant.t1).toBeCloseTo(0.031, 10);
       expect(costByTenant.t2).toBeCloseTo(0.03, 10);
-      expect(costByTenant['(none)']).toBeCloseTo(0.1, 10);
-      expect(Object.keys(costByScope)).toEqual(['LLM']);
-      expect(costByScope.LLM).toBeCloseTo(0.16, 10);
+      expect(costByTenant['(none)']).toBeCloseTo(0.099, 10);
+      expect(Object.keys(costByScope).sort()).toEqual(['LLM', 'VISION']);
+      expect(costByScope.LLM).toBeCloseTo(0.159, 10);
+      expect(costByScope.VISION).toBeCloseTo(0.001, 10);
+      expect(Object.keys(costByScopeTenant).sort()).toEqual(['LLM', 'VISION']);
+      expect(Object.keys(costByScopeTenant.LLM!).sort()).toEqual(['(none)', 't1', 't2']);
+      expect(costByScopeTenant.LLM!.t1).toBeCloseTo(0.03, 10);
+      expect(costByScopeTenant.LLM!.t2).toBeCloseTo(0.03, 10);
+      expect(costByScopeTenant.LLM!['(none)']).toBeCloseTo(0.099, 10);
+      expect(Object.keys(costByScopeTenant.VISION!)).toEqual(['t1']);
+      expect(costByScopeTenant.VISION!.t1).toBeCloseTo(0.001, 10);
       // Attempts only; an attempt without cache details counts its prompt tokens as uncached.
       const none = { promptTokens: 0, cachedPromptTokens: 0, cacheWritePromptTokens: 0, savingUsd: 0 };
       const cachedUse = { promptTokens: 1_000, cachedPromptTokens: 800, cacheWritePromptTokens: 150, savingUsd: 0.0002 };
@@ -341,6 +352,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         costBySource: {},
         costByTenant: {},
         costByScope: {},
+        costByScopeTenant: {},
         promptCacheBySource: {},
         promptCacheByTenant: {},
         callsOverTime: [],

@@ -93,12 +93,13 @@ function reportJson(report: Report) {
     bucketMs: report.bucketMs,
     generatedAt: iso(report.generatedAt),
     summary: report.summary,
-    budgets: report.budgets.map(({ scope, policy, since, resetAt, spentUsd }) => ({
+    budgets: report.budgets.map(({ scope, policy, since, resetAt, spentUsd, tenants }) => ({
       scope,
       ...policy,
       since: iso(since),
       resetAt: iso(resetAt),
       spentUsd: displayUsd(spentUsd),
+      ...(tenants && { tenants: tenants.map((tenant) => ({ tenantId: tenant.tenantId, spentUsd: displayUsd(tenant.spentUsd) })) }),
     })),
   };
 }

@@ -14,7 +14,12 @@ export interface BudgetSpend {
   readonly resetAt: number | undefined;
   /** Sum of the scope's `cost_usd` since `since` (per tenant: all tenants together). */
   readonly spentUsd: number;
+  /** A per-tenant budget's spend of each tenant (`(none)`: calls without one), most first. */
+  readonly tenants?: ReadonlyArray<{ readonly tenantId: string; readonly spentUsd: number }>;
 }
+
+/** Tenants a per-tenant budget shows one by one; the others share a row. */
+const TENANTS_SHOWN = 10;
 
 const BUDGET_KEY = /^([A-Za-z][A-Za-z0-9]*(?:_[A-Za-z0-9]+)*)__BUDGET__USD$/;
 
@@ -54,21 +59,38 @@ export async function budgetSpends(
         summary = summarize({ since: start, until: now + 1 });
         summaries.set(start, summary);
       }
-      return { scope, policy, since: start, resetAt, spentUsd: (await summary).costByScope[scope] ?? 0 };
+      const { costByScope, costByScopeTenant } = await summary;
+      const spend = { scope, policy, since: start, resetAt, spentUsd: costByScope[scope] ?? 0 };
+      if (policy.per === 'scope') return spend;
+      const tenants = Object.entries(costByScopeTenant[scope] ?? {})
+        .map(([tenantId, spentUsd]) => ({ tenantId, spentUsd }))
+        .sort((a, b) => b.spentUsd - a.spentUsd || a.tenantId.localeCompare(b.tenantId));
+      return { ...spend, tenants };
     }),
   );
 }
 
-/** The columns and rows of the budgets table. */
-export const BUDGET_COLUMNS = ['scope', 'period', 'budget', 'spent', 'used', 'resets'] as const;
+/** The columns and rows of the budgets table; the text columns are `BUDGET_TEXT_COLUMNS`. */
+export const BUDGET_COLUMNS = ['scope', 'tenant', 'period', 'budget', 'spent', 'used', 'resets'] as const;
+export const BUDGET_TEXT_COLUMNS: readonly number[] = [0, 1, 2, 6];
 
 export function budgetRows(spends: readonly BudgetSpend[]): string[][] {
-  return spends.map(({ scope, policy, spentUsd, resetAt }) => [
-    scope,
-    policy.period,
-    `${formatUsd(policy.usd)}${policy.per === 'tenant' ? ' per tenant' : ''}`,
-    formatUsd(spentUsd),
-    policy.per === 'tenant' ? '—' : `${((100 * spentUsd) / policy.usd).toFixed(1)}%`,
-    resetAt === undefined ? 'never' : formatInstant(resetAt),
-  ]);
+  return spends.flatMap(({ scope, policy, spentUsd, resetAt, tenants }) => {
+    const row = (tenant: string, spent: number, used: boolean) => [
+      scope,
+      tenant,
+      policy.period,
+      `${formatUsd(policy.usd)}${policy.per === 'tenant' ? ' per tenant' : ''}`,
+      formatUsd(spent),
+      used ? `${((100 * spent) / policy.usd).toFixed(1)}%` : '—',
+      resetAt === undefined ? 'never' : formatInstant(resetAt),
+    ];
+    if (tenants === undefined) return [row('—', spentUsd, true)];
+    if (tenants.length === 0) return [row('—', 0, false)];
+    const rest = tenants.slice(TENANTS_SHOWN);
+    return [
+      ...tenants.slice(0, TENANTS_SHOWN).map(({ tenantId, spentUsd: spent }) => row(tenantId, spent, true)),
+      ...(rest.length === 0 ? [] : [row(`(${rest.length} more)`, rest.reduce((sum, { spentUsd: spent }) => sum + spent, 0), false)]),
+    ];
+  });
 }

@@ -2,7 +2,7 @@
  * The self-contained HTML report: inline CSS and inline SVG charts, no script and no external
  * resource, so it can be mailed or archived as one file. All database text is escaped.
  */
-import { BUDGET_COLUMNS, budgetRows } from './budgets.js';
+import { BUDGET_COLUMNS, BUDGET_TEXT_COLUMNS, budgetRows } from './budgets.js';
 import { formatCount, formatDuration, formatInstant, formatMs, formatRange, formatUsd } from './format.js';
 import { element as el, text } from './markup.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
@@ -77,7 +77,7 @@ export function renderHtmlPage(report: Report): string {
       [0, 2],
     ),
     note === undefined ? '' : el('p', { class: 'meta' }, text(note)),
-    ...(report.budgets.length === 0 ? [] : [el('h2', {}, 'Spend budgets (this period)'), table(BUDGET_COLUMNS, budgetRows(report.budgets), [0, 1, 5])]),
+    ...(report.budgets.length === 0 ? [] : [el('h2', {}, 'Spend budgets (this period)'), table(BUDGET_COLUMNS, budgetRows(report.budgets), BUDGET_TEXT_COLUMNS)]),
     el('h2', {}, 'Cost'),
     costChart(costBySource, costByTenant),
     table(['source', 'cost'], costBySource.map(([key, usd]) => [key, formatUsd(usd)])),

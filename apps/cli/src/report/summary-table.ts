@@ -1,7 +1,7 @@
 /** The terminal rendering of a report: totals, failed calls and attempts, latency and cost tables. */
 import { defuseControls } from '../defuse-controls.js';
 import { renderTable } from '../text-table.js';
-import { BUDGET_COLUMNS, budgetRows } from './budgets.js';
+import { BUDGET_COLUMNS, BUDGET_TEXT_COLUMNS, budgetRows } from './budgets.js';
 import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
 import {
@@ -61,7 +61,7 @@ export function renderSummaryTable(report: Report): string {
       : [
           section(
             'Spend budgets (USD, this period, from telemetry rows)',
-            BUDGET_COLUMNS.map((header, i) => (i < 2 || i === 5 ? { header } : { header, align: 'right' as const })),
+            BUDGET_COLUMNS.map((header, i) => (BUDGET_TEXT_COLUMNS.includes(i) ? { header } : { header, align: 'right' as const })),
             budgetRows(report.budgets),
           ),
         ]),
