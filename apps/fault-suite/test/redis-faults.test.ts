@@ -178,7 +178,17 @@ describe('Redis faults', () => {
     expect(admission.ok).toBe(true);
     if (admission.ok) await admission.permit.release();
     expect(reclaimedMs).toBeLessThan(leaseTtlMs + 5_000);
+    // The worker took its leases one after another, so they lapse one after another: every slot is
+    // back within LEASE_TTL of the last one, and all of them can be taken at once.
+    await until('every slot of the killed worker back', async () => (await limiter.sourceStats('a')).inflight === 0, leaseTtlMs + 5_000);
+    const allSlotsMs = performance.now() - killedAt;
+    const retaken = await Promise.all(Array.from({ length: slots }, () => limiter.tryEnter('a', 1)));
+    expect(retaken.map((entered) => entered.ok)).toEqual(Array.from({ length: slots }, () => true));
+    for (const entered of retaken) if (entered.ok) await entered.permit.release();
     expect((await limiter.sourceStats('a')).inflight).toBe(0);
-    recordFigure(name, `${slots} slots held by the killed worker; admitted again ${ms(reclaimedMs)} after the kill (LEASE_TTL ${leaseTtlMs} ms, leases taken before the kill)`);
+    recordFigure(
+      name,
+      `${slots} slots held by the killed worker; admitted again ${ms(reclaimedMs)} after the kill, every slot back ${ms(allSlotsMs)} after it (LEASE_TTL ${leaseTtlMs} ms, leases taken before the kill)`,
+    );
   });
 });
