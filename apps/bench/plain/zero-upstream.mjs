@@ -3,11 +3,16 @@
 //   /chat/…   chat completion JSON      /packet/… SSE, one token per write (setImmediate between)
 //   /burst/…  the same SSE in one write /embed/…  embeddings JSON      /hang/… never answers
 //   /slow/…   the chat JSON after ZERO_SLOW_MS (default 100): an upstream that is not the bottleneck
+//   /spread/… the chat JSON after 50–150 ms, each request the next of the 101 whole-ms delays in a
+//             fixed stride (any 101 requests in a row get each once, median 100 ms): closed-loop
+//             connections fall out of step, as on an upstream whose latency varies
 // Started by src/zero-upstream.ts; tells its parent the URL over IPC and exits when the IPC closes.
 import http from 'node:http';
 
 const TOKENS = Number(process.env.ZERO_STREAM_TOKENS ?? 200);
 const SLOW_MS = Number(process.env.ZERO_SLOW_MS ?? 100);
+const SPREAD = { fromMs: 50, steps: 101, stride: 37 };
+let spreadNext = 0;
 const CHAT_ANSWER = process.env.ZERO_CHAT_ANSWER ?? 'Hello!';
 const usage = { prompt_tokens: 12, completion_tokens: TOKENS, total_tokens: 12 + TOKENS };
 const chatBody = Buffer.from(
@@ -55,6 +60,10 @@ const server = http.createServer((req, res) => {
     return void setImmediate(writePackets, res, packetEvents, 0);
   }
   if (route === 'slow') return void setTimeout(() => res.writeHead(200, jsonHeaders(chatBody)).end(chatBody), SLOW_MS);
+  if (route === 'spread') {
+    const delayMs = SPREAD.fromMs + ((spreadNext++ * SPREAD.stride) % SPREAD.steps);
+    return void setTimeout(() => res.writeHead(200, jsonHeaders(chatBody)).end(chatBody), delayMs);
+  }
   if (route === 'hang') return;
   res.writeHead(404).end();
 });

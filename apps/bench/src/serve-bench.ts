@@ -3,9 +3,11 @@
  * side by side in front of the same zero-logic upstream, loaded by autocannon at 1, 64 and 512
  * connections with one whole-JSON chat completion per request (Portkey cannot pass a stream
  * through on Node: apps/interop/README.md). Prints requests/s, the latency each adds over calling
- * the upstream directly (p50, p99), and the CPU each gateway process spent per request. A last level
- * runs 64 connections against an upstream that answers after 100 ms: there the upstream, not the
- * gateways' CPU, bounds the throughput, so the added latency is the gateway's own, not queueing.
+ * the upstream directly (p50, p99), and the CPU each gateway process spent per request. Two last
+ * levels run 64 connections against an upstream that answers after 100 ms, and after 50–150 ms:
+ * there the upstream, not the gateways' CPU, bounds the throughput. At a fixed 100 ms the 64
+ * connections stay in step and reach a gateway in waves of 64; with the spread they fall out of
+ * step, as on a real upstream, so the added latency is the gateway's own, not its queue.
  * Linux only (CPU from /proc/<pid>/stat). `SERVE_BENCH_S` sets the seconds per run (default 8).
  */
 import type { EventEmitter } from 'node:events';
@@ -26,8 +28,12 @@ const PGW_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url))
 const RESULTS_DIR = new URL('../../../bench/', import.meta.url);
 const [DIRECT, PGW, PORTKEY] = ['direct (no gateway)', 'pgw serve', 'Portkey 1.15.2'];
 const body = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
-/** The level where the upstream is the bottleneck: connections, and its model for pgw serve. */
-const UNSATURATED = { connections: 64, model: 'bench-slow', label: '64, 100 ms upstream' };
+/** The levels where the upstream is the bottleneck: its route, its scope and model for pgw serve. */
+const UNSATURATED = [
+  { route: 'slow', scope: 'SLOW', model: 'bench-slow', label: '64, 100 ms upstream' },
+  { route: 'spread', scope: 'SPREAD', model: 'bench-spread', label: '64, 50–150 ms upstream' },
+] as const;
+const UNSATURATED_CONNECTIONS = 64;
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */
 const TICK_MS = 10;
 
@@ -95,10 +101,14 @@ async function startPgwServe(upstream: ZeroUpstream, cwd: string): Promise<Child
         LLM__SOURCE__MAIN__BASE_URL: upstream.baseUrl('chat'),
         LLM__SOURCE__MAIN__MODEL: 'bench-model',
         LLM__SOURCE__MAIN__STREAM: 'false',
-        SLOW__SOURCE__MAIN__BASE_URL: upstream.baseUrl('slow'),
-        SLOW__SOURCE__MAIN__MODEL: 'bench-model',
-        SLOW__SOURCE__MAIN__STREAM: 'false',
-        PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', [UNSATURATED.model]: 'SLOW' }),
+        ...Object.fromEntries(
+          UNSATURATED.flatMap(({ route, scope }) => [
+            [`${scope}__SOURCE__MAIN__BASE_URL`, upstream.baseUrl(route)],
+            [`${scope}__SOURCE__MAIN__MODEL`, 'bench-model'],
+            [`${scope}__SOURCE__MAIN__STREAM`, 'false'],
+          ]),
+        ),
+        PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', ...Object.fromEntries(UNSATURATED.map(({ model, scope }) => [model, scope])) }),
         // Every request must reach the upstream, as it does through the relays.
         PGW_CACHE_BACKEND: 'none',
       },
@@ -117,7 +127,7 @@ async function main(): Promise<void> {
   try {
     const [pgw, portkey, llmops] = await Promise.all([startPgwServe(upstream, cwd), startPortkeyGateway(), startLlmopsGateway()]);
     children.push(pgw, portkey, llmops);
-    const targetsOn = (route: 'chat' | 'slow', model: string): Target[] => {
+    const targetsOn = (route: 'chat' | (typeof UNSATURATED)[number]['route'], model: string): Target[] => {
       const base = upstream.baseUrl(route);
       return [
         { name: DIRECT, url: `${base}/chat/completions`, headers: {}, pid: undefined, body: body('bench-model') },
@@ -127,7 +137,7 @@ async function main(): Promise<void> {
       ];
     };
     const targets = targetsOn('chat', 'bench-model');
-    for (const target of [...targets, ...targetsOn('slow', UNSATURATED.model)]) await load(target, 8, WARMUP_S);
+    for (const target of [...targets, ...UNSATURATED.flatMap(({ route, model }) => targetsOn(route, model))]) await load(target, 8, WARMUP_S);
     const loadStart = readFileSync('/proc/loadavg', 'utf8').trim();
     const table = ['| connections | contender | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU µs/request | failures |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
     const verdicts: string[] = [];
@@ -150,14 +160,16 @@ async function main(): Promise<void> {
         verdicts.push(`| c=64, zero-latency upstream (CPU-bound) | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
       }
     }
-    const { ours, direct } = await level(UNSATURATED.label, UNSATURATED.connections, targetsOn('slow', UNSATURATED.model));
-    const added = ours.p50Ms - direct.p50Ms;
-    verdicts.push(`| c=64, 100 ms upstream | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
+    for (const { route, model, label } of UNSATURATED) {
+      const { ours, direct } = await level(label, UNSATURATED_CONNECTIONS, targetsOn(route, model));
+      const added = ours.p50Ms - direct.p50Ms;
+      verdicts.push(`| c=${label} | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
+    }
     const loadEnd = readFileSync('/proc/loadavg', 'utf8').trim();
     const report = [
       `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
       `- Load average (/proc/loadavg) at start: ${loadStart}; at end: ${loadEnd}`,
-      '- One whole-JSON chat completion per request against the zero-logic upstream (the last level: the same answer after 100 ms); autocannon 8.0.0 in the bench process; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
+      '- One whole-JSON chat completion per request against the zero-logic upstream (the last levels: the same answer after 100 ms, and after 50–150 ms); autocannon 8.0.0 in the bench process; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
       '',
       '| level | target | measured | verdict |',
       '| --- | --- | ---: | --- |',

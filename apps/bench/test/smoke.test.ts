@@ -1,6 +1,6 @@
 /**
  * One tiny round of every benchmark end to end (a few calls each), so the bench code cannot rot:
- * the zero-logic upstream and the mock children, every chat contender, governed and raw streams, a
+ * the zero-logic upstream (its spread route too) and the mock children, every chat contender, governed and raw streams, a
  * Redis worker process, both telemetry stores, the memory probe on the built dist, the sources
  * benchmark, then the report.
  */
@@ -66,6 +66,21 @@ describe('benchmarks, one tiny round each', () => {
       expect(level.rows.map((r) => r.name)).toEqual([STREAM_CONTENDERS.raw, STREAM_CONTENDERS.governed]);
       expect(level.rows.every((r) => r.tokensPerSecond > 0 && r.ttftP99Ms > 0)).toBe(true);
     }
+  });
+
+  it('the spread route answers each request after 50–150 ms, half of them after 100 ms or more', async () => {
+    const url = `${upstream.baseUrl('spread')}/chat/completions`;
+    const latenciesMs = await Promise.all(
+      Array.from({ length: 101 }, async () => {
+        const started = performance.now();
+        const response = await fetch(url, { method: 'POST', body: '{}' });
+        expect(((await response.json()) as { object: string }).object).toBe('chat.completion');
+        return performance.now() - started;
+      }),
+    );
+    latenciesMs.sort((a, b) => a - b);
+    expect(latenciesMs[0]).toBeGreaterThanOrEqual(49);
+    expect(latenciesMs[50]).toBeGreaterThanOrEqual(99);
   });
 
   it('sources: governed clients with 1 and 3 sources, CPU against 1 source', async () => {
