@@ -71,8 +71,8 @@ describe('a Sentinel connection', () => {
     await sentinel.call('SENTINEL', 'FAILOVER', started.masterName);
 
     await until('an answer from the promoted replica', async () => (await servingPort(redis)) === REPLICA_PORT, 20_000);
-    // Each sentinel that learns the promotion announces it, and every announcement moves the
-    // connection once more: the write is proved after the last one, not raced against it.
+    // Each sentinel announces the promotion when it learns it; one that announces after the
+    // connection moved moves it once more. The write is proved after the last one, not raced against it.
     const answering = await Promise.all(SENTINEL_PORTS.slice(1).map(adminOf));
     await until('every answering sentinel names the promoted replica', async () => {
       const named = await Promise.all(answering.map((node) => node.call('SENTINEL', 'GET-MASTER-ADDR-BY-NAME', started.masterName)));
