@@ -1,4 +1,4 @@
-import { assertBudgetPolicy } from '@pgw/core/internal';
+import { assertBudgetPolicy, TicketLease } from '@pgw/core/internal';
 import type {
   BreakerPolicy,
   BreakerTicket,
@@ -61,27 +61,18 @@ export class InMemoryGovernor implements Governor {
 }
 
 /** One admitted attempt: `finish` is a method, not a closure per admission. */
-class InMemoryLease implements Lease {
-  readonly ok = true;
-  readonly source: string;
-  readonly estTokens: number;
-  readonly transition: BreakerTransition | undefined;
-  private finished = false;
-
+class InMemoryLease extends TicketLease {
   constructor(
     private readonly breaker: InMemoryBreaker,
     private readonly ticket: BreakerTicket,
     private readonly permit: Permit & { settleAndRelease(actualTokens: number): void },
     private readonly hold: Hold | undefined,
   ) {
-    this.source = ticket.source;
-    this.estTokens = permit.estTokens;
-    this.transition = ticket.transition;
+    super(ticket, permit);
   }
 
   finish(verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd = 0): BreakerTransition | undefined {
-    if (this.finished) return undefined;
-    this.finished = true;
+    if (!this.firstFinish()) return undefined;
     try {
       if (verdict !== undefined) return this.breaker.record(this.ticket, verdict);
       this.breaker.releaseProbe(this.ticket);

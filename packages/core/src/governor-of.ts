@@ -1,5 +1,6 @@
 import type { BudgetCharge } from './budget.js';
 import type { Breaker, BreakerTicket, BreakerTransition, BreakerVerdict, Governor, GovernorRefusal, Lease, Limiter, Permit } from './ports.js';
+import { TicketLease } from './ticket-lease.js';
 
 /**
  * A Governor over a separately built limiter and breaker (say, quotas in Redis and breakers in
@@ -40,27 +41,18 @@ async function admitThroughBoth(
   }
 }
 
-class PortsLease implements Lease {
-  readonly ok = true;
-  readonly source: string;
-  readonly estTokens: number;
-  readonly transition: BreakerTransition | undefined;
-  private finished = false;
-
+class PortsLease extends TicketLease {
   constructor(
     private readonly breaker: Breaker,
     private readonly ticket: BreakerTicket,
     private readonly permit: Permit,
   ) {
-    this.source = ticket.source;
-    this.estTokens = permit.estTokens;
-    this.transition = ticket.transition;
+    super(ticket, permit);
   }
 
   /** The verdict and the permit's write-back run side by side: a verdict write that hangs holds no quota. */
   async finish(verdict: BreakerVerdict | undefined, actualTokens: number): Promise<BreakerTransition | undefined> {
-    if (this.finished) return undefined;
-    this.finished = true;
+    if (!this.firstFinish()) return undefined;
     const { breaker, ticket } = this;
     const [recorded, settled] = await Promise.allSettled([
       verdict === undefined ? Promise.resolve(breaker.releaseProbe(ticket)).then(() => undefined) : Promise.resolve(breaker.record(ticket, verdict)),

@@ -2,6 +2,7 @@
 // deadline, argument checks, the telemetry stores' queue and summary, pricing arithmetic, thinking
 // profiles). Not a user surface: it changes without notice. Only workspace packages import it.
 export { isPromise } from './ports.js';
+export { TicketLease } from './ticket-lease.js';
 export { assertModel, isModel } from './models.js';
 export { type CallDeadlineOptions, ensureCallDeadline, withCallDeadline } from './deadline.js';
 export {
