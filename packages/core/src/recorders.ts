@@ -214,8 +214,7 @@ export interface SummaryParts {
   latency: ReadonlyArray<{ source: string } & LatencyPercentiles>;
   costBySource: ReadonlyArray<{ key: string; cost: number }>;
   costByTenant: ReadonlyArray<{ key: string; cost: number }>;
-  costByScope: ReadonlyArray<{ key: string; cost: number }>;
-  /** Keyed by tenant within each scope. */
+  /** Keyed by tenant within each scope; the summary's `costByScope` is their sum per scope. */
   costByScopeTenant: ReadonlyArray<{ scope: string; key: string; cost: number }>;
   promptCacheBySource: ReadonlyArray<{ key: string } & PromptCacheUse>;
   promptCacheByTenant: ReadonlyArray<{ key: string } & PromptCacheUse>;
@@ -230,8 +229,12 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     attemptErrorsByType[key] = (attemptErrorsByType[key] ?? 0) + count;
     (attemptErrorsBySource[source] ??= {})[key] = count;
   }
+  const costByScope: Record<string, number> = {};
   const costByScopeTenant: Record<string, Record<string, number>> = {};
-  for (const { scope, key, cost } of parts.costByScopeTenant) (costByScopeTenant[scope] ??= {})[key] = cost;
+  for (const { scope, key, cost } of parts.costByScopeTenant) {
+    costByScope[scope] = (costByScope[scope] ?? 0) + cost;
+    (costByScopeTenant[scope] ??= {})[key] = cost;
+  }
   return {
     calls: parts.calls,
     attempts: parts.attempts,
@@ -249,7 +252,7 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     ),
     costBySource: costs(parts.costBySource),
     costByTenant: costs(parts.costByTenant),
-    costByScope: costs(parts.costByScope),
+    costByScope,
     costByScopeTenant,
     promptCacheBySource: cacheUses(parts.promptCacheBySource),
     promptCacheByTenant: cacheUses(parts.promptCacheByTenant),

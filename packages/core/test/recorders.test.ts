@@ -117,7 +117,6 @@ describe('summaryFromParts', () => {
       latency: [],
       costBySource: [],
       costByTenant: [],
-      costByScope: [],
       costByScopeTenant: [
         { scope: 'LLM', key: 'acme', cost: 1 },
         { scope: 'LLM', key: '(none)', cost: 2 },
@@ -130,6 +129,7 @@ describe('summaryFromParts', () => {
     expect(summary.promptCacheBySource).toEqual({ deepseek: { promptTokens: 3000, cachedPromptTokens: 2000, cacheWritePromptTokens: 0, savingUsd: 0.0004 } });
     expect(summary.promptCacheByTenant).toEqual({});
     expect(summary.costByScopeTenant).toEqual({ LLM: { acme: 1, '(none)': 2 }, EMBED: { acme: 3 } });
+    expect(summary.costByScope).toEqual({ LLM: 3, EMBED: 3 });
     expect(summary).toMatchObject({
       retries: 5,
       operations: { chat: { calls: 2, attempts: 8, retries: 5, failedCalls: 1 }, embed: { calls: 1, attempts: 1, retries: 0, failedCalls: 0 } },

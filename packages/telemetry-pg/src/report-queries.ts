@@ -92,10 +92,6 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
          FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
         [SUMMARY_NONE_KEY],
       ),
-      costByScope: await all(
-        `SELECT scope AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
-         FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
-      ),
       costByScopeTenant: await all(
         `SELECT scope, COALESCE(tenant_id, $3) AS key, COALESCE(SUM(cost_usd), 0)::float8 AS cost
          FROM ${table} WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1, 2 ORDER BY 1, 2`,

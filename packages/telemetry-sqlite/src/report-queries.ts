@@ -89,10 +89,6 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
          FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
         { none: SUMMARY_NONE_KEY },
       ),
-      costByScope: all(
-        `SELECT scope AS key, COALESCE(SUM(cost_usd), 0) AS cost
-         FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1 ORDER BY 1`,
-      ),
       costByScopeTenant: all(
         `SELECT scope, COALESCE(tenant_id, @none) AS key, COALESCE(SUM(cost_usd), 0) AS cost
          FROM llm_calls WHERE event_kind = 'attempt' AND ${inRange} GROUP BY 1, 2 ORDER BY 1, 2`,
