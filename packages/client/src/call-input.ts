@@ -2,7 +2,7 @@
  * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
-import { abortError } from '@pgw/core';
+import { abortError, RequestTooLargeError } from '@pgw/core';
 import { ensureCallDeadline } from '@pgw/core/internal';
 import type { ChatMessage, GatewaySettings } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
@@ -54,8 +54,7 @@ export function assertRequestSize(
   if (extraBytes + jsonBytesBound(json, 0) <= limit) return;
   const bytes = extraBytes + Buffer.byteLength(JSON.stringify(json), 'utf8');
   if (bytes <= limit) return;
-  const mb = (bytes / BYTES_PER_MB).toFixed(1);
-  throw new RangeError(`${origin} is ${mb} MiB; the bound is ${settings.maxRequestMb} MiB (${settings.scope}__MAX_REQUEST_MB)`);
+  throw new RequestTooLargeError({ origin, bytes, limitMb: settings.maxRequestMb, key: `${settings.scope}__MAX_REQUEST_MB` });
 }
 
 /** Largest JSON escape of one UTF-16 unit: `\u001f` is 6 bytes (a non-ASCII unit is at most 3 in UTF-8). */

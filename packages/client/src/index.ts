@@ -138,6 +138,7 @@ export {
   TransientError,
   SourceDeadError,
   RequestRejectedError,
+  RequestTooLargeError,
   ContextLengthExceededError,
   ResultInvalidError,
   GatewayUnavailableError,
@@ -192,6 +193,8 @@ export { parseDotenv, readEnvFile } from './settings/dotenv.js';
 export { gatewaySettings, embeddingSettings, ocrSettings } from './settings/construct.js';
 export { loadGatewaySettings, loadEmbeddingSettings, loadOcrSettings } from './settings/load-env.js';
 export type { LoadSettingsOptions, EnvRecord } from './settings/load-env.js';
+export { settingsFromEnv } from './settings/env-settings.js';
+export type { EnvKey, ValueParse } from './settings/env-settings.js';
 export { DEFAULTS as SETTINGS_DEFAULTS } from './settings/schema.js';
 export { LEASE_GRACE_MS } from './settings/cross-field-rules.js';
 export type { GatewaySettingsInput, EmbeddingSettingsInput, OcrSettingsInput } from './settings/schema.js';

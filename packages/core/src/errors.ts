@@ -272,3 +272,24 @@ export function abortError(signal: AbortSignal): Error {
   Object.defineProperty(error, 'code', { value: 'ABORT_ERR', enumerable: true });
   return error;
 }
+
+const MEBIBYTE = 1024 * 1024;
+
+/**
+ * A call's request is larger than its scope's `{SCOPE}__MAX_REQUEST_MB`: refused before anything
+ * starts. A `RangeError`, as every argument check of the clients is.
+ */
+export class RequestTooLargeError extends RangeError {
+  readonly bytes: number;
+  readonly limitBytes: number;
+  /** The env key of the bound (`LLM__MAX_REQUEST_MB`). */
+  readonly key: string;
+
+  constructor(options: { origin: string; bytes: number; limitMb: number; key: string }) {
+    super(`${options.origin} is ${(options.bytes / MEBIBYTE).toFixed(1)} MiB; the bound is ${options.limitMb} MiB (${options.key})`);
+    this.name = 'RequestTooLargeError';
+    this.bytes = options.bytes;
+    this.limitBytes = options.limitMb * MEBIBYTE;
+    this.key = options.key;
+  }
+}

@@ -17,6 +17,7 @@ export {
   PolyGatewayError,
   type PolyGatewayErrorOptions,
   RequestRejectedError,
+  RequestTooLargeError,
   ResultInvalidError,
   type ResultInvalidErrorOptions,
   SCOPE_REASONS,

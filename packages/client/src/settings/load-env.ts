@@ -129,7 +129,7 @@ function sourcesListProblem(names: string[], defined: ReadonlyMap<string, unknow
 }
 
 /** Parses env values into an input object and records each value's origin for error messages. */
-class EnvReader {
+export class EnvReader {
   readonly recognised = new Set<string>();
   readonly origins = new Map<string, ValueOrigin>();
 
