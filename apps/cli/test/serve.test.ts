@@ -1,4 +1,5 @@
 import type { ChildProcess } from 'node:child_process';
+import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
@@ -29,11 +30,22 @@ function serve(env: Record<string, string>, args: string[] = []) {
     });
     void exited.then((run) => reject(new Error(`pgw serve exited ${run.code}: ${run.stderr}`)));
   });
-  return { exited, listening, child: () => child! };
+  const stderrShows = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      let seen = '';
+      const watch = (chunk: Buffer) => {
+        seen += chunk.toString();
+        if (!pattern.test(seen)) return;
+        child!.stderr!.off('data', watch);
+        resolve();
+      };
+      child!.stderr!.on('data', watch);
+    });
+  return { exited, listening, child: () => child!, stderrShows };
 }
 
 describe('pgw serve', () => {
-  test('SIGTERM lets the call in flight finish, flushes telemetry and exits 0; new connections are refused', async () => {
+  test('SIGTERM lets the call in flight finish, flushes telemetry and exits 0; then the listener is closed', async () => {
     const dir = tempDir();
     const sqlite = join(dir, 'telemetry.sqlite');
     const server = serve({ ...sourceEnv('slow'), PGW_TELEMETRY_BACKEND: 'sqlite', PGW_SQLITE_PATH: sqlite, PGW_SERVER__DRAIN_S: '20' });
@@ -66,6 +78,23 @@ describe('pgw serve', () => {
     const run = await server.exited;
     expect(run.code).toBe(143);
     expect(await hanging).toBeInstanceOf(OpenAI.APIConnectionError);
+  }, 40_000);
+
+  test('SIGHUP reads the key file again: a removed key is refused, a new one served', async () => {
+    const keys = join(tempDir(), 'keys.json');
+    writeFileSync(keys, JSON.stringify({ 'sk-team-a-0001': 'team-a' }));
+    const server = serve({ ...sourceEnv('main'), PGW_SERVER__KEYS: keys, PGW_SERVER__DRAIN_S: '0' });
+    const url = await server.listening;
+    const ask = (apiKey: string) => new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 }).models.list().then(() => 200, (error: { status?: number }) => error.status);
+    expect(await ask('sk-team-a-0001')).toBe(200);
+    writeFileSync(keys, JSON.stringify({ 'sk-team-b-0002': 'team-b' }));
+    const reloaded = server.stderrShows(/keys reloaded/);
+    server.child().kill('SIGHUP');
+    await reloaded;
+    expect(await ask('sk-team-a-0001')).toBe(401);
+    expect(await ask('sk-team-b-0002')).toBe(200);
+    server.child().kill('SIGTERM');
+    expect((await server.exited).code).toBe(0);
   }, 40_000);
 
   test('without API keys it refuses a non-loopback address, and says so', async () => {

@@ -1,7 +1,7 @@
-/** An OpenAI embeddings request → the embedding client's texts; its answer → OpenAI's list shape (floats or base64). */
+/** An OpenAI embeddings request → the embedding client's texts, checked by a zod schema; its answer → OpenAI's list shape (floats or base64). */
 import type { EmbeddingResponse } from '@pgw/client';
-import { plainObject } from './chat-request.js';
-import { InvalidRequestFieldError } from './request-error.js';
+import { z } from 'zod';
+import { nullish, parseRequest, userField } from './request-schema.js';
 
 export interface EmbedCall {
   model: string;
@@ -10,21 +10,18 @@ export interface EmbedCall {
   user?: string;
 }
 
-export function embedCall(body: unknown): EmbedCall {
-  const fields = plainObject(body, 'body');
-  const { model, input, encoding_format: format, dimensions, user } = fields;
-  if (typeof model !== 'string' || model === '') throw new InvalidRequestFieldError('model', 'must be a non-empty string');
-  const texts = typeof input === 'string' ? [input] : input;
-  if (!Array.isArray(texts) || texts.length === 0 || !texts.every((text) => typeof text === 'string')) {
-    throw new InvalidRequestFieldError('input', 'must be a string or a non-empty array of strings (token arrays are not accepted)');
-  }
-  if (format !== undefined && format !== null && format !== 'float' && format !== 'base64') {
-    throw new InvalidRequestFieldError('encoding_format', "must be 'float' or 'base64'");
-  }
+const embedBody = z.looseObject({
+  model: z.string().min(1),
+  input: z.union([z.string(), z.array(z.string()).min(1)], { error: 'must be a string or a non-empty array of strings (token arrays are not accepted)' }),
+  encoding_format: nullish(z.enum(['float', 'base64'])),
   // The vector size is the source's (EXTRA_BODY), not the caller's: a per-call size would split one scope's vectors.
-  if (dimensions !== undefined && dimensions !== null) throw new InvalidRequestFieldError('dimensions', "is set by the scope's source (EXTRA_BODY), not per request");
-  if (user !== undefined && user !== null && typeof user !== 'string') throw new InvalidRequestFieldError('user', 'must be a string');
-  return { model, texts: texts as string[], base64: format === 'base64', ...(typeof user === 'string' && { user }) };
+  dimensions: z.null({ error: "is set by the scope's source (EXTRA_BODY), not per request" }).optional(),
+  user: userField,
+});
+
+export function embedCall(body: unknown): EmbedCall {
+  const { model, input, encoding_format: format, user } = parseRequest(embedBody, body);
+  return { model, texts: typeof input === 'string' ? [input] : input, base64: format === 'base64', ...(user !== undefined && { user }) };
 }
 
 export function embeddingList(response: EmbeddingResponse, base64: boolean): Record<string, unknown> {

@@ -10,6 +10,7 @@ import {
   GatewayUnavailableError,
   MissingPackageError,
   RequestRejectedError,
+  RequestTooLargeError,
   ResultInvalidError,
   SettingsError,
   SourceDeadError,
@@ -17,7 +18,7 @@ import {
   TransientError,
 } from '@pgw/client';
 import { errorCodes } from 'fastify';
-import { InvalidRequestFieldError, UnauthorizedError, UnknownModelError } from './request-error.js';
+import { HostNotAllowedError, InvalidRequestFieldError, ServerDrainingError, UnauthorizedError, UnknownModelError } from './request-error.js';
 
 /** What the server answers for a failed request. */
 export interface HttpFailure {
@@ -31,6 +32,8 @@ export interface HttpFailure {
   retryAfterMs?: number | undefined;
   /** Further answer headers (the budget's reset time). */
   headers?: Readonly<Record<string, string>>;
+  /** No row matched: a fault of the server, whose detail goes to the log and never to the caller. */
+  internal?: true;
 }
 
 /** The body of an error answer, and of the SSE event that ends a stream that failed. */
@@ -55,6 +58,8 @@ const failure = (status: number, type: string, code: string | null, message: str
 /** Most specific class first: the first row whose class the error is an instance of wins. */
 const ERROR_TABLE: readonly Row[] = [
   row(UnauthorizedError, (e) => failure(401, 'invalid_request_error', 'invalid_api_key', e.message)),
+  row(HostNotAllowedError, (e) => failure(403, 'invalid_request_error', 'host_not_allowed', e.message)),
+  row(ServerDrainingError, (e) => ({ ...failure(503, 'service_unavailable', 'draining', e.message), retryAfterMs: DRAINING_RETRY_MS })),
   row(UnknownModelError, (e) => failure(404, 'invalid_request_error', 'model_not_found', e.message, 'model')),
   row(InvalidRequestFieldError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message, e.param)),
   // The body as HTTP brought it, before any field is read.
@@ -62,6 +67,7 @@ const ERROR_TABLE: readonly Row[] = [
   row(errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is empty', 'body')),
   row(errorCodes.FST_ERR_CTP_BODY_TOO_LARGE, () => failure(413, 'invalid_request_error', 'request_too_large', 'The body is larger than PGW_SERVER__MAX_REQUEST_MB', 'body')),
   row(errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE, () => failure(415, 'invalid_request_error', 'unsupported_media_type', 'The body must be application/json', 'body')),
+  row(RequestTooLargeError, (e) => failure(413, 'invalid_request_error', 'request_too_large', e.message, 'messages')),
   // A spent budget is OpenAI's "out of credit": 429 insufficient_quota, retry when the period resets.
   row(BudgetExceededError, (e) => ({
     ...failure(429, 'insufficient_quota', 'budget_exceeded', e.message),
@@ -80,20 +86,27 @@ const ERROR_TABLE: readonly Row[] = [
   row(ResultInvalidError, (e) => failure(502, 'upstream_error', 'result_invalid', e.message)),
   row(SourceDeadError, (e) => failure(502, 'upstream_error', 'source_dead', e.message)),
   row(TransientError, (e) => ({ ...failure(502, 'upstream_error', 'upstream_transient', e.message), ...(e.retryAfterMs && { retryAfterMs: e.retryAfterMs }) })),
-  // Configuration is the operator's fault, not the caller's: before the TypeError / RangeError rows.
+  // Configuration is the operator's fault, not the caller's.
   row(SettingsError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
   row(SourceNotConfiguredError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
   row(MissingPackageError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
-  // The client's argument checks (before anything is sent) throw TypeError / RangeError naming the argument.
-  row(TypeError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message)),
-  row(RangeError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message)),
 ];
 
-const INTERNAL = failure(500, 'server_error', 'internal_error', 'The server failed to handle the request');
+/** A new call during the drain: another instance (or this one's successor) can take it at once. */
+const DRAINING_RETRY_MS = 1000;
+const INTERNAL: HttpFailure = { ...failure(500, 'server_error', 'internal_error', 'The server failed to handle the request'), internal: true };
 
 export function httpFailure(error: unknown): HttpFailure {
   for (const [errorClass, map] of ERROR_TABLE) if (error instanceof errorClass) return map(error as never);
-  return INTERNAL;
+  return frameworkFailure(error) ?? INTERNAL;
+}
+
+/** Fastify's own request errors (a bad URL, a malformed body, a Content-Length that lies): the status it gives, in OpenAI's shape. */
+function frameworkFailure(error: unknown): HttpFailure | undefined {
+  if (!(error instanceof Error)) return undefined;
+  const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
+  if (typeof code !== 'string' || !code.startsWith('FST_') || typeof statusCode !== 'number' || statusCode < 400 || statusCode > 499) return undefined;
+  return failure(statusCode, 'invalid_request_error', 'bad_request', error.message);
 }
 
 export function errorBody({ message, type, param, code }: HttpFailure): OpenAIErrorBody {

@@ -27,3 +27,30 @@ export class UnauthorizedError extends Error {
     this.name = 'UnauthorizedError';
   }
 }
+
+/** The server is draining: a new call is refused, and a call still running when the grace ends is ended with this. */
+export class ServerDrainingError extends Error {
+  constructor() {
+    super('The server is shutting down; retry on another instance');
+    this.name = 'ServerDrainingError';
+  }
+}
+
+/** Without API keys, only a request addressed to a loopback name may be served (DNS rebinding). */
+export class HostNotAllowedError extends Error {
+  constructor() {
+    super('This server runs without API keys and answers only requests addressed to a loopback host (localhost, 127.0.0.1, [::1])');
+    this.name = 'HostNotAllowedError';
+  }
+}
+
+/** A stream's reader took no bytes for `PGW_SERVER__WRITE_STALL_S`: the stream is ended and its call cancelled. */
+export class WriteStalledError extends Error {
+  readonly stalledMs: number;
+
+  constructor(stalledMs: number) {
+    super(`the HTTP client read nothing for ${stalledMs} ms (PGW_SERVER__WRITE_STALL_S)`);
+    this.name = 'WriteStalledError';
+    this.stalledMs = stalledMs;
+  }
+}

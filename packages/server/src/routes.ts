@@ -1,23 +1,32 @@
-/** The HTTP routes: OpenAI's chat completions (JSON and SSE), embeddings and models, and the operator's health, readiness and metrics. */
+/**
+ * The HTTP routes: OpenAI's chat completions (JSON and SSE), embeddings and models, and the
+ * operator's health, readiness and metrics. Every `/v1` route is declared `protected`: the guard
+ * (`door.ts`) checks the key on the route the router matched, after it decoded the path.
+ */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { LLMResponse } from '@pgw/client';
-import type { ApiKeys } from './api-keys.js';
 import { chatCall } from './chat-request.js';
 import { chatCompletion } from './chat-response.js';
 import { abortOnDisconnect } from './disconnect.js';
 import { embedCall, embeddingList } from './embeddings.js';
+import type { InflightCalls } from './inflight.js';
 import type { ServerMetrics } from './metrics.js';
-import { UnauthorizedError } from './request-error.js';
+import { ServerDrainingError } from './request-error.js';
 import type { ScopeClients } from './scope-clients.js';
+import type { ServerSettings } from './server-settings.js';
 import { streamChat } from './sse.js';
 
 export interface RouteParts {
   clients: ScopeClients;
-  keys: ApiKeys;
   metrics: ServerMetrics;
-  /** Controllers of the calls in flight, aborted when the drain grace runs out. */
-  inflight: Set<AbortController>;
+  settings: ServerSettings;
+  inflight: InflightCalls;
   draining: () => boolean;
+}
+
+/** What a route declares in its `config`: a protected route needs a key (when keys are configured). */
+export interface RouteConfig {
+  protected?: boolean;
 }
 
 declare module 'fastify' {
@@ -26,32 +35,28 @@ declare module 'fastify' {
   }
 }
 
+const PROTECTED = { config: { protected: true } satisfies RouteConfig };
+
 export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
-  const { clients, keys, metrics } = parts;
+  const { clients, metrics, settings } = parts;
+  const limits = { heartbeatMs: settings.sseHeartbeatMs, writeStallMs: settings.writeStallMs };
 
-  app.addHook('onRequest', async (request) => {
-    if (!request.url.startsWith('/v1/') || keys.size === 0) return;
-    const tenantId = keys.tenantOf(request.headers.authorization);
-    if (tenantId === undefined) throw new UnauthorizedError();
-    request.tenantId = tenantId;
-  });
-
-  app.post('/v1/chat/completions', (request, reply) =>
-    governed(parts, reply, async (signal) => {
+  app.post('/v1/chat/completions', PROTECTED, (request, reply) =>
+    governed(parts, reply, async (controller) => {
       const call = chatCall(request.body);
       const client = await clients.client('chat', clients.scopeOf('chat', call.model));
-      const options = { ...call.options, signal, ...tenant(request) };
-      if (call.stream) return streamChat(client, { ...call, options }, reply);
+      const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
+      if (call.stream) return streamChat(client, { ...call, options }, reply, controller, limits);
       return sendCompletion(reply, await client.chat(call.messages, options));
     }),
   );
 
-  app.post('/v1/embeddings', (request, reply) =>
-    governed(parts, reply, async (signal) => {
+  app.post('/v1/embeddings', PROTECTED, (request, reply) =>
+    governed(parts, reply, async (controller) => {
       const call = embedCall(request.body);
       const client = await clients.client('embed', clients.scopeOf('embed', call.model));
-      const meta = call.user === undefined ? {} : { meta: { user: call.user } };
-      const response = await client.embed(call.texts, { signal, ...tenant(request), ...meta });
+      const meta = { requestId: request.id, ...(call.user !== undefined && { user: call.user }) };
+      const response = await client.embed(call.texts, { signal: controller.signal, ...tenant(request), meta });
       reply.header('x-pgw-source', response.sources.at(-1) ?? '');
       reply.header('x-pgw-call-id', response.callStats.logicalCallId);
       if (response.costUsd !== undefined) reply.header('x-pgw-cost-usd', String(response.costUsd));
@@ -59,7 +64,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     }),
   );
 
-  app.get('/v1/models', async () => {
+  app.get('/v1/models', PROTECTED, async () => {
     const created = Math.floor(Date.now() / 1000);
     const names = clients.modelNames();
     return { object: 'list', data: names.map((id) => ({ id, object: 'model', created, owned_by: 'pgw' })) };
@@ -79,21 +84,25 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
 
 const tenant = (request: FastifyRequest) => (request.tenantId === undefined ? {} : { tenantId: request.tenantId });
 
-/** Runs one governed request under its own controller: the client going away, or the drain running out, aborts it. */
-async function governed(parts: RouteParts, reply: FastifyReply, handle: (signal: AbortSignal) => Promise<unknown>): Promise<unknown> {
+/**
+ * Runs one governed request under its own controller: the client going away, a stalled reader, or
+ * the drain running out aborts it.
+ */
+async function governed(parts: RouteParts, reply: FastifyReply, handle: (controller: AbortController) => Promise<unknown>): Promise<unknown> {
   const controller = new AbortController();
   const unwatch = abortOnDisconnect(reply.raw, controller);
-  parts.inflight.add(controller);
+  const end = parts.inflight.begin(controller);
   parts.metrics.requestStarted();
   try {
-    return await handle(controller.signal);
+    return await handle(controller);
   } catch (error) {
     // The caller is gone: there is nobody to answer.
     if (controller.signal.aborted && reply.raw.destroyed) return reply.hijack();
+    if (controller.signal.reason instanceof ServerDrainingError) throw controller.signal.reason;
     throw error;
   } finally {
     unwatch();
-    parts.inflight.delete(controller);
+    end();
     parts.metrics.requestEnded();
   }
 }
@@ -104,4 +113,3 @@ function sendCompletion(reply: FastifyReply, response: LLMResponse): FastifyRepl
   if (response.costUsd !== undefined) reply.header('x-pgw-cost-usd', String(response.costUsd));
   return reply.send(chatCompletion(response));
 }
-

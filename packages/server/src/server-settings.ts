@@ -1,78 +1,85 @@
 /**
- * The server's own keys (`PGW_SERVER__…`): model routing, API keys, drain grace and the body bound.
- * A malformed value is a SettingsError naming the key; key material is never echoed.
+ * The server's own keys (`PGW_SERVER__…`), read through the clients' settings path: each key parsed
+ * by its kind, then one zod schema, so a malformed value is a SettingsError naming the key. The API
+ * keys are read by `readApiKeys` (inline JSON or a file), never echoed.
  */
-import { existsSync, readFileSync } from 'node:fs';
-import { SETTINGS_DEFAULTS, SettingsError } from '@pgw/client';
-import type { EnvRecord } from '@pgw/client';
+import { SETTINGS_DEFAULTS, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
+import { z } from 'zod';
+import { readApiKeys, type KeyTable } from './api-keys.js';
 
 export interface ServerSettings {
   /** Model name → scope; undefined = every chat model is scope LLM and every embedding model scope EMBED. */
   models?: ReadonlyMap<string, string>;
   /** API key → tenant id; empty = no authentication. */
-  keys: ReadonlyMap<string, string>;
+  keys: KeyTable;
+  /** Where the keys came from: a file is read again on `reloadKeys` (SIGHUP). */
+  keysFile?: string;
   drainMs: number;
   maxRequestMb: number;
+  /** The whole request (headers and body) must arrive within this. */
+  requestTimeoutMs: number;
+  headersTimeoutMs: number;
+  keepAliveTimeoutMs: number;
+  maxConnections: number;
+  /** A stream whose reader has not taken its bytes for this long is ended and its call cancelled. */
+  writeStallMs: number;
+  /** An SSE comment line this often while a stream is open, also before its first token. */
+  sseHeartbeatMs: number;
+  accessLog: boolean;
 }
 
-export const SERVER_DEFAULTS = { drainS: 30, maxRequestMb: SETTINGS_DEFAULTS.maxRequestMb } as const;
+export const SERVER_DEFAULTS = {
+  drainS: 30,
+  maxRequestMb: SETTINGS_DEFAULTS.maxRequestMb,
+  requestTimeoutS: 60,
+  headersTimeoutS: 10,
+  keepAliveTimeoutS: 5,
+  maxConnections: 4096,
+  writeStallS: 30,
+  sseHeartbeatS: 15,
+} as const;
+
 const SCOPE = /^[A-Za-z][A-Za-z0-9_]*$/;
+const KEYS: readonly EnvKey[] = [
+  { key: 'PGW_SERVER__MODELS', field: 'models', parse: 'json' },
+  { key: 'PGW_SERVER__KEYS', field: 'keys', parse: 'text' },
+  { key: 'PGW_SERVER__DRAIN_S', field: 'drainMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__MAX_REQUEST_MB', field: 'maxRequestMb', parse: 'number' },
+  { key: 'PGW_SERVER__REQUEST_TIMEOUT_S', field: 'requestTimeoutMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__HEADERS_TIMEOUT_S', field: 'headersTimeoutMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__KEEP_ALIVE_TIMEOUT_S', field: 'keepAliveTimeoutMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__MAX_CONNECTIONS', field: 'maxConnections', parse: 'int' },
+  { key: 'PGW_SERVER__WRITE_STALL_S', field: 'writeStallMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__SSE_HEARTBEAT_S', field: 'sseHeartbeatMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__ACCESS_LOG', field: 'accessLog', parse: 'bool' },
+];
+
+const seconds = (fallbackS: number) => z.number().positive('must be > 0').default(fallbackS * 1000);
+const schema = z.strictObject({
+  models: z
+    .record(z.string(), z.unknown())
+    .superRefine((map, context) => {
+      const entries = Object.entries(map);
+      if (entries.length === 0) context.addIssue({ code: 'custom', message: 'must name at least one model' });
+      const bad = entries.find(([, scope]) => typeof scope !== 'string' || !SCOPE.test(scope));
+      if (bad) context.addIssue({ code: 'custom', message: `model '${bad[0]}' must map to a scope name (letters, digits, _)` });
+    })
+    .transform((map) => new Map(Object.entries(map).map(([model, scope]) => [model, String(scope).toUpperCase()])))
+    .optional(),
+  keys: z.string().optional(),
+  drainMs: z.number().nonnegative('must be ≥ 0').default(SERVER_DEFAULTS.drainS * 1000),
+  maxRequestMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxRequestMb),
+  requestTimeoutMs: seconds(SERVER_DEFAULTS.requestTimeoutS),
+  headersTimeoutMs: seconds(SERVER_DEFAULTS.headersTimeoutS),
+  keepAliveTimeoutMs: seconds(SERVER_DEFAULTS.keepAliveTimeoutS),
+  maxConnections: z.number().int('must be a whole number').positive('must be ≥ 1').default(SERVER_DEFAULTS.maxConnections),
+  writeStallMs: seconds(SERVER_DEFAULTS.writeStallS),
+  sseHeartbeatMs: seconds(SERVER_DEFAULTS.sseHeartbeatS),
+  accessLog: z.boolean().default(true),
+});
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const models = env['PGW_SERVER__MODELS'];
-  return {
-    ...(models !== undefined && models.trim() !== '' && { models: modelMap(models) }),
-    keys: keyMap(env['PGW_SERVER__KEYS']),
-    drainMs: positiveNumber(env, 'PGW_SERVER__DRAIN_S', SERVER_DEFAULTS.drainS, true) * 1000,
-    maxRequestMb: positiveNumber(env, 'PGW_SERVER__MAX_REQUEST_MB', SERVER_DEFAULTS.maxRequestMb, false),
-  };
-}
-
-function modelMap(raw: string): Map<string, string> {
-  const key = 'PGW_SERVER__MODELS';
-  const entries = Object.entries(jsonObject(raw, key, raw));
-  if (entries.length === 0) throw new SettingsError({ key, problem: 'must name at least one model', value: raw });
-  return new Map(
-    entries.map(([model, scope]) => {
-      if (typeof scope !== 'string' || !SCOPE.test(scope)) throw new SettingsError({ key, problem: `model '${model}' must map to a scope name (letters, digits, _)`, value: raw });
-      return [model, scope.toUpperCase()];
-    }),
-  );
-}
-
-/** Inline JSON, or the path of a file holding it. Neither the value nor the file's content is echoed: they are keys. */
-function keyMap(raw: string | undefined): Map<string, string> {
-  const key = 'PGW_SERVER__KEYS';
-  if (raw === undefined || raw.trim() === '') return new Map();
-  const text = raw.trim().startsWith('{') ? raw : readKeyFile(raw.trim(), key);
-  const entries = Object.entries(jsonObject(text, key));
-  for (const [apiKey, tenant] of entries) {
-    if (apiKey.length < 8) throw new SettingsError({ key, problem: 'every API key must be at least 8 characters' });
-    if (typeof tenant !== 'string' || tenant === '' || tenant.length > 256) throw new SettingsError({ key, problem: 'every key must map to a tenant id (a non-empty string of at most 256 characters)' });
-  }
-  return new Map(entries as [string, string][]);
-}
-
-function readKeyFile(path: string, key: string): string {
-  if (!existsSync(path)) throw new SettingsError({ key, problem: `is neither a JSON object nor the path of an existing file (${path})` });
-  return readFileSync(path, 'utf8');
-}
-
-function jsonObject(text: string, key: string, echo?: string): Record<string, unknown> {
-  let value: unknown;
-  try {
-    value = JSON.parse(text);
-  } catch {
-    throw new SettingsError({ key, problem: 'must be a JSON object', ...(echo !== undefined && { value: echo }) });
-  }
-  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SettingsError({ key, problem: 'must be a JSON object', ...(echo !== undefined && { value: echo }) });
-  return value as Record<string, unknown>;
-}
-
-function positiveNumber(env: EnvRecord, key: string, fallback: number, zeroAllowed: boolean): number {
-  const raw = env[key];
-  if (raw === undefined || raw.trim() === '') return fallback;
-  const value = Number(raw);
-  if (!Number.isFinite(value) || value < 0 || (!zeroAllowed && value === 0)) throw new SettingsError({ key, problem: `must be a number ${zeroAllowed ? '≥ 0' : '> 0'}`, value: raw });
-  return value;
+  const { keys: raw, models, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys, file } = readApiKeys(raw);
+  return { ...rest, ...(models !== undefined && { models }), keys, ...(file !== undefined && { keysFile: file }) };
 }

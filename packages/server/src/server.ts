@@ -1,21 +1,30 @@
 /**
- * The governed OpenAI-compatible server: Fastify in front of the clients. `listen` binds, `drain`
- * stops accepting and lets the calls in flight finish within a grace (then aborts them), and
- * closes the clients so their telemetry is flushed.
+ * The governed OpenAI-compatible server: Fastify in front of the clients. `listen` binds; `drain`
+ * keeps answering for its grace (readiness 503, new calls 503 with `Retry-After`) while the calls in
+ * flight finish, ends those left with an error they can tell, then closes the listener and the
+ * clients (flushing their telemetry).
  */
-import { isIP } from 'node:net';
-import Fastify, { type FastifyInstance } from 'fastify';
+import type { Socket } from 'node:net';
+import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import type { EnvRecord, GatewaySubscriber } from '@pgw/client';
-import { ApiKeys } from './api-keys.js';
+import { AccessLog } from './access-log.js';
+import { ApiKeys, readKeyFile } from './api-keys.js';
 import { streamContextSubscriber } from './call-context.js';
-import { errorBody, httpFailure, retryAfterSeconds } from './http-errors.js';
+import { guardTheDoor, isLoopbackName, requestIdOf } from './door.js';
+import { errorBody, httpFailure, retryAfterSeconds, type HttpFailure } from './http-errors.js';
+import { InflightCalls } from './inflight.js';
 import { ServerMetrics } from './metrics.js';
+import { ServerDrainingError } from './request-error.js';
 import { registerRoutes } from './routes.js';
 import { ScopeClients } from './scope-clients.js';
 import { loadServerSettings, type ServerSettings } from './server-settings.js';
 
 const BYTES_PER_MB = 1024 * 1024;
-const IDLE_SWEEP_MS = 100;
+const POLL_MS = 50;
+/** The drain ends early once nothing is in flight and no request came for this long: the load balancer has let go. */
+const DRAIN_QUIET_MS = 1000;
+/** How long the calls ended at the grace's end get to send their last event before the sockets close. */
+const LAST_WORDS_MS = 1000;
 
 export interface GatewayServerOptions {
   /** Where every key is read (`PGW_SERVER__…` and the scopes' own); default `process.env`. */
@@ -24,12 +33,14 @@ export interface GatewayServerOptions {
   subscribers?: readonly GatewaySubscriber[];
   /** Non-fatal warnings; default `console.warn`. */
   warn?: (message: string) => void;
+  /** Where the access log and the server's fault details go, one JSON line each; default stderr. */
+  log?: (line: string) => void;
 }
 
 export interface ListenOptions {
   host?: string;
   port?: number;
-  /** Bind a non-loopback address although no API key is configured. */
+  /** Serve without API keys on any address and for any `Host` (otherwise loopback only). */
   allowUnauthenticated?: boolean;
 }
 
@@ -37,44 +48,57 @@ export class GatewayServer {
   readonly settings: ServerSettings;
   readonly app: FastifyInstance;
   readonly #clients: ScopeClients;
-  readonly #inflight = new Set<AbortController>();
+  readonly #keys: ApiKeys;
+  readonly #inflight = new InflightCalls();
+  readonly #warn: (message: string) => void;
+  #openToAnyHost = false;
+  #lastArrival = performance.now();
   #draining: Promise<void> | undefined;
 
   constructor(options: GatewayServerOptions = {}) {
     const env = options.env ?? process.env;
-    const warn = options.warn ?? ((message: string) => console.warn(message));
+    this.#warn = options.warn ?? ((message: string) => console.warn(message));
     this.settings = loadServerSettings(env);
+    this.#keys = new ApiKeys(this.settings.keys);
+    const log = new AccessLog(options.log ?? ((line) => process.stderr.write(`${line}\n`)), this.settings.accessLog);
     const metrics = new ServerMetrics();
     this.#clients = new ScopeClients({
       env,
       models: this.settings.models,
       subscribers: [metrics.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
-      warn,
+      warn: this.#warn,
     });
-    this.app = Fastify({ logger: false, bodyLimit: Math.floor(this.settings.maxRequestMb * BYTES_PER_MB), return503OnClosing: true });
-    this.app.setErrorHandler((error, _request, reply) => {
-      const failure = httpFailure(error);
-      if (failure.retryAfterMs !== undefined) reply.header('retry-after', retryAfterSeconds(failure.retryAfterMs));
-      if (failure.headers) reply.headers(failure.headers);
-      return reply.code(failure.status).send(errorBody(failure));
+    const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
+    const headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);
+    this.app = Fastify({
+      logger: false,
+      bodyLimit: Math.floor(this.settings.maxRequestMb * BYTES_PER_MB),
+      requestTimeout: requestTimeoutMs,
+      keepAliveTimeout: keepAliveTimeoutMs,
+      // Node checks the timeouts on this beat (30 s by default, which would stretch a 1 s bound to 31 s).
+      http: { headersTimeout, connectionsCheckingInterval: Math.max(POLL_MS, Math.min(1000, headersTimeout / 4)) },
+      genReqId: requestIdOf,
+      frameworkErrors: (error, request, reply) => answer(reply, httpFailure(error), log, request),
+      clientErrorHandler: clientError,
     });
-    this.app.setNotFoundHandler((request, reply) =>
-      reply.code(404).send(errorBody({ status: 404, type: 'invalid_request_error', code: 'not_found', param: null, message: `No route ${request.method} ${request.url}` })),
-    );
-    registerRoutes(this.app, {
-      clients: this.#clients,
-      keys: new ApiKeys(this.settings.keys),
-      metrics,
-      inflight: this.#inflight,
+    this.app.server.maxConnections = this.settings.maxConnections;
+    this.app.setErrorHandler((error, request, reply) => answer(reply, httpFailure(error), log, request, error));
+    guardTheDoor(this.app, {
+      keys: this.#keys,
+      log,
       draining: () => this.#draining !== undefined,
+      openToAnyHost: () => this.#openToAnyHost,
+      onArrival: () => (this.#lastArrival = performance.now()),
     });
+    registerRoutes(this.app, { clients: this.#clients, metrics, settings: this.settings, inflight: this.#inflight, draining: () => this.#draining !== undefined });
   }
 
   /** Binds and returns the base URL. Without API keys only a loopback address may be bound, unless `allowUnauthenticated`. */
   async listen({ host = '127.0.0.1', port = 8787, allowUnauthenticated = false }: ListenOptions = {}): Promise<string> {
-    if (this.settings.keys.size === 0 && !allowUnauthenticated && !isLoopback(host)) {
+    if (this.#keys.size === 0 && !allowUnauthenticated && !isLoopbackName(host)) {
       throw new RangeError(`no API key is configured (PGW_SERVER__KEYS): refusing to bind ${host}, which is not loopback; set keys or allow unauthenticated access explicitly`);
     }
+    this.#openToAnyHost = allowUnauthenticated;
     await this.app.listen({ host, port });
     const address = this.app.server.address();
     const bound = typeof address === 'object' && address !== null ? address.port : port;
@@ -87,8 +111,26 @@ export class GatewayServer {
   }
 
   /**
-   * Stops accepting, waits up to `graceMs` (default `PGW_SERVER__DRAIN_S`) for the calls in flight,
-   * aborts those still running, then closes the clients (flushing telemetry). Idempotent.
+   * Reads the key file again (SIGHUP): a removed key is refused from its next request, calls in flight
+   * go on. A file that no longer reads as a key table keeps the keys in force (the problem is warned).
+   */
+  reloadKeys(): boolean {
+    const file = this.settings.keysFile;
+    if (file === undefined) return false;
+    try {
+      this.#keys.replace(readKeyFile(file));
+      return true;
+    } catch (error) {
+      this.#warn(`pgw serve: keys not reloaded, the previous ones stay in force: ${(error as Error).message}`);
+      return false;
+    }
+  }
+
+  /**
+   * Drains within `graceMs` (default `PGW_SERVER__DRAIN_S`): the listener keeps answering — `/readyz`
+   * 503, new `/v1` calls 503 with `Retry-After` — until the calls in flight have finished and no request
+   * came for a second, or the grace is over; calls still running then end with a `draining` error
+   * (a stream gets its `error` event). Then the listener and the clients close. Idempotent.
    */
   drain(graceMs = this.settings.drainMs): Promise<void> {
     this.#draining ??= this.#drain(graceMs);
@@ -96,26 +138,51 @@ export class GatewayServer {
   }
 
   async #drain(graceMs: number): Promise<void> {
-    const closed = this.app.close();
-    // A keep-alive socket whose answer went out during the drain turns idle afterwards: close those as they appear.
-    const idleSweep = setInterval(() => this.app.server.closeIdleConnections(), IDLE_SWEEP_MS);
-    let timer: NodeJS.Timeout | undefined;
-    const graceOver = new Promise<void>((resolve) => (timer = setTimeout(resolve, graceMs)));
-    try {
-      await Promise.race([closed, graceOver]);
-    } finally {
-      clearTimeout(timer);
-      clearInterval(idleSweep);
+    const deadline = performance.now() + graceMs;
+    const quietMs = Math.min(graceMs, DRAIN_QUIET_MS);
+    while (performance.now() < deadline) {
+      if (this.#inflight.size === 0 && performance.now() - this.#lastArrival >= quietMs) break;
+      await pause(Math.min(POLL_MS, deadline - performance.now()));
     }
-    for (const controller of this.#inflight) controller.abort(new Error('the server is shutting down'));
+    this.#inflight.abortAll(new ServerDrainingError());
+    await settledWithin(this.#inflight.idle(), LAST_WORDS_MS);
+    const closed = this.app.close();
     this.app.server.closeAllConnections();
     await closed;
     await this.#clients.close();
   }
 }
 
-function isLoopback(host: string): boolean {
-  if (host === 'localhost') return true;
-  if (isIP(host) === 4) return host.startsWith('127.');
-  return host === '::1';
+function answer(reply: FastifyReply, failure: HttpFailure, log: AccessLog, request: FastifyRequest, error?: unknown): FastifyReply {
+  if (failure.internal) log.fault(request.id, error);
+  if (failure.retryAfterMs !== undefined) reply.header('retry-after', retryAfterSeconds(failure.retryAfterMs));
+  if (failure.headers) reply.headers(failure.headers);
+  return reply.code(failure.status).send(errorBody(failure));
+}
+
+/** What Node's HTTP parser refuses (a timeout, oversized headers, a malformed request), answered in OpenAI's shape. */
+function clientError(error: Error & { code?: string }, socket: Socket): void {
+  if (error.code === 'ECONNRESET' || socket.destroyed) return;
+  const [status, reason, code, message] =
+    error.code === 'ERR_HTTP_REQUEST_TIMEOUT'
+      ? [408, 'Request Timeout', 'request_timeout', 'The request did not arrive within PGW_SERVER__REQUEST_TIMEOUT_S']
+      : error.code === 'HPE_HEADER_OVERFLOW'
+        ? [431, 'Request Header Fields Too Large', 'headers_too_large', 'The request headers are too large']
+        : [400, 'Bad Request', 'bad_request', 'The request is not valid HTTP'];
+  const body = JSON.stringify(errorBody({ status, type: 'invalid_request_error', code, param: null, message }));
+  if (socket.writable) {
+    socket.write(`HTTP/1.1 ${status} ${reason}\r\nContent-Type: application/json\r\nContent-Length: ${Buffer.byteLength(body)}\r\nConnection: close\r\n\r\n${body}`);
+  }
+  socket.destroy();
+}
+
+const pause = (ms: number) => new Promise<void>((resolve) => setTimeout(resolve, Math.max(0, ms)));
+
+async function settledWithin(promise: Promise<void>, ms: number): Promise<void> {
+  let timer: NodeJS.Timeout | undefined;
+  try {
+    await Promise.race([promise, new Promise<void>((resolve) => (timer = setTimeout(resolve, ms)))]);
+  } finally {
+    clearTimeout(timer);
+  }
 }

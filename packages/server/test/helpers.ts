@@ -1,7 +1,7 @@
 import { startMockUpstream, type MockScript, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
 import type { GatewaySubscriber } from '@pgw/client';
-import { GatewayServer } from '../src/index.js';
+import { GatewayServer, type ListenOptions } from '../src/index.js';
 
 export interface Harness {
   mock: MockUpstream;
@@ -24,14 +24,24 @@ export function scopeEnv(mock: MockUpstream, source = 'main'): Record<string, st
   };
 }
 
+export interface HarnessOptions {
+  /** The server's log lines (access log, faults); default: dropped. */
+  log?: (line: string) => void;
+  /** Runs before `listen` (routes may be added then). */
+  beforeListen?: (server: GatewayServer) => void;
+  listen?: ListenOptions;
+}
+
 export async function startHarness(
   script: MockScript = { sources: { main: {} } },
   env: Record<string, string> = {},
   subscribers: readonly GatewaySubscriber[] = [],
+  options: HarnessOptions = {},
 ): Promise<Harness> {
   const mock = await startMockUpstream({ port: 0, script });
-  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {} });
-  const url = await server.listen({ port: 0 });
+  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {}, log: options.log ?? (() => {}) });
+  options.beforeListen?.(server);
+  const url = await server.listen({ port: 0, ...options.listen });
   return {
     mock,
     server,

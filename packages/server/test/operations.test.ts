@@ -56,12 +56,15 @@ describe('health, readiness, metrics and the drain', () => {
     expect(String((embed as Error).message)).toContain('EMBED__');
   });
 
-  it('drains: a call that outlives the grace is aborted upstream and answered by a closed connection', async () => {
+  it('drains: a call that outlives the grace is aborted upstream and answered 503 draining', async () => {
     h = await startHarness({ sources: { main: { steps: [{ kind: 'hang' }] } } });
     const asked = h.openai().chat.completions.create({ model: 'm', messages: hi }).catch((error: unknown) => error);
     await vi.waitFor(() => expect(h!.mock.counters('main').inflight).toBe(1));
     await h.server.drain(200);
-    expect(await asked).toBeInstanceOf(OpenAI.APIConnectionError);
+    const error = (await asked) as InstanceType<typeof OpenAI.APIError>;
+    expect(error).toBeInstanceOf(OpenAI.InternalServerError);
+    expect(error.status).toBe(503);
+    expect(error.code).toBe('draining');
     await vi.waitFor(() => expect(h!.mock.counters('main').inflight).toBe(0));
     expect(h.server.inflight).toBe(0);
   });

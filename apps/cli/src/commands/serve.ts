@@ -1,7 +1,8 @@
 /**
  * `pgw serve`: the governed clients behind an OpenAI-compatible HTTP server (@pgw/server), built
- * from the same keys as the library. SIGTERM (or Ctrl-C) drains: no new connections, the calls in
- * flight get `PGW_SERVER__DRAIN_S` to finish, telemetry is flushed; a second signal exits at once.
+ * from the same keys as the library. SIGTERM (or Ctrl-C) drains: for up to `PGW_SERVER__DRAIN_S`
+ * the server answers 503 to new calls while those in flight finish, then telemetry is flushed; a
+ * second signal exits at once. SIGHUP reads the key file again.
  */
 import { GatewayServer } from '@pgw/server';
 import { effectiveEnv } from '../effective-env.js';
@@ -23,6 +24,12 @@ export async function runServe(flags: ServeFlags, interrupt: AbortSignal): Promi
   const routing = models ? `models ${[...models].map(([model, scope]) => `${model}→${scope}`).join(', ')}` : 'chat → scope LLM, embeddings → scope EMBED';
   process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}\n`);
 
+  const reload = () => {
+    if (server.settings.keysFile === undefined) process.stderr.write('pgw serve: SIGHUP: the keys are not read from a file, nothing to reload\n');
+    else if (server.reloadKeys()) process.stderr.write('pgw serve: keys reloaded\n');
+  };
+  process.on('SIGHUP', reload);
+
   const stopping = new Promise<void>((resolve) => {
     const stop = () => {
       process.stderr.write(`pgw serve: draining (up to ${drainMs / 1000} s; signal again to exit at once)\n`);
@@ -33,6 +40,7 @@ export async function runServe(flags: ServeFlags, interrupt: AbortSignal): Promi
     interrupt.addEventListener('abort', stop, { once: true });
   });
   await stopping;
+  process.off('SIGHUP', reload);
   await server.drain();
   process.stderr.write('pgw serve: stopped\n');
   return EXIT.ok;

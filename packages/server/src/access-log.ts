@@ -1,0 +1,42 @@
+/**
+ * One JSON line per request (method, route, status, duration, tenant, call id, request id) and one
+ * per fault of the server (its detail, which the caller never sees). Never a key, a prompt or an
+ * answer: only what the request's routing and the governed call's headers say.
+ */
+import type { FastifyReply, FastifyRequest } from 'fastify';
+
+/** A status for a request whose caller went away before any answer was sent (as nginx logs it). */
+const CLOSED_BEFORE_ANSWER = 499;
+
+export class AccessLog {
+  constructor(
+    readonly sink: (line: string) => void,
+    readonly accessLines: boolean,
+  ) {}
+
+  watch(request: FastifyRequest, reply: FastifyReply): void {
+    if (!this.accessLines) return;
+    const started = performance.now();
+    reply.raw.once('close', () => {
+      const response = reply.raw;
+      const callId = response.getHeader('x-pgw-call-id');
+      this.sink(
+        JSON.stringify({
+          time: new Date().toISOString(),
+          requestId: request.id,
+          method: request.method,
+          route: request.routeOptions.url ?? null,
+          status: response.headersSent ? response.statusCode : CLOSED_BEFORE_ANSWER,
+          durationMs: Math.round((performance.now() - started) * 100) / 100,
+          tenant: request.tenantId ?? null,
+          callId: typeof callId === 'string' && callId !== '' ? callId : null,
+        }),
+      );
+    });
+  }
+
+  fault(requestId: string | undefined, error: unknown): void {
+    const detail = error instanceof Error ? { error: error.name, message: error.message, stack: error.stack } : { error: String(error) };
+    this.sink(JSON.stringify({ time: new Date().toISOString(), level: 'error', requestId: requestId ?? null, ...detail }));
+  }
+}

@@ -1,0 +1,88 @@
+/**
+ * The guard every request passes before anything of its body is read (Fastify's `onRequest`, which
+ * runs after routing): its request id, its access-log line, then — answered at once, the body left
+ * unread and the connection closed — an unrouted request (404), a host that is not loopback on a
+ * server without keys (403), a protected route while draining (503) or without a known key (401).
+ * The key is checked on the route the router matched, so no spelling of the path (percent-encoding,
+ * absolute form) gets around it.
+ */
+import { randomUUID } from 'node:crypto';
+import { isIP } from 'node:net';
+import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessLog } from './access-log.js';
+import type { ApiKeys } from './api-keys.js';
+import { errorBody, httpFailure, retryAfterSeconds, type HttpFailure } from './http-errors.js';
+import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
+import type { RouteConfig } from './routes.js';
+
+export interface DoorParts {
+  keys: ApiKeys;
+  log: AccessLog;
+  draining: () => boolean;
+  /** Whether a server without keys serves any `Host` (it was opened on purpose with `allowUnauthenticated`). */
+  openToAnyHost: () => boolean;
+  /** Called for every request: the drain watches for a quiet line. */
+  onArrival: () => void;
+}
+
+/** `x-request-id` as sent when it is ≤ 128 visible ASCII characters, else a new one. */
+const WELL_FORMED_ID = /^[\x21-\x7e]{1,128}$/;
+
+export function requestIdOf(request: { headers: Record<string, string | string[] | undefined> }): string {
+  const sent = request.headers['x-request-id'];
+  return typeof sent === 'string' && WELL_FORMED_ID.test(sent) ? sent : `req_${randomUUID().replaceAll('-', '')}`;
+}
+
+export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
+  app.addHook('onRequest', async (request, reply) => {
+    reply.raw.setHeader('x-request-id', request.id);
+    parts.onArrival();
+    parts.log.watch(request, reply);
+    if (request.is404) return refuse(request, reply, notFound(request));
+    if (parts.keys.size === 0 && !parts.openToAnyHost() && !isLoopbackHost(request.headers.host)) return refuse(request, reply, httpFailure(new HostNotAllowedError()));
+    if ((request.routeOptions.config as RouteConfig).protected !== true) return undefined;
+    if (parts.draining()) return refuse(request, reply, httpFailure(new ServerDrainingError()));
+    if (parts.keys.size === 0) return undefined;
+    const tenantId = parts.keys.tenantOf(request.headers.authorization);
+    if (tenantId === undefined) return refuse(request, reply, httpFailure(new UnauthorizedError()));
+    request.tenantId = tenantId;
+    return undefined;
+  });
+}
+
+/** Answers now, in OpenAI's shape; a body the caller sent is never read, so the connection closes after the answer. */
+function refuse(request: FastifyRequest, reply: FastifyReply, failure: HttpFailure): FastifyReply {
+  if (hasBody(request)) reply.header('connection', 'close');
+  if (failure.retryAfterMs !== undefined) reply.header('retry-after', retryAfterSeconds(failure.retryAfterMs));
+  return reply.code(failure.status).send(errorBody(failure));
+}
+
+export const notFound = (request: FastifyRequest): HttpFailure => ({
+  status: 404,
+  type: 'invalid_request_error',
+  code: 'not_found',
+  param: null,
+  message: `No route ${request.method} ${pathOf(request.url)}`,
+});
+
+const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
+
+/** The path as sent, without its query and cut short: it is echoed to the caller. */
+const pathOf = (url: string) => {
+  const path = url.split('?', 1)[0]!;
+  return path.length > 200 ? `${path.slice(0, 200)}…` : path;
+};
+
+/** A `Host` header (`name:port`, `[::1]:port`) naming a loopback host. */
+function isLoopbackHost(host: string | undefined): boolean {
+  if (host === undefined) return false;
+  return isLoopbackName(host.startsWith('[') ? host.slice(1, host.indexOf(']')) : host.replace(/:\d*$/, ''));
+}
+
+/** `localhost` (and its subdomains), 127.0.0.0/8 or ::1. */
+export function isLoopbackName(name: string): boolean {
+  const lower = name.toLowerCase();
+  if (lower === 'localhost' || lower.endsWith('.localhost')) return true;
+  if (isIP(lower) === 4) return lower.startsWith('127.');
+  return lower === '::1';
+}
