@@ -136,7 +136,7 @@ export class RedisLimiter implements Limiter {
         const key = `${id}:${step}`;
         try {
           const written = await write(...args);
-          replay.done(key);
+          replay.landed(key, replayed(...args));
           return written;
         } catch (error) {
           replay.keep(key, replayed(...args));

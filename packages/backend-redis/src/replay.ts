@@ -4,6 +4,11 @@ import type { RedisClient } from './connection.js';
 export const MAX_KEPT_WRITE_BACKS = 10_000;
 /** When the connection stayed up (a lost reply, a frozen server), kept write-backs are retried this often. */
 const RETRY_MS = 1_000;
+/**
+ * A write-back that landed this shortly before the connection dropped may be lost with the server:
+ * not yet sent to the replica a failover promotes, or not yet fsynced by an AOF `everysec` store.
+ */
+export const RECENT_MS = 2_000;
 
 const queues = new WeakMap<RedisClient, WriteBackReplay>();
 
@@ -14,15 +19,20 @@ const queues = new WeakMap<RedisClient, WriteBackReplay>();
  * time instead of the lease TTL. Every replayed script is idempotent (a settle applies once, a
  * release removes a lease once), so replaying one that did land changes nothing. One queue per
  * connection, shared by all backends on it; it listens to the connection only while it holds
- * something and arms its retry timer only while the connection is up.
+ * something and arms its retry timer only while the connection is up. The write-backs that landed
+ * within RECENT_MS of the connection dropping are kept for the replay too.
  */
 export class WriteBackReplay {
   readonly #redis: RedisClient;
   readonly #kept = new Map<string, () => Promise<unknown>>();
+  /** Write-backs that landed, oldest first, with when (performance.now()); older than RECENT_MS pruned. */
+  #landed = new Map<string, { readonly at: number; readonly write: () => Promise<unknown> }>();
+  #watchingClose = false;
   #dropped = 0;
   #timer: NodeJS.Timeout | undefined;
   #replaying = false;
   readonly #onReady = (): void => void this.#replay();
+  readonly #onClose = (): void => this.#keepLanded();
 
   private constructor(redis: RedisClient) {
     this.#redis = redis;
@@ -58,16 +68,36 @@ export class WriteBackReplay {
   async attempt(key: string, write: () => Promise<unknown>): Promise<void> {
     try {
       await write();
-      this.done(key);
+      this.landed(key, write);
     } catch (error) {
       this.keep(key, write);
       throw error;
     }
   }
 
-  /** A write-back that went through: nothing of it is left to replay. */
-  done(key: string): void {
+  /** A write-back that went through: nothing of it is left to replay unless the connection drops soon. */
+  landed(key: string, write: () => Promise<unknown>): void {
     if (this.#kept.delete(key)) this.#settleDown();
+    const now = performance.now();
+    for (const [old, { at }] of this.#landed) {
+      if (now - at <= RECENT_MS && this.#landed.size < MAX_KEPT_WRITE_BACKS) break;
+      this.#landed.delete(old);
+    }
+    if (!this.#watchingClose) {
+      this.#watchingClose = true;
+      this.#redis.on('close', this.#onClose);
+    }
+    this.#landed.delete(key);
+    this.#landed.set(key, { at: now, write });
+  }
+
+  #keepLanded(): void {
+    const landed = this.#landed;
+    this.#landed = new Map();
+    this.#watchingClose = false;
+    this.#redis.off('close', this.#onClose);
+    const since = performance.now() - RECENT_MS;
+    for (const [key, { at, write }] of landed) if (at >= since && !this.#kept.has(key)) this.keep(key, write);
   }
 
   async #replay(): Promise<void> {

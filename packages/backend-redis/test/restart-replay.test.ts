@@ -11,6 +11,7 @@ import { afterAll, expect, it } from 'vitest';
 import { FakeClock, startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED } from '@pgw/testkit';
 import type { Lease } from '@pgw/core';
 import { RedisGovernor } from '../src/index.js';
+import { limiterKeys, scopePrefix } from '../src/keys.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const pool = connectionPool();
@@ -98,4 +99,29 @@ it('replays a departure from the fleet line that failed during the outage: the l
     await server.stop();
     await rm(dir, { recursive: true, force: true });
   }
+});
+
+it('re-sends the write-backs that landed just before the connection dropped: a promoted replica that missed them gets them', async () => {
+  const redis = pool.open();
+  const store = pool.open();
+  const scope = uniqueScope('replay-recent');
+  const governor = new RedisGovernor({ redis, scope, sources: { a: { ...UNLIMITED, tpm: 1_000, maxConcurrency: 1 } }, global: UNLIMITED, leaseTtlMs: 150_000, policy: TEST_BREAKER_POLICY });
+  const { sourceLeases, globalLeases } = limiterKeys(scopePrefix(scope), 'a');
+  const admission = await governor.admit('a', 100);
+  if (!admission.ok) throw new Error('expected admission');
+  // The books as an asynchronous replica last saw them: the lease is there, its release not yet.
+  const before = await Promise.all([sourceLeases, globalLeases].map(async (key) => [key, await store.dumpBuffer(key)] as const));
+  await admission.finish('success', 80);
+  expect(await governor.limiter.sourceStats('a')).toMatchObject({ inflight: 0, tpmUsed: 80 });
+
+  // The primary dies before replicating the release and its replica takes over: the lease is back.
+  for (const [key, dumped] of before) if (dumped !== null) await store.restore(key, 0, dumped, 'REPLACE');
+  expect(await governor.limiter.sourceStats('a')).toMatchObject({ inflight: 1 });
+  const reconnected = once(redis, 'ready');
+  redis.disconnect(true);
+  await reconnected;
+
+  await expect.poll(() => governor.limiter.sourceStats('a'), { timeout: 5_000 }).toMatchObject({ inflight: 0, tpmUsed: 80 });
+  expect((await governor.admit('a', 1)).ok).toBe(true);
+  await governor.close();
 });
