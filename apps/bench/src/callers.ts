@@ -4,7 +4,8 @@
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
 import { toLanguageModel } from '@pgw/ai-sdk';
-import { GatewayClient, type GatewayClientOverrides, type GatewaySettings, type TelemetryRecorder } from '@pgw/client';
+import { GatewayClient, type GatewayClientOverrides, type GatewaySettings } from '@pgw/client';
+import type { TelemetryRecorder } from '@pgw/core';
 import { generateText } from 'ai';
 import OpenAI from 'openai';
 import { NEVER_ABORTED } from '@pgw/core/internal';

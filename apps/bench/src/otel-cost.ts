@@ -9,8 +9,9 @@
 import { AggregationTemporality, MeterProvider, MetricReader } from '@opentelemetry/sdk-metrics';
 import { BasicTracerProvider, BatchSpanProcessor, type ReadableSpan, type SpanExporter } from '@opentelemetry/sdk-trace-base';
 import { InMemoryGovernor } from '@pgw/backend-memory';
-import { GatewayClient, GATEWAY_EVENT_NAMES, MODEL_SPECIFICATION_VERSION, gatewaySettings } from '@pgw/client';
-import type { ChatModel, GatewaySettings, GatewaySubscriber } from '@pgw/client';
+import { GatewayClient, GATEWAY_EVENT_NAMES, gatewaySettings } from '@pgw/client';
+import type { GatewaySettings, GatewaySubscriber } from '@pgw/client';
+import { MODEL_SPECIFICATION_VERSION, type ChatModel } from '@pgw/core';
 import { otelSubscriber } from '@pgw/telemetry-otel';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { formatRate, formatRatio, interleave, machineLine, ratio, runConcurrent, type Contender } from './harness.js';

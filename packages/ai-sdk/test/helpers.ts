@@ -1,7 +1,8 @@
 // The AI SDK logs each warning to the console; the tests assert on the warnings themselves.
 (globalThis as { AI_SDK_LOG_WARNINGS?: boolean }).AI_SDK_LOG_WARNINGS = false;
 
-import { EmbeddingClient, GatewayClient, MemoryRecorder, embeddingSettings, gatewaySettings } from '@pgw/client';
+import { MemoryRecorder } from '@pgw/core';
+import { EmbeddingClient, GatewayClient, embeddingSettings, gatewaySettings } from '@pgw/client';
 import type { GatewayClientOverrides, GatewaySettingsInput } from '@pgw/client';
 import { startMockUpstream, type MockUpstream, type SourceScript } from '@pgw/mock-upstream';
 import { afterAll, beforeAll, beforeEach } from 'vitest';

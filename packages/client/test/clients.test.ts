@@ -10,13 +10,13 @@ import {
   CallDeadlineExceeded,
   EmbeddingClient,
   GatewayClient,
-  MemoryRecorder,
   OcrClient,
   RequestRejectedError,
   embeddingSettings,
   gatewaySettings,
   ocrSettings,
 } from '../src/index.js';
+import { MemoryRecorder } from '@pgw/core';
 import type { GatewaySettings } from '../src/index.js';
 
 type Generate = (request: ChatRequest, attempt: AttemptContext) => Promise<ChatResult>;

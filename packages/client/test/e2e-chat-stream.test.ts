@@ -11,9 +11,9 @@ import {
   AllSourcesExhausted,
   CallDeadlineExceeded,
   GatewayClient,
-  MemoryRecorder,
   StreamInterruptedError,
 } from '../src/index.js';
+import { MemoryRecorder } from '@pgw/core';
 import type { ChatDelta, ChatStream, GatewayClientOverrides } from '../src/index.js';
 import { MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 

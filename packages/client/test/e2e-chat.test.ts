@@ -12,7 +12,8 @@ import {
   GatewayUnavailableError,
   gatherBounded,
 } from '../src/index.js';
-import type { Cache, GatewayClientOverrides } from '../src/index.js';
+import type { Cache } from '@pgw/core';
+import type { GatewayClientOverrides } from '../src/index.js';
 import { BACKENDS, MockFixture, outcome, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const HI = [{ role: 'user' as const, content: 'hi' }];

@@ -8,11 +8,11 @@ import {
   AllSourcesExhausted,
   EmbeddingClient,
   GatewayClient,
-  MemoryRecorder,
   RequestRejectedError,
   ResultInvalidError,
   type ChatDelta,
 } from '../src/index.js';
+import { MemoryRecorder } from '@pgw/core';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const HI = [{ role: 'user' as const, content: 'hi' }];

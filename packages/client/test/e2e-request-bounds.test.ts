@@ -3,7 +3,8 @@
  * and lone surrogates reach the upstream as U+FFFD.
  */
 import { describe, expect, it } from 'vitest';
-import { EmbeddingClient, GatewayClient, MemoryRecorder, OcrClient } from '../src/index.js';
+import { MemoryRecorder } from '@pgw/core';
+import { EmbeddingClient, GatewayClient, OcrClient } from '../src/index.js';
 import { MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();

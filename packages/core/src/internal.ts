@@ -1,13 +1,13 @@
-// `@pgw/core/internal`: the helpers the workspace packages share (signal plumbing, the call
-// deadline, argument checks, the telemetry stores' queue and summary, pricing arithmetic, thinking
-// profiles). Not a user surface: it changes without notice. Only workspace packages import it.
+// `@pgw/core/internal`: the helpers our packages share (signal plumbing, the call deadline, argument
+// checks, the telemetry stores' queue and summary, pricing arithmetic, thinking profiles). Its
+// promise: it moves with core's exact version, and every package of ours depends on the exact core
+// version it was released with, so no mismatched pair can meet; applications never import it. A name
+// only core uses is not listed here.
 export { isPromise } from './ports.js';
 export { TicketLease } from './ticket-lease.js';
 export { assertModel, isModel } from './models.js';
-export { type CallDeadlineOptions, ensureCallDeadline, withCallDeadline } from './deadline.js';
+export { ensureCallDeadline, withCallDeadline } from './deadline.js';
 export {
-  type AbortTarget,
-  type CombinedSignal,
   combineSignals,
   followSharedSignal,
   followSignal,
@@ -20,19 +20,16 @@ export {
   assertNoManagedKeys,
   checkEffortMap,
   coerceEffort,
-  EFFORT_ORDER,
   mapEffort,
   observeThinking,
   parseEffortMap,
   providerProfile,
   ThinkingContradictions,
-  type ThinkingSignals,
 } from './thinking.js';
 export { cacheSavingUsd, costUsd, findModelPrice, parseModelPrice } from './pricing.js';
-export { BatchingQueue, type BatchingQueueOptions, type PartialWrite } from './telemetry-queue.js';
-export { QueuedRecorder, type QueuedRecorderOptions } from './queued-recorder.js';
+export type { PartialWrite } from './telemetry-queue.js';
+export { QueuedRecorder } from './queued-recorder.js';
 export {
-  DEFAULT_SUMMARY_BUCKET_MS,
   resolveSummaryRange,
   SUMMARY_NONE_KEY,
   summaryFromParts,
@@ -47,7 +44,7 @@ export {
   assertPositiveMs,
   optionalPositiveMs,
 } from './arguments.js';
-export { wellFormed, wellFormedDeep, wellFormedJson } from './well-formed.js';
+export { wellFormed, wellFormedDeep } from './well-formed.js';
 export {
   assertBudgetPolicy,
   budgetPeriodAt,
@@ -55,7 +52,6 @@ export {
   budgetUsdOf,
   fromNanoUsd,
   MAX_BUDGET_USD,
-  NANO_PER_USD,
   toNanoUsd,
   worstCaseCostUsd,
 } from './budget.js';

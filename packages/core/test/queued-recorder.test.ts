@@ -1,6 +1,6 @@
 import { describe, expect, it } from 'vitest';
 import type { TelemetryRow } from '../src/index.js';
-import { QueuedRecorder, type QueuedRecorderOptions } from '../src/internal.js';
+import { QueuedRecorder, type QueuedRecorderOptions } from '../src/queued-recorder.js';
 
 /** A store kept in memory: encodes a row to its call id, records every step it is asked to take. */
 class StepStore extends QueuedRecorder<string> {

@@ -1,5 +1,5 @@
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
-import { BatchingQueue, type BatchingQueueOptions } from '../src/internal.js';
+import { BatchingQueue, type BatchingQueueOptions } from '../src/telemetry-queue.js';
 
 /** A sink whose writes the test settles by hand. */
 function scriptedSink() {

@@ -1,6 +1,6 @@
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
-import { wellFormed, wellFormedDeep, wellFormedJson } from '../src/internal.js';
+import { wellFormed, wellFormedDeep, wellFormedJson } from '../src/well-formed.js';
 
 const HIGH = '\uD83D';
 const LOW = '\uDE80';
