@@ -1,3 +1,6 @@
+// Where the behaviours live: governor.ts admits and finishes one attempt (the breaker in breaker.ts
+// trips and leases its probe, the six gates are limiter.ts over sliding-window.ts, a spend budget's
+// reservation is budget-book.ts); cache.ts is the response cache.
 export { InMemoryLimiter, LIMIT_WINDOW_MS, CONCURRENCY_POLL_MS } from './limiter.js';
 export type { InMemoryLimiterOptions } from './limiter.js';
 export { InMemoryBreaker } from './breaker.js';

@@ -1,3 +1,8 @@
+// Where the behaviours live: governor.ts runs one attempt's two scripts (lua/governor.ts: the
+// breaker's admission and trip in lua/breaker.ts, the six gates in lua/limiter.ts, a spend budget's
+// reservation in lua/budget.ts); holdings.ts re-books a store that forgot, replay.ts replays lost
+// write-backs; connection.ts makes the standalone, Cluster and Sentinel connections; cache.ts and
+// lua/cache.ts are the response cache.
 export {
   createRedisCluster,
   createRedisConnection,

@@ -1,3 +1,7 @@
+// Where the behaviours live: errors.ts is the error taxonomy; ports.ts the ports (Governor, Lease,
+// Cache, TelemetryRecorder) and models.ts the model spec; http-helpers.ts the helpers a provider
+// uses (a 429's Retry-After is parsed by parseRetryAfter there); budget.ts, pricing.ts and
+// telemetry.ts the arithmetic of spend and rows; ticket-lease.ts the lease every governor hands out.
 // The public surface of @pgw/core, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt): the value types, the error taxonomy, the ports adapters implement, the model port and
 // the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the
