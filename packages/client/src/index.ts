@@ -127,6 +127,7 @@ export {
   DEFAULT_PRICING,
   parsePricingTable,
   GATEWAY_EVENT_NAMES,
+  toWireCall,
 } from '@pgw/core';
 
 export { GatewayClient } from './gateway-client.js';

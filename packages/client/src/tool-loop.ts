@@ -16,7 +16,7 @@ import {
   type UsageSource,
 } from '@pgw/core';
 import { combineSignals, withCallDeadline } from '@pgw/core/internal';
-import { toWireCall } from '@pgw/middleware/internal';
+import { toWireCall } from '@pgw/core';
 import type { ChatTool } from './tool-options.js';
 
 /** What a tool's `execute` gets besides its input. */

@@ -7,7 +7,7 @@
 // the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the
 // workspace packages share are in ./internal.ts (`@pgw/core/internal`), which is not for users.
 export { wholeAnswerDelta } from './chat-delta.js';
-export { wireCallParts } from './wire-tool-call.js';
+export { toWireCall, wireCallParts } from './wire-tool-call.js';
 export {
   abortError,
   AllSourcesExhausted,

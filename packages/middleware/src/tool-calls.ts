@@ -1,4 +1,4 @@
-import type { ChatMessage, ParsedToolCall, ToolCall, ToolDefinition, WireToolCall } from '@pgw/core';
+import { toWireCall, type ChatMessage, type ParsedToolCall, type ToolCall, type ToolDefinition } from '@pgw/core';
 import type { ZodType } from 'zod';
 
 /** The zod schemas of the tools that were given one, by tool name (the others are plain JSON Schema). */
@@ -44,13 +44,6 @@ export function checkToolCalls(
     }),
   ];
   return { ok: false, issues: [...problems.values()], feedback };
-}
-
-/** A call of an answer as the assistant message of a tool conversation carries it. */
-export function toWireCall(call: ToolCall): WireToolCall {
-  return call.type === 'custom'
-    ? { id: call.id, type: 'custom', custom: { name: call.name, input: call.arguments } }
-    : { id: call.id, type: 'function', function: { name: call.name, arguments: call.arguments } };
 }
 
 /**

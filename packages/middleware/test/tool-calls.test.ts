@@ -1,7 +1,8 @@
 import type { ToolCall } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
-import { checkToolCalls, leniently, toWireCall } from '../src/tool-calls.js';
+import { toWireCall } from '@pgw/core';
+import { checkToolCalls, leniently } from '../src/tool-calls.js';
 
 const weather = { name: 'weather', parameters: { type: 'object' } };
 const functionCall: ToolCall = { id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' };

@@ -1,5 +1,5 @@
 /** The governed answer in OpenAI's shapes: a `chat.completion`, and the `chat.completion.chunk`s of a stream. */
-import type { ChatDelta, LLMResponse, Usage } from '@pgw/client';
+import { toWireCall, type ChatDelta, type LLMResponse, type Usage } from '@pgw/client';
 
 export interface OpenAIUsage {
   prompt_tokens: number;
@@ -23,7 +23,7 @@ const completionId = (logicalCallId: string) => `chatcmpl-${logicalCallId}`;
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
 export function chatCompletion(response: LLMResponse): Record<string, unknown> {
-  const toolCalls = response.toolCalls?.map(({ id, name, arguments: args }) => ({ id, type: 'function', function: { name, arguments: args } }));
+  const toolCalls = response.toolCalls?.map(toWireCall);
   // A structured answer is the validated value: what the client parsed, not the raw text it was repaired from.
   const content = response.parsed !== undefined ? JSON.stringify(response.parsed) : toolCalls && response.content === '' ? null : response.content;
   return {
@@ -70,11 +70,16 @@ export class ChunkWriter {
     if (delta.content !== undefined) wire['content'] = delta.content;
     if (delta.reasoningContent !== undefined) wire['reasoning_content'] = delta.reasoningContent;
     if (delta.toolCalls) {
-      wire['tool_calls'] = delta.toolCalls.map(({ index, id, name, arguments: args }) => ({
-        index,
-        ...(id !== undefined && { id, type: 'function' }),
-        function: { ...(name !== undefined && { name }), ...(args !== undefined && { arguments: args }) },
-      }));
+      // A custom call comes whole in one delta, and leaves as the custom call it is.
+      wire['tool_calls'] = delta.toolCalls.map(({ index, id, type, name, arguments: args }) =>
+        type === 'custom'
+          ? { index, id, type, custom: { name, input: args } }
+          : {
+              index,
+              ...(id !== undefined && { id, type: 'function' }),
+              function: { ...(name !== undefined && { name }), ...(args !== undefined && { arguments: args }) },
+            },
+      );
     }
     return this.#chunk([{ index: 0, delta: wire, finish_reason: null, logprobs: null }]);
   }

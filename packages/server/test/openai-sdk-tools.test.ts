@@ -46,6 +46,20 @@ describe('tools and structured output through the openai SDK', () => {
     expect(sent.messages.map((m) => m.role)).toEqual(['user', 'assistant', 'tool']);
   });
 
+  it('answers a custom tool call as a custom call, whole and streamed', async () => {
+    // No tools offered: the call is passed on as the model sent it (an offered tool is a function tool).
+    const script = { steps: [{ kind: 'tool_calls' as const, calls: [{ id: 'call_c', name: 'run_sql', arguments: 'SELECT 1', custom: true }] }] };
+    h.mock.setSource('main', script);
+    const answer = await h.openai().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'query' }] });
+    expect(answer.choices[0]!.message.tool_calls).toEqual([{ id: 'call_c', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 1' } }]);
+
+    h.mock.setSource('main', script);
+    const chunks = await h.openai().chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'query' }], stream: true });
+    const calls = [];
+    for await (const chunk of chunks) calls.push(...(chunk.choices[0]?.delta.tool_calls ?? []));
+    expect(calls).toEqual([{ index: 0, id: 'call_c', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 1' } }]);
+  });
+
   it('streams tool calls in fragments the SDK reassembles', async () => {
     h.mock.setSource('main', { steps: [{ kind: 'tool_calls', calls: [{ id: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } }] }] });
     const stream = h.openai().chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'weather?' }], tools: [weather] });

@@ -15,7 +15,6 @@ export {
 } from '../../src/context.js';
 export type { GatewayChatRequest } from '../../src/chat-request.js';
 export type { ToolSchemas } from '../../src/tool-calls.js';
-export { toWireCall } from '../../src/tool-calls.js';
 
 // Assembly: what the client calls
 export {
