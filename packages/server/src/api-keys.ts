@@ -75,12 +75,21 @@ export class ApiKeys {
     this.#entries = [...keys].map(([key, tenantId]) => ({ digest: digest(key), tenantId }));
   }
 
-  /** The tenant of `Authorization: Bearer <key>`, or undefined for a missing or unknown key. */
-  tenantOf(authorization: string | undefined): string | undefined {
-    if (authorization === undefined || !/^bearer /i.test(authorization)) return undefined;
-    const presented = digest(authorization.slice(7).trim());
+  /**
+   * The tenant of the key a request presents — `Authorization: Bearer <key>` (OpenAI's clients) or,
+   * without an Authorization header, `x-api-key` (Anthropic's) — or undefined for a missing or unknown key.
+   */
+  tenantOf(headers: { authorization?: string | undefined; 'x-api-key'?: string | string[] | undefined }): string | undefined {
+    const key = presentedKey(headers);
+    if (key === undefined) return undefined;
+    const presented = digest(key);
     let tenant: string | undefined;
     for (const entry of this.#entries) if (timingSafeEqual(entry.digest, presented) && tenant === undefined) tenant = entry.tenantId;
     return tenant;
   }
+}
+
+function presentedKey({ authorization, 'x-api-key': apiKey }: Parameters<ApiKeys['tenantOf']>[0]): string | undefined {
+  if (authorization !== undefined) return /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
+  return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }

@@ -11,7 +11,7 @@ import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessLog } from './access-log.js';
 import type { ApiKeys } from './api-keys.js';
-import { errorBody, httpFailure, retryAfterSeconds, type HttpFailure } from './http-errors.js';
+import { errorBody, failureHeaders, httpFailure, type HttpFailure } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
 import type { RouteConfig } from './routes.js';
 
@@ -43,7 +43,7 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
     if ((request.routeOptions.config as RouteConfig).protected !== true) return undefined;
     if (parts.draining()) return refuse(request, reply, httpFailure(new ServerDrainingError()));
     if (parts.keys.size === 0) return undefined;
-    const tenantId = parts.keys.tenantOf(request.headers.authorization);
+    const tenantId = parts.keys.tenantOf(request.headers);
     if (tenantId === undefined) return refuse(request, reply, httpFailure(new UnauthorizedError()));
     request.tenantId = tenantId;
     return undefined;
@@ -53,8 +53,7 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
 /** Answers now, in OpenAI's shape; a body the caller sent is never read, so the connection closes after the answer. */
 function refuse(request: FastifyRequest, reply: FastifyReply, failure: HttpFailure): FastifyReply {
   if (hasBody(request)) reply.header('connection', 'close');
-  if (failure.retryAfterMs !== undefined) reply.header('retry-after', retryAfterSeconds(failure.retryAfterMs));
-  return reply.code(failure.status).send(errorBody(failure));
+  return reply.headers(failureHeaders(failure)).code(failure.status).send(errorBody(failure));
 }
 
 export const notFound = (request: FastifyRequest): HttpFailure => ({

@@ -28,8 +28,10 @@ export interface HttpFailure {
   code: string | null;
   param: string | null;
   message: string;
-  /** Sent as `Retry-After` (whole seconds, rounded up). */
+  /** Sent as `Retry-After` (whole seconds, rounded up) and `retry-after-ms` (exact). */
   retryAfterMs?: number | undefined;
+  /** Sent as `x-should-retry: false`: no retry can succeed before `retryAfterMs` (a spent budget). */
+  final?: true;
   /** Further answer headers (the budget's reset time). */
   headers?: Readonly<Record<string, string>>;
   /** No row matched: a fault of the server, whose detail goes to the log and never to the caller. */
@@ -72,6 +74,7 @@ const ERROR_TABLE: readonly Row[] = [
   row(BudgetExceededError, (e) => ({
     ...failure(429, 'insufficient_quota', 'budget_exceeded', e.message),
     retryAfterMs: e.retryAfterMs,
+    final: true,
     ...(e.resetAt !== undefined && { headers: { 'x-pgw-budget-reset': new Date(e.resetAt).toISOString() } }),
   })),
   row(GatewayUnavailableError, (e) => ({
@@ -113,7 +116,17 @@ export function errorBody({ message, type, param, code }: HttpFailure): OpenAIEr
   return { error: { message, type, param, code } };
 }
 
-/** `Retry-After` in whole seconds, never 0 (a 0 invites an immediate retry storm). */
-export function retryAfterSeconds(ms: number): string {
-  return String(Math.max(1, Math.ceil(ms / 1000)));
+/**
+ * The headers of an error answer: when to retry (`Retry-After` in whole seconds, never 0, which
+ * invites an immediate retry storm; `retry-after-ms` exact, which the official SDKs prefer), whether
+ * to (`x-should-retry: false`, which they honour), and the row's own.
+ */
+export function failureHeaders(failure: HttpFailure): Record<string, string> {
+  const headers: Record<string, string> = { ...failure.headers };
+  if (failure.retryAfterMs !== undefined) {
+    headers['retry-after'] = String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000)));
+    headers['retry-after-ms'] = String(Math.max(1, Math.ceil(failure.retryAfterMs)));
+  }
+  if (failure.final) headers['x-should-retry'] = 'false';
+  return headers;
 }

@@ -71,6 +71,8 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   });
 
   app.get('/healthz', async () => ({ status: 'ok' }));
+  // The probe clients send before their first call (Claude Code's `HEAD /`): the server is up.
+  app.get('/', async () => ({ status: 'ok' }));
 
   app.get('/readyz', async (_request, reply) => {
     if (parts.draining()) return reply.code(503).send({ status: 'draining' });

@@ -11,7 +11,7 @@ import { AccessLog } from './access-log.js';
 import { ApiKeys, readKeyFile } from './api-keys.js';
 import { streamContextSubscriber } from './call-context.js';
 import { guardTheDoor, isLoopbackName, requestIdOf } from './door.js';
-import { errorBody, httpFailure, retryAfterSeconds, type HttpFailure } from './http-errors.js';
+import { errorBody, failureHeaders, httpFailure, type HttpFailure } from './http-errors.js';
 import { InflightCalls } from './inflight.js';
 import { ServerMetrics } from './metrics.js';
 import { ServerDrainingError } from './request-error.js';
@@ -155,9 +155,7 @@ export class GatewayServer {
 
 function answer(reply: FastifyReply, failure: HttpFailure, log: AccessLog, request: FastifyRequest, error?: unknown): FastifyReply {
   if (failure.internal) log.fault(request.id, error);
-  if (failure.retryAfterMs !== undefined) reply.header('retry-after', retryAfterSeconds(failure.retryAfterMs));
-  if (failure.headers) reply.headers(failure.headers);
-  return reply.code(failure.status).send(errorBody(failure));
+  return reply.headers(failureHeaders(failure)).code(failure.status).send(errorBody(failure));
 }
 
 /** What Node's HTTP parser refuses (a timeout, oversized headers, a malformed request), answered in OpenAI's shape. */

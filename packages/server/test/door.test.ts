@@ -38,6 +38,20 @@ describe('the key is checked on the route the router matched', () => {
     expect(served.status).toBe(200);
   });
 
+  it('answers GET and HEAD / with 200 without a key: the probe clients send before their first call', async () => {
+    expect(await rawRequest(h.url, 'GET / HTTP/1.1\r\nHost: localhost\r\n\r\n')).toMatchObject({ status: 200 });
+    const head = await rawRequest(h.url, 'HEAD / HTTP/1.1\r\nHost: localhost\r\nConnection: close\r\n\r\n', { untilClose: true });
+    expect(head).toMatchObject({ status: 200, body: '' });
+  });
+
+  it('takes the key from x-api-key too (the Anthropic clients send it there); Authorization wins when both are sent', async () => {
+    expect((await rawRequest(h.url, post('/v1/chat/completions', chat, { 'x-api-key': KEY }))).status).toBe(200);
+    const wrong = await rawRequest(h.url, post('/v1/chat/completions', chat, { 'x-api-key': 'sk-wrong-key-0000' }));
+    expect(wrong.status).toBe(401);
+    expect(wrong.body).not.toContain('sk-wrong-key-0000');
+    expect((await rawRequest(h.url, post('/v1/chat/completions', chat, { authorization: 'Bearer sk-wrong-key-0000', 'x-api-key': KEY }))).status).toBe(401);
+  });
+
   it('answers 404 and 401 before reading a byte of the body, and closes the connection', async () => {
     for (const [target, status] of [['/nope', 404], ['/v1/chat/completions', 401]] as const) {
       const socket = await openSocket(h.url);

@@ -70,7 +70,10 @@ describe('the bounds of the door', () => {
 
   it('ends a stream whose reader takes nothing for PGW_SERVER__WRITE_STALL_S and cancels its call', async () => {
     const ends: string[] = [];
-    h = await startHarness({ sources: { main: { steps: [{ kind: 'oversized', mb: 64 }] } } }, { PGW_SERVER__WRITE_STALL_S: '0.3' }, [{ onCallEnd: (event) => ends.push(event.status) }]);
+    // 8,000 deltas of 8 KiB, one a millisecond at most: the stall (the socket's buffers full, then
+    // 0.3 s) comes within about 2 s, the whole answer takes 8 s or more to arrive.
+    const content = Array.from({ length: 8_000 }, () => 'x'.repeat(8_192)).join(' ');
+    h = await startHarness({ sources: { main: { content, interTokenMs: 1 } } }, { PGW_SERVER__WRITE_STALL_S: '0.3' }, [{ onCallEnd: (event) => ends.push(event.status) }]);
     const socket = await openSocket(h.url);
     socket.write(post('/v1/chat/completions', streamed));
     // Read the status line, then stop reading: the server's writes back up.

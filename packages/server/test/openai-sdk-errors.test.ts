@@ -36,7 +36,13 @@ describe('errors in the openai SDK classes', () => {
     await h.openai().chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }] });
     const error = await ask(h.openai());
     expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-    expect(Number((error as InstanceType<typeof OpenAI.RateLimitError>).headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    const { headers } = error as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(Number(headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    // The exact wait for the clients that read it (the official SDKs prefer it to whole seconds).
+    const exactMs = Number(headers.get('retry-after-ms'));
+    expect(exactMs).toBeGreaterThan(0);
+    expect(Math.max(1, Math.ceil(exactMs / 1000))).toBe(Number(headers.get('retry-after')));
+    expect(headers.get('x-should-retry')).toBeNull();
   });
 
   it('429 insufficient_quota with Retry-After and the reset time when the key tenant spent its budget', async () => {
@@ -61,6 +67,8 @@ describe('errors in the openai SDK classes', () => {
     expect(refused.code).toBe('budget_exceeded');
     expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
     expect(Date.parse(refused.headers.get('x-pgw-budget-reset') ?? '')).toBeGreaterThan(Date.now());
+    // A spent budget does not come back within a retry: the official SDKs stop on this header.
+    expect(refused.headers.get('x-should-retry')).toBe('false');
     // Another key's tenant has a budget of its own.
     const other = await h.openai('sk-tenant-c-0001').chat.completions.create({ model: 'm', messages: [{ role: 'user', content: 'hi' }], max_tokens: 10 });
     expect(other.choices[0]!.message.content).toMatch(/hello/);
