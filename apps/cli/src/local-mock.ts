@@ -1,7 +1,8 @@
 /**
  * `--mock`: a command runs against the local mock upstream, started in this process for the
- * command's duration — the one step from `pnpm demo` to trying the CLI. The scope's own keys are
- * set aside and one source, `mock`, takes their place; keys outside the scope (backends) stay.
+ * command's duration — the one step from `pnpm demo` to trying the CLI. The scopes' own keys are
+ * set aside and one source, `mock`, takes their place in each; keys outside them (backends, the
+ * server's) stay.
  */
 import { effectiveEnv } from './effective-env.js';
 
@@ -19,16 +20,29 @@ export interface MockableFlags {
   mock?: boolean;
 }
 
-export async function withEnvSource<T>(flags: MockableFlags, model: string, run: (source: EnvSource) => Promise<T>): Promise<T> {
+/** A command of one scope: `flags.scope` served by `model`. */
+export function withEnvSource<T>(flags: MockableFlags, model: string, run: (source: EnvSource) => Promise<T>): Promise<T> {
+  return withMockedScopes(flags, () => new Map([[flags.scope, model]]), run);
+}
+
+/** Under `--mock`, each scope `models` names (scope → model) is served by the mock upstream. */
+export async function withMockedScopes<T>(
+  flags: { envFile?: string; mock?: boolean },
+  models: (env: ReadonlyMap<string, string>) => ReadonlyMap<string, string>,
+  run: (source: EnvSource) => Promise<T>,
+): Promise<T> {
   if (!flags.mock) return run(flags.envFile === undefined ? {} : { envFile: flags.envFile });
+  const given = effectiveEnv(flags.envFile);
+  const scopes = [...models(given)].map(([scope, model]) => ({ prefix: `${scope.toUpperCase()}__`, model }));
   const { startMockUpstream } = await import('@pgw/mock-upstream');
   const mock = await startMockUpstream({ port: 0, script: { sources: { [MOCK_SOURCE]: {} } } });
   try {
-    const prefix = `${flags.scope.toUpperCase()}__`;
-    const env: Record<string, string> = Object.fromEntries([...effectiveEnv(flags.envFile)].filter(([key]) => !key.startsWith(prefix)));
-    const source = `${prefix}SOURCE__${MOCK_SOURCE.toUpperCase()}__`;
-    env[`${source}BASE_URL`] = mock.baseUrl(MOCK_SOURCE);
-    env[`${source}MODEL`] = model;
+    const env: Record<string, string> = Object.fromEntries([...given].filter(([key]) => !scopes.some(({ prefix }) => key.startsWith(prefix))));
+    for (const { prefix, model } of scopes) {
+      const source = `${prefix}SOURCE__${MOCK_SOURCE.toUpperCase()}__`;
+      env[`${source}BASE_URL`] = mock.baseUrl(MOCK_SOURCE);
+      env[`${source}MODEL`] = model;
+    }
     return await run({ env });
   } finally {
     await mock.close();

@@ -97,6 +97,7 @@ function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: Ex
     .addOption(new Option('--port <port>', 'port to bind (0 = any free port)').default(8787).argParser(parsePort))
     .option('--allow-unauthenticated', 'bind a non-loopback address although no API key is configured')
     .addOption(envFile())
+    .addOption(new Option('--mock', 'serve every scope from a local mock upstream started with the server (replaces their sources)'))
     .action(async (flags) => {
       // The HTTP server and its framework load only for this command: every other command starts without them.
       const { runServe } = await import('./commands/serve.js');

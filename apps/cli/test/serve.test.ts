@@ -97,6 +97,21 @@ describe('pgw serve', () => {
     expect((await server.exited).code).toBe(0);
   }, 40_000);
 
+  test('--mock serves chat and embeddings from a local mock upstream, whatever the scopes say', async () => {
+    const unreachable = { LLM__SOURCE__MAIN__BASE_URL: 'http://127.0.0.1:9/v1', LLM__SOURCE__MAIN__MODEL: 'gpt-4o-mini', PGW_SERVER__DRAIN_S: '0' };
+    const server = serve(unreachable, ['--mock']);
+    const url = await server.listening;
+    const openai = new OpenAI({ baseURL: `${url}/v1`, apiKey: 'unused', maxRetries: 0 });
+    const answer = await openai.chat.completions.create({ model: 'any', messages: [{ role: 'user', content: 'hi' }] });
+    expect(answer.choices[0]!.message.content).toMatch(/hello/);
+    const embedded = await openai.embeddings.create({ model: 'any', input: 'hi' });
+    expect(embedded.data[0]!.embedding.length).toBeGreaterThan(0);
+    server.child().kill('SIGTERM');
+    const run = await server.exited;
+    expect(run.code).toBe(0);
+    expect(run.stderr).toMatch(/local mock upstream/);
+  }, 40_000);
+
   test('without API keys it refuses a non-loopback address, and says so', async () => {
     const run = await runCli(['serve', '--host', '0.0.0.0', '--port', '0'], { env: sourceEnv('main') });
     expect(run.code).not.toBe(0);

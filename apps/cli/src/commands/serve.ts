@@ -2,11 +2,14 @@
  * `pgw serve`: the governed clients behind an OpenAI-compatible HTTP server (@pgw/server), built
  * from the same keys as the library. SIGTERM (or Ctrl-C) drains: for up to `PGW_SERVER__DRAIN_S`
  * the server answers 503 to new calls while those in flight finish, then telemetry is flushed; a
- * second signal exits at once. SIGHUP reads the key file again.
+ * second signal exits at once. SIGHUP reads the key file again. `--mock` serves every scope the
+ * server routes to from the local mock upstream, so an SDK or an agent can be pointed at it with
+ * nothing configured.
  */
-import { GatewayServer } from '@pgw/server';
+import { GatewayServer, loadServerSettings } from '@pgw/server';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
+import { withMockedScopes } from '../local-mock.js';
 import { warnOnStderr } from '../warn.js';
 
 export interface ServeFlags {
@@ -14,15 +17,28 @@ export interface ServeFlags {
   port: number;
   envFile?: string;
   allowUnauthenticated?: boolean;
+  mock?: boolean;
 }
 
-export async function runServe(flags: ServeFlags, interrupt: AbortSignal): Promise<ExitCode> {
-  const server = new GatewayServer({ env: Object.fromEntries(effectiveEnv(flags.envFile)), warn: warnOnStderr });
+/** The scopes a server routes to (those `PGW_SERVER__MODELS` names, else LLM and EMBED), each with a model the mock answers as. */
+function servedScopes(env: ReadonlyMap<string, string>): ReadonlyMap<string, string> {
+  const { models } = loadServerSettings(Object.fromEntries(env));
+  const scopes = models ? new Set(models.values()) : new Set(['LLM', 'EMBED']);
+  return new Map([...scopes].map((scope) => [scope, scope === 'EMBED' ? 'text-embedding-3-small' : 'gpt-4o-mini']));
+}
+
+export function runServe(flags: ServeFlags, interrupt: AbortSignal): Promise<ExitCode> {
+  return withMockedScopes(flags, servedScopes, (envSource) => serve(flags, envSource.env ?? Object.fromEntries(effectiveEnv(envSource.envFile)), interrupt));
+}
+
+async function serve(flags: ServeFlags, env: Record<string, string>, interrupt: AbortSignal): Promise<ExitCode> {
+  const server = new GatewayServer({ env, warn: warnOnStderr });
   const { keys, models, drainMs } = server.settings;
   const url = await server.listen({ host: flags.host, port: flags.port, allowUnauthenticated: flags.allowUnauthenticated ?? false });
   const auth = keys.size > 0 ? `${keys.size} API key(s)` : 'no API keys (PGW_SERVER__KEYS unset): anyone who can reach this address may call';
   const routing = models ? `models ${[...models].map(([model, scope]) => `${model}→${scope}`).join(', ')}` : 'chat → scope LLM, embeddings → scope EMBED';
-  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}\n`);
+  const upstream = flags.mock ? ' · every scope served by the local mock upstream' : '';
+  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}${upstream}\n`);
 
   const reload = () => {
     if (server.settings.keysFile === undefined) process.stderr.write('pgw serve: SIGHUP: the keys are not read from a file, nothing to reload\n');
