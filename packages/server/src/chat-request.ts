@@ -3,11 +3,11 @@
  * bad field is an InvalidRequestFieldError naming it, nothing is sent upstream). Unknown fields travel
  * upstream in the sampling overlay, as a pass-through proxy would send them.
  */
-import type { ChatMessage, ChatOptions, ChatTool } from '@pgw/client';
+import type { ChatMessage, ChatOptions } from '@pgw/client';
 import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
-import { InvalidRequestFieldError } from './request-error.js';
 import { chatMessage, effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
+import { toolOptions } from './tool-fields.js';
 
 export interface ChatCall {
   model: string;
@@ -54,7 +54,7 @@ export function chatCall(body: unknown): ChatCall {
   const sampling: Record<string, unknown> = {};
   for (const [key, value] of Object.entries(fields)) if (!MAPPED.has(key) && value !== undefined) sampling[key] = value;
   const options: ChatOptions = {
-    ...toolOptions(fields),
+    ...chatToolOptions(fields),
     ...(fields.reasoning_effort !== undefined && { reasoningEffort: fields.reasoning_effort }),
     // OpenAI's end-user id goes into the call's telemetry `meta`, not upstream.
     ...(fields.user !== undefined && { meta: { user: fields.user } }),
@@ -69,19 +69,11 @@ export function chatCall(body: unknown): ChatCall {
 
 type ChatFields = z.output<typeof chatBody>;
 
-function toolOptions({ tools, tool_choice: choice, parallel_tool_calls: parallel }: ChatFields): Pick<ChatOptions, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
-  if (tools === undefined) {
-    if (choice !== undefined && choice !== 'none' && choice !== 'auto') throw new InvalidRequestFieldError('tool_choice', 'needs tools');
-    return {};
-  }
-  const byName: Record<string, ChatTool> = {};
-  tools.forEach(({ function: fn }, index) => {
-    if (Object.hasOwn(byName, fn.name)) throw new InvalidRequestFieldError(`tools[${index}].function.name`, `repeats '${fn.name}'`);
-    byName[fn.name] = { parameters: fn.parameters ?? { type: 'object', properties: {} }, ...(fn.description !== undefined && { description: fn.description }) };
-  });
-  return {
-    tools: byName,
-    ...(choice !== undefined && { toolChoice: typeof choice === 'string' ? choice : { name: choice.function.name } }),
-    ...(parallel !== undefined && { parallelToolCalls: parallel }),
-  };
+function chatToolOptions({ tools, tool_choice: choice, parallel_tool_calls: parallel }: ChatFields) {
+  return toolOptions(
+    tools?.map(({ function: fn }) => fn),
+    choice === undefined || typeof choice === 'string' ? choice : { name: choice.function.name },
+    parallel,
+    { nameField: (index) => `tools[${index}].function.name`, choiceField: 'tool_choice' },
+  );
 }

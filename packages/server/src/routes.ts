@@ -1,5 +1,5 @@
 /**
- * The HTTP routes: OpenAI's chat completions (JSON and SSE), embeddings and models, and the
+ * The HTTP routes: OpenAI's chat completions and responses (JSON and SSE), embeddings and models, and the
  * operator's health, readiness and metrics. Every `/v1` route is declared `protected`: the guard
  * (`door.ts`) checks the key on the route the router matched, after it decoded the path.
  */
@@ -14,7 +14,9 @@ import type { ServerMetrics } from './metrics.js';
 import { ServerDrainingError } from './request-error.js';
 import type { ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
-import { streamChat } from './sse.js';
+import { responsesCall } from './responses-request.js';
+import { responseObject } from './responses-response.js';
+import { chatEncoder, responsesEncoder, streamAnswer } from './sse.js';
 
 export interface RouteParts {
   clients: ScopeClients;
@@ -46,8 +48,20 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
       const call = chatCall(request.body);
       const client = await clients.client('chat', clients.scopeOf('chat', call.model));
       const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
-      if (call.stream) return streamChat(client, { ...call, options }, reply, controller, limits);
-      return sendCompletion(reply, await client.chat(call.messages, options));
+      if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, chatEncoder(call));
+      const response = await client.chat(call.messages, options);
+      return answerHeaders(reply, response).send(chatCompletion(response));
+    }),
+  );
+
+  app.post('/v1/responses', PROTECTED, (request, reply) =>
+    governed(parts, reply, async (controller) => {
+      const call = responsesCall(request.body);
+      const client = await clients.client('chat', clients.scopeOf('chat', call.model));
+      const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
+      if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, responsesEncoder(call));
+      const response = await client.chat(call.messages, options);
+      return answerHeaders(reply, response).send(responseObject(response, call.echo));
     }),
   );
 
@@ -109,9 +123,10 @@ async function governed(parts: RouteParts, reply: FastifyReply, handle: (control
   }
 }
 
-function sendCompletion(reply: FastifyReply, response: LLMResponse): FastifyReply {
+/** Which source answered, the call id and its cost, on a whole answer of any protocol. */
+function answerHeaders(reply: FastifyReply, response: LLMResponse): FastifyReply {
   reply.header('x-pgw-source', response.source);
   reply.header('x-pgw-call-id', response.callStats.logicalCallId);
   if (response.costUsd !== undefined) reply.header('x-pgw-cost-usd', String(response.costUsd));
-  return reply.send(chatCompletion(response));
+  return reply;
 }

@@ -1,21 +1,23 @@
 /**
- * A streamed chat completion as Server-Sent Events. The status line waits for the first delta, so a
- * call that fails before any token (quota full, breakers open, deadline) still gets its HTTP status
- * and `Retry-After` — but no longer than one heartbeat: a call still waiting then (for admission, for
- * a slow first token) gets its 200 and a `: keep-alive` comment every heartbeat, so proxies with an
- * idle timeout keep the stream. After the status, a failure ends the stream with an `error` event,
- * never `[DONE]`. A reader that takes no bytes for the write-stall bound ends the stream and cancels
- * its call.
+ * A streamed answer as Server-Sent Events, in the protocol its encoder writes. The status line
+ * waits for the first delta, so a call that fails before any token (quota full, breakers open,
+ * deadline) still gets its HTTP status and `Retry-After` — but no longer than one heartbeat: a call
+ * still waiting then (for admission, for a slow first token) gets its 200 and a `: keep-alive`
+ * comment every heartbeat, so proxies with an idle timeout keep the stream. After the status, a
+ * failure ends the stream with the protocol's error event, never a whole answer's end. A reader
+ * that takes no bytes for the write-stall bound ends the stream and cancels its call.
  */
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { ChatDelta, GatewayClient } from '@pgw/client';
+import type { ChatDelta, ChatMessage, ChatOptions, GatewayClient, LLMResponse } from '@pgw/client';
 import type { FastifyReply } from 'fastify';
 import { withStreamContext, type StreamCallContext } from './call-context.js';
 import type { ChatCall } from './chat-request.js';
 import { ChunkWriter } from './chat-response.js';
-import { errorBody, httpFailure } from './http-errors.js';
+import { errorBody, httpFailure, type HttpFailure } from './http-errors.js';
 import { WriteStalledError } from './request-error.js';
+import type { ResponsesCall } from './responses-request.js';
+import { ResponseEventWriter } from './responses-response.js';
 
 export interface StreamLimits {
   heartbeatMs: number;
@@ -24,7 +26,28 @@ export interface StreamLimits {
 
 const HEARTBEAT = ': keep-alive\n\n';
 
-export async function streamChat(client: GatewayClient, call: ChatCall, reply: FastifyReply, controller: AbortController, limits: StreamLimits): Promise<void> {
+/** How one protocol writes a stream: its opening, a delta, the end of a whole answer, the end after a failure. */
+export interface StreamEncoder {
+  start(): string;
+  delta(delta: ChatDelta): string;
+  finish(answer: LLMResponse): string;
+  fail(failure: HttpFailure): string;
+}
+
+/** The chat route's part of a stream call: the messages and options, and what the encoder needs. */
+export interface StreamCall {
+  messages: ChatMessage[];
+  options: ChatOptions;
+}
+
+export async function streamAnswer(
+  client: GatewayClient,
+  call: StreamCall,
+  reply: FastifyReply,
+  controller: AbortController,
+  limits: StreamLimits,
+  encoderFor: (context: StreamCallContext) => StreamEncoder,
+): Promise<void> {
   const { structured: _never, ...options } = call.options;
   const context: StreamCallContext = {};
   const stream = withStreamContext(context, () => client.chatStream(call.messages, options));
@@ -44,23 +67,46 @@ export async function streamChat(client: GatewayClient, call: ChatCall, reply: F
   });
   const writer = new StreamWriter(response, controller, limits.writeStallMs);
   const heartbeat = setInterval(() => writer.comment(HEARTBEAT), limits.heartbeatMs);
-  const chunks = new ChunkWriter(context.callId ?? '', call.model);
+  const encoder = encoderFor(context);
   try {
     if (early === undefined) writer.comment(HEARTBEAT);
-    for (let next = await first; !next.done; next = await deltas.next()) await writer.write(chunks.delta(next.value as ChatDelta));
-    const answer = await stream.response;
-    await writer.write(chunks.finish(answer));
-    if (call.includeUsage) await writer.write(chunks.usage(answer.usage));
-    response.end('data: [DONE]\n\n');
+    const opening = encoder.start();
+    if (opening !== '') await writer.write(opening);
+    for (let next = await first; !next.done; next = await deltas.next()) {
+      const events = encoder.delta(next.value as ChatDelta);
+      if (events !== '') await writer.write(events);
+    }
+    response.end(encoder.finish(await stream.response));
   } catch (error) {
     await deltas.return?.();
     if (response.destroyed) return;
     // The drain's reason, not the cancellation it caused, is what the caller is told.
     const reason = controller.signal.aborted ? controller.signal.reason : error;
-    response.end(`data: ${JSON.stringify(errorBody(httpFailure(reason)))}\n\n`);
+    response.end(encoder.fail(httpFailure(reason)));
   } finally {
     clearInterval(heartbeat);
   }
+}
+
+/** Chat Completions: `chat.completion.chunk`s, the usage chunk when asked, `[DONE]`; a failure is a `data:` error, never `[DONE]`. */
+export function chatEncoder(call: ChatCall): (context: StreamCallContext) => StreamEncoder {
+  return (context) => {
+    const chunks = new ChunkWriter(context.callId ?? '', call.model);
+    return {
+      start: () => '',
+      delta: (delta) => chunks.delta(delta),
+      finish: (answer) => chunks.finish(answer) + (call.includeUsage ? chunks.usage(answer.usage) : '') + 'data: [DONE]\n\n',
+      fail: (failure) => `data: ${JSON.stringify(errorBody(failure))}\n\n`,
+    };
+  };
+}
+
+/** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
+export function responsesEncoder(call: ResponsesCall): (context: StreamCallContext) => StreamEncoder {
+  return (context) => {
+    const events = new ResponseEventWriter(context.callId ?? '', call.model, call.echo);
+    return { start: () => events.start(), delta: (delta) => events.delta(delta), finish: (answer) => events.finish(answer), fail: (failure) => events.fail(failure) };
+  };
 }
 
 /** The first delta if it settles within `ms`, else undefined (it keeps running). A rejection within `ms` rejects. */

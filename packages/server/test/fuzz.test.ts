@@ -14,8 +14,8 @@ const SEED = Number(process.env['PGW_FUZZ_SEED'] ?? 20261202);
 const RUNS = 1500;
 const TIME_LIMIT_MS = 60_000;
 
-const ROUTES = ['/v1/chat/completions', '/v1/embeddings', '/v1/models', '/healthz', '/readyz', '/metrics', '/nope', '/', '/v1', '/v1/'];
-const PROTECTED = new Set(['/v1/chat/completions', '/v1/embeddings', '/v1/models']);
+const ROUTES = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/models', '/healthz', '/readyz', '/metrics', '/nope', '/', '/v1', '/v1/'];
+const PROTECTED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/models']);
 
 /** A route spelled as an attacker might: percent-encoded letters, doubled slashes, dot segments, absolute form, a query, case. */
 const spelledPath = fc.tuple(fc.constantFrom(...ROUTES), fc.array(fc.constantFrom('encode', 'double-slash', 'dot', 'dotdot', 'absolute', 'query', 'upper', 'trailing', 'hash'), { maxLength: 3 }), fc.nat()).map(([route, mutations, n]) => {
@@ -53,7 +53,10 @@ const chatLike = fc.record(
     reasoning_effort: fc.jsonValue(),
     user: fc.jsonValue(),
     n: fc.jsonValue(),
-    input: fc.jsonValue(),
+    input: fc.oneof(fc.jsonValue(), fc.array(fc.record({ type: fc.constantFrom('message', 'function_call', 'function_call_output', 'reasoning', 'x'), role: fc.string(), content: fc.jsonValue(), call_id: fc.jsonValue() }, { requiredKeys: [] }), { maxLength: 3 })),
+    instructions: fc.jsonValue(),
+    text: fc.oneof(fc.jsonValue(), fc.record({ format: fc.record({ type: fc.constant('json_schema'), name: fc.string(), schema: fc.jsonValue() }) })),
+    previous_response_id: fc.jsonValue(),
     encoding_format: fc.jsonValue(),
     temperature: fc.jsonValue(),
   },
@@ -72,6 +75,7 @@ const anyRequest = fc.record({
   method: fc.constantFrom('GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'HEAD'),
   path: anyPath,
   authorization: fc.oneof(fc.constant(`Bearer ${KEY}`), fc.constant(undefined), fc.constant(`bearer ${KEY}`), fc.constant(`Bearer ${KEY}x`), headerValue),
+  apiKey: fc.option(fc.oneof(fc.constant(KEY), headerValue), { nil: undefined }),
   contentType: fc.oneof(fc.constant('application/json'), fc.constant(undefined), fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'multipart/form-data', 'application/x-www-form-urlencoded'), headerValue),
   requestId: fc.option(headerValue, { nil: undefined }),
   extra: fc.array(fc.tuple(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue), { maxLength: 3 }),
@@ -80,12 +84,18 @@ const anyRequest = fc.record({
 /** Close to a real call (the key, JSON, a governed route in some spelling): the fuzz reaches the field checks and the governed call. */
 const nearlyValid = fc.record({
   method: fc.constant('POST'),
-  path: fc.constantFrom('/v1/chat/completions', '/%761/chat/completions', 'http://x/v1/chat/completions', '/v1/embeddings', '/v1/chat/completions?x=1'),
+  path: fc.constantFrom('/v1/chat/completions', '/%761/chat/completions', 'http://x/v1/chat/completions', '/v1/embeddings', '/v1/chat/completions?x=1', '/v1/responses', '/v1/%72esponses'),
   authorization: fc.constant(`Bearer ${KEY}`),
+  apiKey: fc.constant(undefined),
   contentType: fc.constant('application/json'),
   requestId: fc.option(headerValue, { nil: undefined }),
   extra: fc.constant<[string, string][]>([]),
-  body: fc.oneof(fc.constant(JSON.stringify(validChat)), fc.constant(JSON.stringify({ model: 'text-embedding-3-small', input: 'x' })), chatLike.map((value) => JSON.stringify({ ...validChat, ...value }))),
+  body: fc.oneof(
+    fc.constant(JSON.stringify(validChat)),
+    fc.constant(JSON.stringify({ model: 'text-embedding-3-small', input: 'x' })),
+    chatLike.map((value) => JSON.stringify({ ...validChat, ...value })),
+    chatLike.map((value) => JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', ...value, messages: undefined })),
+  ),
 });
 const request = fc.oneof(anyRequest, nearlyValid);
 type FuzzRequest = typeof request extends fc.Arbitrary<infer T> ? T : never;
@@ -94,6 +104,7 @@ function bytesOf(input: FuzzRequest): string {
   const hasBody = input.method !== 'GET' && input.method !== 'HEAD';
   const headers: [string, string][] = [['host', '127.0.0.1'], ['connection', 'close']];
   if (input.authorization !== undefined) headers.push(['authorization', input.authorization]);
+  if (input.apiKey !== undefined) headers.push(['x-api-key', input.apiKey]);
   if (input.contentType !== undefined && hasBody) headers.push(['content-type', input.contentType]);
   if (input.requestId !== undefined) headers.push(['x-request-id', input.requestId]);
   headers.push(...input.extra);

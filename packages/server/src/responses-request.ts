@@ -1,0 +1,200 @@
+/**
+ * An OpenAI Responses request (`POST /v1/responses`) → the governed client's arguments, checked by
+ * one zod schema: a bad field, or one this route cannot honour (a hosted tool, a stored prompt, a
+ * background run), is an InvalidRequestFieldError naming it, and nothing is sent upstream. Fields
+ * of the Responses API with no meaning for a governed chat call (`include`, `truncation`, …) are
+ * accepted and ignored; the rest of the body is not sent upstream, which speaks Chat Completions.
+ */
+import type { ChatMessage, ChatOptions, ContentPart, WireToolCall } from '@pgw/client';
+import { z } from 'zod';
+import { callerSchema } from './caller-schema.js';
+import { InvalidRequestFieldError } from './request-error.js';
+import { effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
+import { toolOptions } from './tool-fields.js';
+
+export interface ResponsesCall {
+  model: string;
+  messages: ChatMessage[];
+  options: ChatOptions;
+  stream: boolean;
+  /** The request fields a response object repeats back. */
+  echo: ResponseEcho;
+}
+
+export interface ResponseEcho {
+  instructions: string | null;
+  tools: unknown[];
+  tool_choice: unknown;
+  parallel_tool_calls: boolean;
+  text: { format: Record<string, unknown> };
+  temperature: number | null;
+  top_p: number | null;
+  max_output_tokens: number | null;
+  metadata: Record<string, string>;
+  store: boolean;
+  user: string | null;
+}
+
+const text = z.string();
+const inputPart = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('input_text'), text }),
+  z.looseObject({ type: z.literal('output_text'), text }),
+  z.looseObject({ type: z.literal('refusal'), refusal: text }),
+  z.looseObject({ type: z.literal('input_image'), image_url: z.string().min(1, 'needs image_url (file_id is not supported)'), detail: z.string().optional() }),
+]);
+const messageItem = z.looseObject({
+  type: z.literal('message').optional(),
+  role: z.enum(['user', 'system', 'developer', 'assistant']),
+  content: z.union([text, z.array(inputPart)]),
+});
+const functionCall = z.looseObject({ type: z.literal('function_call'), call_id: z.string().min(1), name: z.string().min(1), arguments: text });
+const customCall = z.looseObject({ type: z.literal('custom_tool_call'), call_id: z.string().min(1), name: z.string().min(1), input: text });
+const toolOutput = z.union([text, z.array(inputPart)]);
+const functionOutput = z.looseObject({ type: z.enum(['function_call_output', 'custom_tool_call_output']), call_id: z.string().min(1), output: toolOutput });
+// A reasoning item sent back (the model's earlier thinking): the upstream speaks Chat Completions and cannot take it.
+const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
+const inputItem = z.union([messageItem, functionCall, customCall, functionOutput, reasoningItem], {
+  error: 'must be a message, function_call, function_call_output, custom_tool_call, custom_tool_call_output or reasoning item',
+});
+
+const functionTool = z.looseObject({
+  type: z.literal('function', { error: 'must be "function": this server runs no hosted tools' }),
+  name: z.string().min(1),
+  description: nullish(z.string()),
+  parameters: nullish(jsonObject),
+  strict: nullish(z.boolean()),
+});
+
+const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.literal('function'), name: z.string().min(1) })], {
+  error: 'must be "auto", "none", "required" or {"type":"function","name":…}',
+});
+
+const format = z.discriminatedUnion('type', [
+  z.looseObject({ type: z.literal('text') }),
+  z.looseObject({ type: z.literal('json_object') }),
+  z.looseObject({ type: z.literal('json_schema'), name: z.string().min(1), schema: jsonObject, strict: nullish(z.boolean()), description: nullish(z.string()) }),
+]);
+
+const refused = (why: string) => z.unknown().refine((value) => value === null || value === false, { message: why }).optional();
+
+const responsesBody = z.looseObject({
+  model: z.string().min(1),
+  // Its items are checked apart (inputItems), so a bad one is named by its index, not as `input` whole.
+  input: z.union([text, z.array(z.unknown()).min(1)], { error: 'must be a string or a non-empty array of input items' }),
+  instructions: nullish(text),
+  stream: nullish(z.boolean()),
+  tools: nullish(z.array(functionTool)),
+  tool_choice: nullish(toolChoice),
+  parallel_tool_calls: nullish(z.boolean()),
+  text: nullish(z.looseObject({ format: nullish(format) })),
+  reasoning: nullish(z.looseObject({ effort: effortField })),
+  max_output_tokens: nullish(z.number().int().positive()),
+  temperature: nullish(z.number()),
+  top_p: nullish(z.number()),
+  user: userField,
+  metadata: nullish(z.record(z.string(), z.string())),
+  store: nullish(z.boolean()),
+  previous_response_id: refused('is not supported by this server yet: send the whole conversation in input'),
+  background: refused('is not supported: a governed call answers on its own request'),
+  prompt: refused('is not supported: stored prompts live at OpenAI'),
+  conversation: refused('is not supported: send the whole conversation in input'),
+});
+
+const inputItems = z.looseObject({ input: z.array(inputItem) });
+
+type ResponsesFields = z.output<typeof responsesBody>;
+type InputItem = z.output<typeof inputItem>;
+
+export function responsesCall(body: unknown): ResponsesCall {
+  const fields = parseRequest(responsesBody, body);
+  const stream = fields.stream ?? false;
+  const sampling: Record<string, unknown> = {};
+  if (fields.max_output_tokens !== undefined) sampling['max_tokens'] = fields.max_output_tokens;
+  if (fields.temperature !== undefined) sampling['temperature'] = fields.temperature;
+  if (fields.top_p !== undefined) sampling['top_p'] = fields.top_p;
+  const options: ChatOptions = {
+    ...toolOptions(
+      fields.tools?.map(({ name, description, parameters }) => ({ name, description, parameters })),
+      fields.tool_choice === undefined || typeof fields.tool_choice === 'string' ? fields.tool_choice : { name: fields.tool_choice.name },
+      fields.parallel_tool_calls,
+      { nameField: (index) => `tools[${index}].name`, choiceField: 'tool_choice' },
+    ),
+    ...(fields.reasoning?.effort !== undefined && { reasoningEffort: fields.reasoning.effort }),
+    ...(fields.user !== undefined && { meta: { user: fields.user } }),
+  };
+  const wanted = fields.text?.format;
+  // As on the chat route: a whole answer gets the governed structured output, a stream the upstream's.
+  if (wanted?.type === 'json_schema' && !stream) options.structured = callerSchema(wanted.schema, 'text.format.schema');
+  else if (wanted?.type === 'json_schema') sampling['response_format'] = { type: 'json_schema', json_schema: { name: wanted.name, schema: wanted.schema, strict: wanted.strict ?? undefined } };
+  else if (wanted?.type === 'json_object') sampling['response_format'] = { type: 'json_object' };
+  if (Object.keys(sampling).length > 0) options.sampling = sampling;
+  return { model: fields.model, messages: conversation(fields), options, stream, echo: echoOf(fields) };
+}
+
+/** `instructions` first, then the input items in order; consecutive calls of the assistant share one message. */
+function conversation(fields: ResponsesFields): ChatMessage[] {
+  const messages: ChatMessage[] = fields.instructions !== undefined ? [{ role: 'system', content: fields.instructions }] : [];
+  if (typeof fields.input === 'string') return [...messages, { role: 'user', content: fields.input }];
+  const items: InputItem[] = parseRequest(inputItems, { input: fields.input }).input;
+  items.forEach((item, index) => {
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') return void assistantCalls(messages).push(wireCall(item));
+    if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      return void messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : partsText(item.output, `input[${index}].output`) });
+    }
+    if (item.type === 'reasoning') return;
+    const { role: sent, content } = item as z.output<typeof messageItem>;
+    const role = sent === 'developer' ? 'system' : sent;
+    messages.push({ role, content: typeof content === 'string' ? content : contentOf(content, role, `input[${index}].content`) });
+  });
+  return messages;
+}
+
+function wireCall(item: z.output<typeof functionCall> | z.output<typeof customCall>): WireToolCall {
+  return item.type === 'function_call'
+    ? { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }
+    : { id: item.call_id, type: 'custom', custom: { name: item.name, input: item.input } };
+}
+
+/** The assistant message the next tool call joins: the last one if it is the assistant's, else a new one. */
+function assistantCalls(messages: ChatMessage[]): WireToolCall[] {
+  const last = messages.at(-1);
+  if (last?.role === 'assistant') return (last.tool_calls ??= []);
+  const calls: WireToolCall[] = [];
+  messages.push({ role: 'assistant', content: null, tool_calls: calls });
+  return calls;
+}
+
+type InputPart = z.output<typeof inputPart>;
+
+/** A user's parts keep their images; any other role's content is its text. */
+function contentOf(parts: readonly InputPart[], role: ChatMessage['role'], field: string): string | ContentPart[] {
+  if (role !== 'user') return partsText(parts, field);
+  return parts.map((part) => (part.type === 'input_image' ? { type: 'image_url', image_url: { url: part.image_url, ...(part.detail !== undefined && { detail: part.detail }) } } : { type: 'text', text: textOf(part) }));
+}
+
+function partsText(parts: readonly InputPart[], field: string): string {
+  return parts
+    .map((part, index) => {
+      if (part.type === 'input_image') throw new InvalidRequestFieldError(`${field}[${index}]`, 'an image is accepted in a user message only');
+      return textOf(part);
+    })
+    .join('');
+}
+
+const textOf = (part: Exclude<InputPart, { type: 'input_image' }>) => (part.type === 'refusal' ? part.refusal : part.text);
+
+function echoOf(fields: ResponsesFields): ResponseEcho {
+  return {
+    instructions: fields.instructions ?? null,
+    tools: fields.tools ?? [],
+    tool_choice: fields.tool_choice ?? 'auto',
+    parallel_tool_calls: fields.parallel_tool_calls ?? true,
+    text: { format: fields.text?.format ?? { type: 'text' } },
+    temperature: fields.temperature ?? null,
+    top_p: fields.top_p ?? null,
+    max_output_tokens: fields.max_output_tokens ?? null,
+    metadata: fields.metadata ?? {},
+    store: false,
+    user: fields.user ?? null,
+  };
+}
