@@ -1,7 +1,7 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
-import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type SourceStats } from '@pgw/core';
-import { assertBudgetPolicy, budgetPeriodAt, budgetTenantOf, optionalPositiveMs } from '@pgw/core/internal';
+import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats } from '@pgw/core';
+import { assertBudgetPolicy, assertNonNegativeInteger, budgetPeriodAt, budgetTenantOf, optionalPositiveMs, TicketLease } from '@pgw/core/internal';
 import { Cluster } from 'ioredis';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
@@ -36,6 +36,23 @@ export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisBreakerOption
 type Refused = Exclude<GovernorRefusal, { refusal: object }>;
 /** The breaker's answer, and the period the budget reserved in (when charged). */
 type Acquired = { readonly ticket: BreakerTicket | BreakerRefusal; readonly periodStart: string };
+
+/** A lease's end: the breaker's verdict, the permit's settle-and-release, the budget's settlement. */
+type LeaseEnd = (verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd: number) => Promise<BreakerTransition | undefined>;
+
+/** A Redis governor's lease: the once-only rule is TicketLease's, the write-back the governor's. */
+class RedisLease extends TicketLease {
+  readonly #end: LeaseEnd;
+
+  constructor(ticket: BreakerTicket, permit: Permit, end: LeaseEnd) {
+    super(ticket, permit);
+    this.#end = end;
+  }
+
+  finish(verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd = 0): Promise<BreakerTransition | undefined> {
+    return this.firstFinish() ? this.#end(verdict, actualTokens, spentUsd) : Promise.resolve(undefined);
+  }
+}
 
 /** A ticket no admission answered (the reply was lost): its epoch fences off any breaker write. */
 const UNANSWERED: BreakerTicket = Object.freeze({ ok: true, source: '', epoch: -1, probe: false });
@@ -113,25 +130,37 @@ export class RedisGovernor implements Governor {
       // on the same connection (and replayed if that fails), gives back what nobody holds. All are
       // no-ops for an entry the script never made.
       const part = budget && { ...budget, periodStart: String(budgetPeriodAt(budget.period, (this.#now ?? Date.now)()).start) };
-      void plan.permit(this.#finisher(keys, UNANSWERED, plan, part)).finish(0, undefined, 0).catch(() => undefined);
+      void this.#finished(plan, this.#finisher(keys, UNANSWERED, plan, part), undefined, 0, 0).catch(() => undefined);
       throw error;
     });
     if (!('ticket' in verdict)) return verdict;
     const { ticket } = verdict;
     if (!ticket.ok) return { ok: false, refusal: ticket };
-    const permit = plan.permit(this.#finisher(keys, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart }));
-    const holdings = this.#holdings;
-    return {
-      ok: true,
-      source,
-      estTokens,
-      ...(ticket.transition && { transition: ticket.transition }),
-      finish: (verdict, actualTokens, spentUsd = 0) => {
-        // A finished call holds no lease any more, whether or not its write-back lands now.
-        holdings.ended(plan.id, Number.isSafeInteger(actualTokens) && actualTokens >= 0 ? `=${actualTokens}` : String(estTokens));
-        return permit.finish(actualTokens, verdict, spentUsd);
-      },
-    };
+    const finisher = this.#finisher(keys, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart });
+    const permit = plan.permit();
+    return new RedisLease(ticket, permit, async (breakerVerdict, actualTokens, spentUsd) => {
+      // A finished call holds no lease any more, whether or not its write-back lands now.
+      const valid = Number.isSafeInteger(actualTokens) && actualTokens >= 0;
+      this.#holdings.ended(plan.id, valid ? `=${actualTokens}` : String(estTokens));
+      if (!valid) {
+        await permit.release(); // a refused amount still frees the slot
+        assertNonNegativeInteger(actualTokens, 'actualTokens');
+      }
+      return this.#finished(plan, finisher, breakerVerdict, actualTokens, spentUsd);
+    });
+  }
+
+  /**
+   * Runs a permit's end (verdict, settle-and-release, budget settlement) in one script; what is
+   * replayed if it fails, or re-sent after a failover, is that script without the verdict, which a
+   * second application would count twice.
+   */
+  #finished(plan: EntryPlan, finisher: LeaseEnd, verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd: number): Promise<BreakerTransition | undefined> {
+    return WriteBackReplay.of(this.#redis).attempt(
+      `${plan.id}:settle-release`,
+      () => finisher(verdict, actualTokens, spentUsd),
+      () => finisher(undefined, actualTokens, spentUsd),
+    );
   }
 
   sourceStats(source: string): Promise<SourceStats> {
@@ -171,8 +200,8 @@ export class RedisGovernor implements Governor {
    * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
    * one script, which answers the verdict's breaker transition.
    */
-  #finisher(keys: readonly string[], ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined) {
-    return async (actualTokens: number, verdict: BreakerVerdict | undefined, spentUsd: number): Promise<BreakerTransition | undefined> => {
+  #finisher(keys: readonly string[], ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
+    return async (verdict, actualTokens, spentUsd) => {
       const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.breaker.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
       const settleArgs = budget ? BudgetKeys.settleArgs(budget, spentUsd) : ['', 0];
       const reply = await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, [...args, ...settleArgs]));

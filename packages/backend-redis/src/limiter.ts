@@ -131,37 +131,20 @@ export class RedisLimiter implements Limiter {
     // A failed write-back is kept and replayed when Redis is back (the scripts are idempotent).
     const replay = WriteBackReplay.of(this.#redis);
     const kept =
-      <A extends unknown[], R>(step: string, write: (...args: A) => Promise<R>, replayed: (...args: A) => () => Promise<unknown>) =>
-      async (...args: A): Promise<R> => {
-        const key = `${id}:${step}`;
-        try {
-          const written = await write(...args);
-          replay.landed(key, replayed(...args));
-          return written;
-        } catch (error) {
-          replay.keep(key, replayed(...args));
-          throw error;
-        }
-      };
-    const settleAndReleaseLater = (actualTokens: number) => () => settleAndRelease(actualTokens);
+      <A extends unknown[]>(step: string, write: (...args: A) => Promise<unknown>) =>
+      (...args: A): Promise<unknown> =>
+        replay.attempt(`${id}:${step}`, () => write(...args));
     return {
       id,
       keys: keyList,
       limits: sixLimits,
       enterArgs: [this.#leaseTtlMs, LIMIT_WINDOW_MS, this.#keyTtlMs, CONCURRENCY_POLL_MS],
       settleArgs,
-      permit: (finish) =>
+      permit: () =>
         new RedisPermit(source, estTokens, {
-          settle: kept('settle', settle, (actualTokens: number) => () => settle(actualTokens)),
-          release: kept('release', release, () => release),
-          settleAndRelease: kept('settle-release', settleAndRelease, settleAndReleaseLater),
-          // The breaker's verdict is not replayed (a second application would count twice): only the permit's
-          // and the budget's parts, which apply once.
-          ...(finish && {
-            finish: kept('settle-release', finish, (actualTokens: number, _verdict: BreakerVerdict | undefined, spentUsd: number) => () =>
-              finish(actualTokens, undefined, spentUsd),
-            ),
-          }),
+          settle: kept('settle', settle),
+          release: kept('release', release),
+          settleAndRelease: kept('settle-release', settleAndRelease),
         }),
     };
   }
@@ -187,19 +170,13 @@ export interface EntryPlan {
   readonly limits: readonly number[];
   readonly enterArgs: readonly number[];
   settleArgs(actualTokens: number): (string | number)[];
-  /** The permit of an admitted plan; `finish` ends it together with a breaker write-back. */
-  permit(finish?: PermitBooks['finish']): RedisPermit;
+  permit(): RedisPermit;
 }
 
 interface PermitBooks {
   settle(actualTokens: number): Promise<unknown>;
   release(): Promise<unknown>;
   settleAndRelease(actualTokens: number): Promise<unknown>;
-  /**
-   * Present for a governor's permit: the settle-and-release travels with the breaker's write-back,
-   * which answers its transition, and the budget's settlement.
-   */
-  finish?(actualTokens: number, verdict: BreakerVerdict | undefined, spentUsd: number): Promise<BreakerTransition | undefined>;
 }
 
 export class RedisPermit implements Permit {
@@ -250,26 +227,6 @@ export class RedisPermit implements Permit {
     this.#released = true;
   }
 
-  /**
-   * settleAndRelease in the same script as the breaker's write-back (a governor's permit). Only the
-   * first confirmed finish counts; the script runs whole even when one step was confirmed before
-   * (its settle and release are idempotent). A finish that failed may be retried.
-   */
-  async finish(actualTokens: number, verdict: BreakerVerdict | undefined, spentUsd = 0): Promise<BreakerTransition | undefined> {
-    const { finish } = this.books;
-    if (finish === undefined) throw new Error('finish: this permit did not come from a governor');
-    if (this.#settled && this.#released) return undefined;
-    try {
-      assertNonNegativeInteger(actualTokens, 'actualTokens');
-    } catch (error) {
-      await this.release();
-      throw error;
-    }
-    const transition = await finish(actualTokens, verdict, spentUsd);
-    this.#settled = true;
-    this.#released = true;
-    return transition;
-  }
 }
 
 type Denial = { ok: false; gate: LimitGate; retryAfterMs: number };

@@ -64,13 +64,17 @@ export class WriteBackReplay {
     this.#armRetry();
   }
 
-  /** Runs `write` (idempotent) now; if it fails it is kept under `key` for a replay, and the failure rethrown. */
-  async attempt(key: string, write: () => Promise<unknown>): Promise<void> {
+  /**
+   * Runs `write` now; `replayed` (its idempotent part, `write` itself by default) is kept under `key`
+   * for a replay if it fails, the failure rethrown, or noted as landed if it goes through.
+   */
+  async attempt<R>(key: string, write: () => Promise<R>, replayed: () => Promise<unknown> = write): Promise<R> {
     try {
-      await write();
-      this.landed(key, write);
+      const written = await write();
+      this.landed(key, replayed);
+      return written;
     } catch (error) {
-      this.keep(key, write);
+      this.keep(key, replayed);
       throw error;
     }
   }

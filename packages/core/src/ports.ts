@@ -176,7 +176,9 @@ export interface Lease {
    * Ends the attempt: applies the breaker verdict — with none, the probe lease is just given back —
    * then settles the permit with `actualTokens` and releases it (even when the verdict's write
    * failed). `spentUsd`: what the attempt cost, replacing its budget reservation (default 0).
-   * Answers the breaker transition the verdict caused. Idempotent; only the first call counts.
+   * Answers the breaker transition the verdict caused. Only the first call counts, also when it
+   * failed: a write-back that did not land is the governor's to replay, never the caller's to repeat.
+   * Every governor's lease extends TicketLease, which holds this rule.
    */
   finish(
     verdict: BreakerVerdict | undefined,
