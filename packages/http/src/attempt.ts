@@ -11,7 +11,7 @@ import { AttemptScope } from './attempt-scope.js';
 import { ERROR_BODY_LIMIT_BYTES, announcesAtMost, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
 import type { Endpoint } from './endpoint.js';
 import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
-import type { LivenessLimits } from './limit-timer.js';
+import type { LivenessLimits } from './liveness-timer.js';
 
 export interface HttpAttempt {
   dispatcher: Dispatcher;
