@@ -18,8 +18,8 @@ export interface AttemptScopeOptions {
 }
 
 /**
- * Every attempt in flight holds one, so it is lean: one timer for the total and the liveness
- * limits (`LivenessTimer`), and the scope itself is its listener on the caller's signal (`handleEvent`), no closures.
+ * Every attempt in flight holds one: one timer for the total and the liveness limits
+ * (`LivenessTimer`), and the scope itself is its listener on the caller's signal (`handleEvent`).
  */
 export class AttemptScope extends LivenessTimer {
   /** Handed to undici: cancelled when the caller aborts or one of our limits fires. */

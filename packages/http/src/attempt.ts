@@ -55,7 +55,7 @@ export interface HttpAnswer {
   stopLiveness(): void;
 }
 
-/** A 2xx answer: methods on a class rather than closures per attempt (it is built for every call). */
+/** A 2xx answer, built for every attempt: its methods live on the class (docs/decisions.md#lean-hot-path). */
 class AttemptAnswer implements HttpAnswer {
   constructor(
     readonly status: number,

@@ -17,8 +17,7 @@ export type AttemptLimit = 'total' | LivenessPhase;
 
 /**
  * ONE timer for every time bound of an attempt: the total and, for a stream, the liveness limits.
- * Tokens come by the thousand, so a token only notes the time (a clock read, no timer operation);
- * the timer fires at the earliest bound it was set for and, when tokens moved that bound later,
+ * Tokens come by the thousand, so a token only notes the time; the timer fires at the earliest bound it was set for and, when tokens moved that bound later,
  * is set again for the rest. The clock is `performance.now()`, the monotonic clock fake timers also drive.
  */
 export abstract class LivenessTimer {
@@ -85,7 +84,7 @@ export abstract class LivenessTimer {
       this.firesAt = at;
       return;
     }
-    // Whole milliseconds: Node keeps one timer list per distinct delay.
+    // Whole milliseconds (docs/decisions.md#lean-hot-path).
     const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(1, Math.ceil(at - now)));
     this.firesAt = now + delay;
     this.timer = setTimeout(this.fire, delay);

@@ -108,7 +108,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
     return this.dispatcher.close();
   }
 
-  /** Not async: the answer's frames are the attempt's own (a frame and a promise fewer per call); a bad body still rejects. */
+  /** Not async (docs/decisions.md#lean-hot-path); a bad body still rejects. */
   private chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
     let http: HttpAttempt;
     try {
