@@ -1,7 +1,7 @@
 // Memory probe (benchmark 5), plain node on the packages' built dist, run with --expose-gc: holds
 // many streaming calls in flight on the mock's hanging source with one shared caller signal,
 // reports heap and RSS after a forced GC, then aborts them all and checks nothing is left over.
-// `governed`: GatewayClient (memory backends, watchdog armed); `raw`: undici Pool.request of the
+// `governed`: GatewayClient (memory backends, liveness limits armed); `raw`: undici Pool.request of the
 // same shape (streaming body, the caller's signal), the baseline. Spoken to over IPC by
 // src/bench-memory.ts ({ id, type } → { id, …fields } or { id, error }).
 import { getEventListeners, setMaxListeners } from 'node:events';

@@ -1,5 +1,5 @@
 /**
- * Benchmark 2: streaming. Governed `chatStream` (memory backends, watchdog armed) against raw undici
+ * Benchmark 2: streaming. Governed `chatStream` (memory backends, liveness limits armed) against raw undici
  * with a minimal split-on-blank-line SSE parser, at 1 and at many concurrent streams, for an
  * upstream that writes one token per packet and one that writes the whole stream in one burst.
  * Reports time to first token (p50/p99 over every measured stream) and tokens/s.

@@ -4,12 +4,12 @@
  * whatever it throws leaves as the caller's abort, our own limit, or the classified failure.
  */
 import type { AttemptContext } from '@pgw/core';
-import { AttemptScope, type LivenessLimits } from '@pgw/http';
+import { AttemptScope, type ResolvedLiveness } from '@pgw/http';
 import { classifyFailure, type FailureContext } from './classify-failure.js';
 
 export interface RunOptions {
-  /** Present for a stream: the first-token and inter-token limits. */
-  liveness?: LivenessLimits;
+  /** Present for a stream: the first-token and inter-token limits, and the cap of its total time. */
+  liveness?: ResolvedLiveness;
   secrets?: readonly string[];
   warn?: (message: string) => void;
 }
@@ -20,7 +20,13 @@ export function failureContext(attempt: AttemptContext, options: RunOptions): Fa
 
 export async function runAttempt<T>(attempt: AttemptContext, options: RunOptions, run: (signal: AbortSignal, scope: AttemptScope) => Promise<T>): Promise<T> {
   const { liveness } = options;
-  const scope = new AttemptScope({ callerSignal: attempt.signal, sourceName: attempt.sourceName, route: 'ai-sdk', totalMs: attempt.timeoutMs, ...(liveness && { liveness }) });
+  const scope = new AttemptScope({
+    callerSignal: attempt.signal,
+    sourceName: attempt.sourceName,
+    route: 'ai-sdk',
+    totalMs: liveness ? Math.min(attempt.timeoutMs, liveness.totalMs) : attempt.timeoutMs,
+    ...(liveness && { liveness: liveness.limits }),
+  });
   const inner = new AbortController();
   scope.cancel.on('abort', () => inner.abort(scope.cancel.reason));
   try {

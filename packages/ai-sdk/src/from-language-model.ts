@@ -2,12 +2,12 @@
  * `fromLanguageModel`: any AI SDK language model (V2, V3 or V4) as a `ChatModel` of this library,
  * so it is a source like any other (docs/writing-a-provider.md): one call = one attempt, the
  * attempt's signal and timeout passed down, failures classified into the four categories, usage
- * reported before the answer returns, a stream read through `doStream` under the watchdog.
+ * reported before the answer returns, a stream read through `doStream` under the liveness limits.
  */
 import type { LanguageModelV2StreamPart, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { MODEL_SPECIFICATION_VERSION, type AttemptContext, type ChatDelta, type ChatModel, type ChatModelCapabilities, type ChatRequest, type ChatResult, type ToolCall } from '@pgw/core';
 import { observeThinking } from '@pgw/core/internal';
-import type { LivenessLimits } from '@pgw/http';
+import { checkLiveness, type LivenessOptions } from '@pgw/http';
 import type { AnyLanguageModel } from './ai-sdk-models.js';
 import { failureContext, runAttempt } from './attempt-run.js';
 import { streamErrorFailure } from './classify-failure.js';
@@ -25,15 +25,14 @@ export interface FromLanguageModelOptions {
    * With `streaming: false` every attempt is one `doGenerate`.
    */
   capabilities?: Partial<ChatModelCapabilities>;
-  /** Liveness of a streamed answer (defaults: 60 s to the first token, 30 s between tokens). */
-  watchdog?: Partial<LivenessLimits>;
+  /** Bounds of a streamed answer (defaults: 60 s to the first token, 30 s between tokens, no cap of the total below the attempt timeout). */
+  liveness?: LivenessOptions;
   /** Texts never to keep from an upstream body (the API key the provider holds, secret header values). */
   secrets?: readonly string[];
   /** Receives the one warning of a non-finite `Retry-After`. Default: none. */
   warn?: (message: string) => void;
 }
 
-const DEFAULT_LIVENESS: LivenessLimits = { firstTokenMs: 60_000, interTokenMs: 30_000 };
 const OPENAI_FINISH: Readonly<Record<string, string>> = { 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' };
 
 type StreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart;
@@ -45,7 +44,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
     throw new TypeError(`fromLanguageModel(model) must be an AI SDK language model of specification v2, v3 or v4, got ${String(version)}`);
   }
   const capabilities: ChatModelCapabilities = { jsonSchema: true, streaming: true, ...options.capabilities };
-  const liveness = { ...DEFAULT_LIVENESS, ...options.watchdog };
+  const liveness = checkLiveness(options.liveness, (field) => `fromLanguageModel(options.liveness.${field})`);
   const modelId = options.modelId ?? model.modelId;
   const run = { ...(options.secrets && { secrets: options.secrets }), ...(options.warn && { warn: options.warn }) };
 

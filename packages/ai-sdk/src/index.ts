@@ -4,3 +4,4 @@ export { toEmbeddingModel, type ToEmbeddingModelOptions } from './to-embedding-m
 export { fromLanguageModel, type FromLanguageModelOptions } from './from-language-model.js';
 export type { AnyLanguageModel, AnyEmbeddingModel, LanguageModelV4, EmbeddingModelV4 } from './ai-sdk-models.js';
 export { fromEmbeddingModel, type FromEmbeddingModelOptions } from './from-embedding-model.js';
+export type { LivenessOptions } from '@pgw/http';

@@ -1,6 +1,6 @@
 /**
  * fromLanguageModel beyond the contract suite: failure classification through the real
- * `@ai-sdk/openai-compatible` provider against the loopback mock, the stream watchdog, and the
+ * `@ai-sdk/openai-compatible` provider against the loopback mock, the stream liveness limits, and the
  * V2 and V4 shapes (in-process models of those specifications: logic only).
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
@@ -43,12 +43,12 @@ describe('failures of the real @ai-sdk/openai-compatible provider', () => {
   });
 });
 
-describe('the stream watchdog', () => {
+describe('the stream liveness limits', () => {
   it('a stream that never sends its first token is a TransientError of kind stalled_stream', async () => {
     const wire = await startAnthropicWire();
     try {
       wire.script({ kind: 'hang' });
-      const model = fromLanguageModel(createAnthropic({ baseURL: wire.baseUrl, apiKey: 'k' })('claude-haiku-4-5'), { watchdog: { firstTokenMs: 200 } });
+      const model = fromLanguageModel(createAnthropic({ baseURL: wire.baseUrl, apiKey: 'k' })('claude-haiku-4-5'), { liveness: { firstTokenMs: 200 } });
       const error = await model.generate(REQUEST, recordingAttempt()).catch((e: unknown) => e);
       expect(error).toBeInstanceOf(TransientError);
       expect(error).toMatchObject({ transientKind: 'stalled_stream' });
@@ -56,6 +56,19 @@ describe('the stream watchdog', () => {
     } finally {
       await wire.close();
     }
+  });
+
+  it('liveness.totalMs caps a live stream below the attempt timeout, as in @pgw/transport-openai', async () => {
+    env.mock.setSource('t', { content: Array.from({ length: 40 }, (_, i) => `w${i}`).join(' '), interTokenMs: 50 });
+    const model = fromLanguageModel(createOpenAICompatible({ name: 'mock', baseURL: env.mock.baseUrl('t'), apiKey: 'k' })('m'), { liveness: { totalMs: 300, interTokenMs: 1000 } });
+    const error = await model.generate(REQUEST, recordingAttempt()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(TransientError);
+    expect(error).toMatchObject({ transientKind: 'timeout' });
+  });
+
+  it('checks each liveness bound as @pgw/transport-openai does', () => {
+    expect(() => fromLanguageModel(v2Model([]), { liveness: { firstTokenMs: -1 } })).toThrow('fromLanguageModel(options.liveness.firstTokenMs)');
+    expect(() => fromLanguageModel(v2Model([]), { liveness: { totalMs: Number.POSITIVE_INFINITY } })).toThrow(RangeError);
   });
 });
 

@@ -60,7 +60,7 @@ export class InMemoryGovernor implements Governor {
   }
 }
 
-/** One admitted attempt: `finish` is a method, not a closure per admission. */
+/** One admitted attempt, built per admission: `finish` is a method (docs/decisions.md#lean-hot-path). */
 class InMemoryLease extends TicketLease {
   constructor(
     private readonly breaker: InMemoryBreaker,

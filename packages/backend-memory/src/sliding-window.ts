@@ -4,7 +4,7 @@ const MIN_CAPACITY = 64;
  * The exact samples of the last `spanMs`, oldest first, with a running count and weight sum: O(1)
  * amortised per operation. An entry added at `ts` counts while `now < ts + spanMs`. Entries live in
  * a ring of two typed arrays and are named by a sequence number, so a call in flight holds a number
- * instead of an object and the garbage collector has nothing per entry to trace. Time is expected
+ * instead of an object (docs/decisions.md#lean-hot-path). Time is expected
  * not to run backwards; if it does, a late-stamped entry behind a newer one merely stays a little
  * longer (over-counting, never under-counting).
  */

@@ -63,16 +63,16 @@ it('takes no timer: every expiry is checked lazily by the next operation', async
   let t = 0;
   const now = () => t;
   const limiter = new InMemoryLimiter({ scope: 'S', sources: { a: LIMITS }, global: LIMITS, leaseTtlMs: 1_000, now });
-  const gate = new InMemoryBreaker({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, failureThreshold: 1 }, now });
+  const breaker = new InMemoryBreaker({ scope: 'S', sources: ['a'], policy: { ...TEST_BREAKER_POLICY, failureThreshold: 1 }, now });
   const cache = new InMemoryCache({ now });
   await limiter.tryEnter('a', 10);
-  gate.record(admitted(gate.tryAcquire('a')), 'failure');
+  breaker.record(admitted(breaker.tryAcquire('a')), 'failure');
   await cache.set('k', 'v', 10);
   t = 1_000;
-  admitted(gate.tryAcquire('a'));
+  admitted(breaker.tryAcquire('a'));
   expect(vi.getTimerCount()).toBe(0);
   expect(await limiter.sourceStats('a')).toMatchObject({ inflight: 0 });
-  expect(await gate.snapshot('a')).toMatchObject({ state: 'half_open', probeHeld: true });
+  expect(await breaker.snapshot('a')).toMatchObject({ state: 'half_open', probeHeld: true });
   expect(await cache.get('k')).toBeUndefined();
 });
 

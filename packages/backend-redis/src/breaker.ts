@@ -114,7 +114,7 @@ export class RedisBreaker implements Breaker {
     return [this.#policy.probeTtlMs, this.#keyTtlMs];
   }
 
-  /** Throws SourceNotConfiguredError for a source this gate does not know. */
+  /** Throws SourceNotConfiguredError for a source this breaker does not know. */
   keysOf(source: string): BreakerKeys {
     if (!this.#sources.has(source)) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
     return breakerKeys(this.#prefix, source);

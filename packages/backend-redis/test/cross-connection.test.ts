@@ -17,7 +17,7 @@ function twoLimiters(sources: Record<string, SourceLimits>, global: GlobalLimits
   return [make(), make()] as const;
 }
 
-function twoGates(clock: FakeClock) {
+function twoBreakers(clock: FakeClock) {
   const scope = uniqueScope('cross');
   const make = () => new RedisBreaker({ redis: pool.open(), scope, sources: ['a'], policy: POLICY, now: clock.now });
   return [make(), make()] as const;
@@ -77,7 +77,7 @@ describe('two connections on one scope', () => {
 
   it('a half-open probe leased by one worker is not granted to the other until released or expired', async () => {
     const clock = new FakeClock();
-    const [one, two] = twoGates(clock);
+    const [one, two] = twoBreakers(clock);
     for (let i = 0; i < POLICY.failureThreshold; i++) await one.record((await one.tryAcquire('a')) as BreakerTicket, 'failure');
     clock.advance(POLICY.cooldownMs);
 
@@ -101,7 +101,7 @@ describe('two connections on one scope', () => {
 
   it("a stale-epoch write-back from one worker is ignored after the other changed the state", async () => {
     const clock = new FakeClock();
-    const [one, two] = twoGates(clock);
+    const [one, two] = twoBreakers(clock);
     const late = (await one.tryAcquire('a')) as BreakerTicket;
     await two.record((await two.tryAcquire('a')) as BreakerTicket, 'dead');
     const open = await two.snapshot('a');

@@ -18,7 +18,7 @@ function backends(redis: Redis, commandTimeoutMs = 300) {
   return {
     scope,
     limiter: new RedisLimiter({ redis, scope, sources: { a: UNLIMITED }, global: UNLIMITED, leaseTtlMs: 30_000, commandTimeoutMs }),
-    gate: new RedisBreaker({ redis, scope, sources: ['a'], policy: POLICY, commandTimeoutMs }),
+    breaker: new RedisBreaker({ redis, scope, sources: ['a'], policy: POLICY, commandTimeoutMs }),
     cache: new RedisCache({ redis, namespace: scope, commandTimeoutMs }),
   };
 }
@@ -40,15 +40,15 @@ async function expectGovernanceFailure(scope: string, call: () => Promise<unknow
 describe('fail-closed', () => {
   it('against a closed port, every governance call throws GovernanceBackendError and nothing is admitted', async () => {
     const redis = pool.open(`redis://127.0.0.1:${await spareFreePort()}`);
-    const { scope, limiter, gate, cache } = backends(redis);
+    const { scope, limiter, breaker, cache } = backends(redis);
     const ticket: BreakerTicket = { ok: true, source: 'a', epoch: 0, probe: true, probeToken: 'x' };
     for (const call of [
       () => limiter.tryEnter('a', 10),
       () => limiter.sourceStats('a'),
-      () => gate.tryAcquire('a'),
-      () => gate.record(ticket, 'success'),
-      () => gate.releaseProbe(ticket),
-      () => gate.snapshot('a'),
+      () => breaker.tryAcquire('a'),
+      () => breaker.record(ticket, 'success'),
+      () => breaker.releaseProbe(ticket),
+      () => breaker.snapshot('a'),
     ]) {
       await expectGovernanceFailure(scope, call);
     }
@@ -67,10 +67,10 @@ describe('fail-closed', () => {
     const server = await startPrivateRedis();
     try {
       const redis = pool.open(server.url);
-      const { scope, limiter, gate } = backends(redis);
+      const { scope, limiter, breaker } = backends(redis);
       const admission = await limiter.tryEnter('a', 100);
       if (!admission.ok) throw new Error('expected an admission from a healthy Redis');
-      const ticket = await gate.tryAcquire('a');
+      const ticket = await breaker.tryAcquire('a');
       if (!ticket.ok) throw new Error('expected a closed breaker');
 
       // Frozen, then killed: this tryEnter is surely written and unanswered when the connection drops.
@@ -83,9 +83,9 @@ describe('fail-closed', () => {
         async () => admission.permit.settle(50),
         async () => admission.permit.release(),
         () => limiter.sourceStats('a'),
-        () => gate.tryAcquire('a'),
-        () => gate.record(ticket, 'failure'),
-        () => gate.snapshot('a'),
+        () => breaker.tryAcquire('a'),
+        () => breaker.record(ticket, 'failure'),
+        () => breaker.snapshot('a'),
       ]) {
         await expectGovernanceFailure(scope, call);
       }
@@ -114,11 +114,11 @@ describe('fail-closed', () => {
     const redis = new Redis(server.url);
     redis.on('error', () => undefined);
     try {
-      const { scope, limiter, gate } = backends(redis, 300);
+      const { scope, limiter, breaker } = backends(redis, 300);
       expect((await limiter.tryEnter('a', 1)).ok).toBe(true);
       server.child.kill('SIGSTOP');
       await expectGovernanceFailure(scope, () => limiter.tryEnter('a', 1));
-      await expectGovernanceFailure(scope, () => gate.tryAcquire('a'));
+      await expectGovernanceFailure(scope, () => breaker.tryAcquire('a'));
     } finally {
       server.child.kill('SIGCONT');
       redis.disconnect();

@@ -11,7 +11,7 @@ it('every key a scope or cache namespace writes has a TTL, and all of a scope sh
   const scope = uniqueScope('hygiene');
   const limits = { rpm: 100, tpm: 100_000, maxConcurrency: 10 };
   const limiter = new RedisLimiter({ redis, scope, sources: { a: limits, b: limits }, global: limits, leaseTtlMs: 30_000 });
-  const gate = new RedisBreaker({
+  const breaker = new RedisBreaker({
     redis,
     scope,
     sources: ['a'],
@@ -25,12 +25,12 @@ it('every key a scope or cache namespace writes has a TTL, and all of a scope sh
     await admission.permit.settle(40);
   }
   await limiter.sourceStats('a');
-  await gate.record((await gate.tryAcquire('a')) as BreakerTicket, 'success');
-  await gate.record((await gate.tryAcquire('a')) as BreakerTicket, 'dead');
+  await breaker.record((await breaker.tryAcquire('a')) as BreakerTicket, 'success');
+  await breaker.record((await breaker.tryAcquire('a')) as BreakerTicket, 'dead');
   await new Promise((resolve) => setTimeout(resolve, 20)); // past the 1 ms cooldown: half-open
-  const probe = await gate.tryAcquire('a');
+  const probe = await breaker.tryAcquire('a');
   expect(probe).toMatchObject({ ok: true, probe: true });
-  await gate.snapshot('a');
+  await breaker.snapshot('a');
   for (const key of ['k1', 'k2', 'k3']) await cache.set(key, 'v', 60_000);
   await cache.get('k3');
 

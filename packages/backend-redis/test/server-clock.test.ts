@@ -28,16 +28,16 @@ describe('production clock: Redis TIME', () => {
 
   it('breaker deadlines', async () => {
     const cooldownMs = 30_000;
-    const gate = new RedisBreaker({
+    const breaker = new RedisBreaker({
       redis,
       scope: uniqueScope('clock'),
       sources: ['a'],
       policy: { failureThreshold: 3, failureRate: 0.5, windowMs: 60_000, minSamples: 10, cooldownMs, maxCooldownMs: 60_000, probeTtlMs: 5_000 },
     });
     const before = await serverMs(redis);
-    await gate.record((await gate.tryAcquire('a')) as BreakerTicket, 'dead');
+    await breaker.record((await breaker.tryAcquire('a')) as BreakerTicket, 'dead');
     const after = await serverMs(redis);
-    const { openUntil, state } = await gate.snapshot('a');
+    const { openUntil, state } = await breaker.snapshot('a');
     expect(state).toBe('open');
     expect(openUntil).toBeGreaterThanOrEqual(before + cooldownMs);
     expect(openUntil).toBeLessThanOrEqual(after + cooldownMs);

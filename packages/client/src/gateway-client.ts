@@ -139,7 +139,7 @@ export class GatewayClient extends OwningClient {
 
   /** One governed logical call. Arguments are validated before it starts (no stats, no telemetry row). */
   chat(messages: ChatMessage[], options: ChatOptions = {}): Promise<LLMResponse> {
-    // Not an async function: one frame and one promise fewer per call; a bad argument still rejects.
+    // Promise handlers, not an async function (docs/decisions.md#lean-hot-path); a bad argument still rejects.
     let valid: ValidatedChat;
     try {
       valid = this.#validated('chat', messages, options);

@@ -2,7 +2,7 @@ import { describe, expect, it } from 'vitest';
 import { gatherBounded } from '../src/index.js';
 
 /** A task whose completion the test controls. */
-function gate<T>() {
+function latch<T>() {
   let resolve!: (value: T) => void;
   let reject!: (error: unknown) => void;
   const promise = new Promise<T>((res, rej) => {
@@ -16,23 +16,23 @@ const flush = () => new Promise((resolve) => setImmediate(resolve));
 
 describe('gatherBounded', () => {
   it('keeps input order whatever the completion order', async () => {
-    const gates = [gate<string>(), gate<string>(), gate<string>()];
+    const latches = [latch<string>(), latch<string>(), latch<string>()];
     const result = gatherBounded(
-      gates.map((g) => () => g.promise),
+      latches.map((g) => () => g.promise),
       { concurrency: 3 },
     );
-    gates[2]!.resolve('c');
-    gates[0]!.resolve('a');
-    gates[1]!.resolve('b');
+    latches[2]!.resolve('c');
+    latches[0]!.resolve('a');
+    latches[1]!.resolve('b');
     expect(await result).toEqual(['a', 'b', 'c']);
   });
 
   it('never runs more than `concurrency` tasks, and starts a task only when a slot frees', async () => {
-    const gates = Array.from({ length: 5 }, () => gate<number>());
+    const latches = Array.from({ length: 5 }, () => latch<number>());
     const started: number[] = [];
     let running = 0;
     let peak = 0;
-    const tasks = gates.map((g, i) => async () => {
+    const tasks = latches.map((g, i) => async () => {
       started.push(i);
       running += 1;
       peak = Math.max(peak, running);
@@ -45,10 +45,10 @@ describe('gatherBounded', () => {
     const result = gatherBounded(tasks, { concurrency: 2 });
     await flush();
     expect(started).toEqual([0, 1]);
-    gates[1]!.resolve(1);
+    latches[1]!.resolve(1);
     await flush();
     expect(started).toEqual([0, 1, 2]);
-    gates.forEach((g, i) => g.resolve(i));
+    latches.forEach((g, i) => g.resolve(i));
     expect(await result).toEqual([0, 1, 2, 3, 4]);
     expect(peak).toBe(2);
   });
@@ -66,7 +66,7 @@ describe('gatherBounded', () => {
   });
 
   it('rejects with the first error and starts no further task', async () => {
-    const first = gate<number>();
+    const first = latch<number>();
     const started: number[] = [];
     const boom = new Error('boom');
     const tasks = [0, 1, 2, 3].map((i) => async () => {
@@ -81,7 +81,7 @@ describe('gatherBounded', () => {
   });
 
   it('a second failure after the first is not an unhandled rejection', async () => {
-    const late = gate<never>();
+    const late = latch<never>();
     const tasks = [() => Promise.reject(new Error('first')), () => late.promise];
     await expect(gatherBounded(tasks, { concurrency: 2 })).rejects.toThrow('first');
     late.reject(new Error('second'));

@@ -31,7 +31,7 @@ export function optionalPositiveMs(value: number | undefined, name: string, fall
 /**
  * A breaker policy every Breaker adapter can run: integer threshold and sample floor ≥ 1, a failure
  * rate in (0, 1], positive durations, and a cooldown cap no shorter than the cooldown. Returns a
- * copy, so the caller changing its object later cannot change a gate built from it.
+ * copy, so the caller changing its object later cannot change a breaker built from it.
  */
 export function assertBreakerPolicy(policy: BreakerPolicy): BreakerPolicy {
   assertPositiveInteger(policy.failureThreshold, 'policy.failureThreshold');

@@ -1,5 +1,5 @@
 /**
- * Spend budgets (docs/architecture.md#spend-budgets): the seventh gate, in dollars. Admission
+ * Spend budgets (docs/architecture.md#spend-budgets): a bound on spend in dollars. Admission
  * reserves an attempt's worst-case cost, settlement replaces it with the billed cost, and a call is
  * refused for good only when the settled spend leaves no room for its own reservation. The store
  * keeps amounts as whole nano-dollars (integers stay exact in Lua and in JS alike).

@@ -16,7 +16,7 @@ export type Sleep = (ms: number, signal?: AbortSignal) => Promise<void>;
  * method returns — wrap a foreign thenable in `Promise.resolve`), or the plain value when the adapter
  * computed it synchronously (the memory backends). A plain answer is final — and a failure of a
  * synchronous answer is thrown, not returned as a rejected promise — so callers that branch on it
- * (`isPromise`) spend no promise, no microtask and no abort listener on it; `await` takes both.
+ * (`isPromise`) continue at once on it (docs/decisions.md#lean-hot-path); `await` takes both.
  */
 export type MaybePromise<T> = T | Promise<T>;
 

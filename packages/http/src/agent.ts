@@ -12,7 +12,7 @@ export const DEFAULT_CONNECTIONS = 64;
 /**
  * The dispatcher a client shares across its models: one keep-alive pool per origin. undici's own
  * header and body timers stay off: every attempt is bounded by its own timeout (and, for a
- * stream, the liveness watchdog), so a slow answer fails the same way whatever the dispatcher.
+ * stream, the liveness limits), so a slow answer fails the same way whatever the dispatcher.
  */
 export function createAgent(options: AgentOptions = {}): Agent {
   const connections = options.connections ?? DEFAULT_CONNECTIONS;

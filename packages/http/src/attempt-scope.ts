@@ -1,12 +1,12 @@
 /**
  * One attempt's cancellation: the caller's signal (abort or call deadline), the attempt's total
- * timeout and, for streams, the liveness watchdog. Our own limits abort with a TransientError as
+ * timeout and, for streams, the liveness limits. Our own limits abort with a TransientError as
  * the reason; the caller's abort always wins and surfaces as the caller's AbortError.
  */
 import { TransientError, abortError } from '@pgw/core';
 import { MAX_TIMER_DELAY_MS, NEVER_ABORTED } from '@pgw/core/internal';
 import { CancelHandle } from './cancel-handle.js';
-import { LimitTimer, type AttemptLimit, type LivenessLimits } from './limit-timer.js';
+import { LivenessTimer, type AttemptLimit, type LivenessLimits } from './liveness-timer.js';
 
 export interface AttemptScopeOptions {
   callerSignal: AbortSignal;
@@ -18,10 +18,10 @@ export interface AttemptScopeOptions {
 }
 
 /**
- * Every attempt in flight holds one, so it is lean: one timer for the total and the liveness
- * limits (`LimitTimer`), and the scope itself is its listener on the caller's signal (`handleEvent`), no closures.
+ * Every attempt in flight holds one: one timer for the total and the liveness limits
+ * (`LivenessTimer`), and the scope itself is its listener on the caller's signal (`handleEvent`).
  */
-export class AttemptScope extends LimitTimer {
+export class AttemptScope extends LivenessTimer {
   /** Handed to undici: cancelled when the caller aborts or one of our limits fires. */
   readonly cancel = new CancelHandle();
 

@@ -11,7 +11,7 @@ import { AttemptScope } from './attempt-scope.js';
 import { ERROR_BODY_LIMIT_BYTES, announcesAtMost, cappedChunks, eachCappedChunk, readCappedBytes, readCappedText } from './body.js';
 import type { Endpoint } from './endpoint.js';
 import { translateHttpFailure, translateNetworkFailure, type HttpFailureContext } from './failure.js';
-import type { LivenessLimits } from './limit-timer.js';
+import type { LivenessLimits } from './liveness-timer.js';
 
 export interface HttpAttempt {
   dispatcher: Dispatcher;
@@ -55,7 +55,7 @@ export interface HttpAnswer {
   stopLiveness(): void;
 }
 
-/** A 2xx answer: methods on a class rather than closures per attempt (it is built for every call). */
+/** A 2xx answer, built for every attempt: its methods live on the class (docs/decisions.md#lean-hot-path). */
 class AttemptAnswer implements HttpAnswer {
   constructor(
     readonly status: number,

@@ -1,8 +1,7 @@
 /**
  * The cancel handle an attempt hands to undici: the EventEmitter-style signal undici accepts
- * (`aborted`, `reason`, `once`/`on`/`removeListener` of 'abort'). Cheaper per request than an
- * AbortController's signal — in Node 20 code that touches AbortSignals goes megamorphic — and
- * it carries no listener bookkeeping beyond undici's own (docs/decisions.md, "Lean hot path").
+ * (`aborted`, `reason`, `once`/`on`/`removeListener` of 'abort'), cheaper per request than an
+ * AbortController's signal (docs/decisions.md#lean-hot-path).
  * Callers still cancel with AbortSignals: the attempt follows the caller's signal into this handle.
  */
 type Listener = () => void;
@@ -10,7 +9,7 @@ type Listener = () => void;
 export class CancelHandle {
   aborted = false;
   reason: unknown = undefined;
-  /** undici adds one listener per request: kept bare, an array only beyond one (an array costs ~150 bytes per attempt in flight). */
+  /** undici adds one listener per request: kept bare, an array only beyond one. */
   #listeners: Listener | Listener[] | undefined;
 
   abort(reason: unknown): void {

@@ -24,6 +24,16 @@ export {
 } from './failure.js';
 export { translateInBandError, inBandErrorObject, type InBandContext } from './in-band.js';
 export { SseParser, type SseEvent } from './sse-parser.js';
-export type { LivenessLimits, StallPhase } from './limit-timer.js';
+export type { LivenessLimits, LivenessPhase } from './liveness-timer.js';
 export { isRecord } from './json.js';
-export { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString } from './options.js';
+export {
+  DEFAULT_FIRST_TOKEN_MS,
+  DEFAULT_INTER_TOKEN_MS,
+  checkDispatcher,
+  checkFunction,
+  checkLiveness,
+  checkMaxResponseBytes,
+  checkNonEmptyString,
+  type LivenessOptions,
+  type ResolvedLiveness,
+} from './options.js';

@@ -271,8 +271,8 @@ function outcomeOf(status: TelemetryStatus, error: unknown): AttemptOutcomeCateg
 }
 
 /**
- * An attempt's end event. `content` is a prototype getter (an accessor in an object literal is
- * defined per object, on V8's slow path): the transcript is built on first read only.
+ * An attempt's end event. `content` is a prototype getter, so the transcript is built on first read
+ * only (docs/decisions.md#lean-hot-path).
  */
 class AttemptEnd<Req, Res, M extends ModelIdentity> implements AttemptEndEvent {
   readonly call: CallContext;

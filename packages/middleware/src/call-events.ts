@@ -17,8 +17,8 @@ export function callEventsMiddleware<Req, Res>(options: {
   finalize?: (response: Res, stats: CallStats) => Res;
 }): Middleware<Req, Res> {
   const { events, now, models, summarize, finalize = (response) => response } = options;
-  // Nobody listens to the call's start or end (no telemetry rows, no subscriber): the call needs no
-  // frame of its own here, only its final stats stamped on the response.
+  // Nobody listens to the call's start or end (no telemetry rows, no subscriber): only the final
+  // stats are stamped on the response.
   if (!events.on.onCallStart && !events.on.onCallEnd) {
     return (call, next) => next(call).then((response) => finalize(response, callStats(call.ctx, now)));
   }
@@ -52,7 +52,7 @@ export function callEventsMiddleware<Req, Res>(options: {
     }
     throw error;
   };
-  // Promise handlers rather than an async function: every call in flight holds this layer's frame.
+  // Promise handlers rather than an async function (docs/decisions.md#lean-hot-path).
   return (call, next) => {
     const { ctx } = call;
     if (events.on.onCallStart) events.emit('onCallStart', { call: ctx, models });

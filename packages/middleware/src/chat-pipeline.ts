@@ -77,7 +77,7 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
     onion({ request, ctx: createCallContext({ signal, scope: settings.scope, operation: 'chat', now }, options) });
   return {
     run: (request, options = {}) =>
-      // Without a caller signal there is nothing to follow: no closure for underOwnSignal.
+      // Without a caller signal there is nothing to follow.
       options.signal === undefined ? start(request, options, undefined) : underOwnSignal(options.signal, (signal) => start(request, options, signal)),
     stream: (request, options = {}) => {
       if (request.structured !== undefined) {

@@ -20,7 +20,7 @@ export interface StreamHooks {
 /**
  * Starts `call` at once (a caller that only awaits `response` needs no iteration) and exposes its
  * deltas as a single-consumer async iterator. Deltas are queued until pulled: the upstream is never
- * paused (a paused stream would hold its permit and trip the watchdog), so the buffer is bounded by
+ * paused (a paused stream would hold its permit and trip its liveness limits), so the buffer is bounded by
  * the answer's length. Stopping early (`break` → `return()`) aborts the call and resolves once its
  * cleanup — settle, release, the cancelled attempt row, the terminal row — has run.
  */

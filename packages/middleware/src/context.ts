@@ -66,7 +66,7 @@ export type CallerFields = Omit<CallContextInit, 'scope' | 'operation' | 'now' |
  * `caller` defaults to `init`; a pipeline passes the caller's options apart, so they are not copied into `init` on every call.
  */
 export function createCallContext(init: CallContextInit, caller: CallerFields = init): CallContext {
-  // Spelt out rather than spread: this runs once per call, and a rest/spread copy is the slow path.
+  // Spelt out rather than spread: this runs once per call (docs/decisions.md#lean-hot-path).
   return {
     logicalCallId: caller.logicalCallId ?? timeOrderedId(),
     scope: init.scope,

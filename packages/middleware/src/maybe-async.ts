@@ -4,7 +4,8 @@ import { isPromise } from '@pgw/core/internal';
 /*
  * The governance ports' synchronous fast path, in one place. A memory backend answers plainly, Redis
  * with a promise; the call path continues with `andThen` / `tryThen` either way, so a plain answer
- * costs no promise and no microtask, and the first promise makes the rest of the chain asynchronous.
+ * continues at once and the first promise makes the rest of the chain asynchronous
+ * (docs/decisions.md#lean-hot-path).
  */
 
 /** `next(value)`: at once when `value` is plain, else once it resolves. */
@@ -32,6 +33,6 @@ export function tryThen<T, R>(
 
 /**
  * True when the chain went asynchronous. An async caller awaits the result only then: awaiting a
- * plain value would still cost a turn of the microtask queue.
+ * plain value would still defer its continuation.
  */
 export const wentAsync: <T>(result: MaybePromise<T>) => result is Promise<T> = isPromise;

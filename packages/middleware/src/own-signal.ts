@@ -15,10 +15,7 @@ export function underOwnSignal<T>(
   return callerSignal === undefined ? run(undefined) : runFollowing(callerSignal, run);
 }
 
-/**
- * Promise handlers rather than an async function: every call in flight holds this frame, and a
- * suspended async function (its generator, register file and await closures) costs about twice the memory.
- */
+/** Promise handlers rather than an async function: every call in flight holds this one (docs/decisions.md#lean-hot-path). */
 function runFollowing<T>(callerSignal: AbortSignal, run: (signal: AbortSignal) => Promise<T>): Promise<T> {
   const own = new AbortController();
   const unfollow = followSharedSignal(callerSignal, own);

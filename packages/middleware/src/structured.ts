@@ -24,7 +24,7 @@ type Verdict = { ok: true; response: LLMResponse } | { ok: false; issues: string
  */
 export function structuredMiddleware(options: StructuredMiddlewareOptions): Middleware<GatewayChatRequest, LLMResponse> {
   const { policy } = options;
-  // Most calls ask for no structure and offer no tools: they pass straight through, without an extra async frame.
+  // Most calls ask for no structure and offer no tools: they pass straight through.
   return (call, next) => (call.request.structured || call.request.tools ? ladder(call, next) : next(call));
 
   async function ladder(call: Call<GatewayChatRequest>, next: Next<GatewayChatRequest, LLMResponse>): Promise<LLMResponse> {

@@ -67,13 +67,13 @@ describe('chat stream: delivery', () => {
   });
 
   it('yields content deltas in order while the attempt runs; response.content is their concatenation', async () => {
-    const gate = deferred();
-    const h = chatHarness([streams([...content('one ', 'two '), gate.promise, ...content('three')], chatResult('one two three'))]);
+    const latch = deferred();
+    const h = chatHarness([streams([...content('one ', 'two '), latch.promise, ...content('three')], chatResult('one two three'))]);
     const stream = h.stream();
     const iterator = stream[Symbol.asyncIterator]();
     expect(await iterator.next()).toEqual({ done: false, value: { content: 'one ' } });
     expect(await iterator.next()).toEqual({ done: false, value: { content: 'two ' } });
-    gate.resolve(); // the first tokens reached the caller before the upstream finished
+    latch.resolve(); // the first tokens reached the caller before the upstream finished
     expect(await iterator.next()).toEqual({ done: false, value: { content: 'three' } });
     expect(await iterator.next()).toEqual({ done: true, value: undefined });
     const response = await stream.response;
@@ -83,11 +83,11 @@ describe('chat stream: delivery', () => {
   });
 
   it('serves next() calls made before any delta arrived in order, then the end to each later one', async () => {
-    const gate = deferred();
-    const h = chatHarness([streams([gate.promise, ...content('one ', 'two')], chatResult('one two'))]);
+    const latch = deferred();
+    const h = chatHarness([streams([latch.promise, ...content('one ', 'two')], chatResult('one two'))]);
     const iterator = h.stream()[Symbol.asyncIterator]();
     const pulls = [iterator.next(), iterator.next(), iterator.next(), iterator.next()];
-    gate.resolve();
+    latch.resolve();
     expect(await Promise.all(pulls)).toEqual([
       { done: false, value: { content: 'one ' } },
       { done: false, value: { content: 'two' } },

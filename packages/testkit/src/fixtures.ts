@@ -2,7 +2,7 @@
 import type { BreakerPolicy, BreakerSnapshot, SourceLimits } from '@pgw/core';
 
 /**
- * The breaker policy the gate contract runs: threshold 3, rate 0.5, window 60 s, minSamples 10,
+ * The breaker policy the breaker contract runs: threshold 3, rate 0.5, window 60 s, minSamples 10,
  * cooldown 1 s doubling to 8 s, probe lease 5 s. Spread it to vary one field.
  */
 export const TEST_BREAKER_POLICY: Readonly<BreakerPolicy> = Object.freeze({

@@ -1,7 +1,7 @@
 /**
  * For adapters that compute in process (the memory backends): every governance port method answers
- * with a plain value, never a promise, so the middleware's fast path (`isPromise` false) spends no
- * promise, microtask or abort listener on it. Failures are thrown synchronously.
+ * with a plain value, never a promise, so the middleware's fast path (`isPromise` false) continues at
+ * once (docs/decisions.md#lean-hot-path). Failures are thrown synchronously.
  */
 import { type GovernorRefusal, type Lease } from '@pgw/core';
 import { isPromise } from '@pgw/core/internal';

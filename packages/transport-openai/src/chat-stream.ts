@@ -79,7 +79,7 @@ export class ChatStreamAssembler {
   }
 }
 
-/** One delta per token: built field by field (conditional spreads allocate a temporary object each). */
+/** One delta per token, built field by field (docs/decisions.md#lean-hot-path). */
 function chatDelta(content: string, reasoning: string, fragments: ToolCallDelta[]): ChatDelta {
   if (reasoning === '' && fragments.length === 0) return { content };
   const delta: ChatDelta = {};

@@ -1,7 +1,7 @@
 /**
  * `openaiCompatible(options)`: a model that speaks the OpenAI chat-completions and embeddings wire
  * format, over the one attempt layer of `@pgw/http` (attempt scope, capped bodies, liveness
- * watchdog, failure classification incl. in-band errors).
+ * limits, failure classification incl. in-band errors).
  */
 import { StringDecoder } from 'node:string_decoder';
 import {
@@ -108,7 +108,7 @@ class OpenAICompatible implements OpenAICompatibleModel {
     return this.dispatcher.close();
   }
 
-  /** Not async: the answer's frames are the attempt's own (a frame and a promise fewer per call); a bad body still rejects. */
+  /** Not async (docs/decisions.md#lean-hot-path); a bad body still rejects. */
   private chat(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
     let http: HttpAttempt;
     try {
@@ -131,8 +131,8 @@ class OpenAICompatible implements OpenAICompatibleModel {
       method: 'POST',
       headers: stream ? this.requestHeaders.sse : this.requestHeaders.json,
       body: JSON.stringify(payload),
-      attempt: stream ? { ...attempt, timeoutMs: Math.min(attempt.timeoutMs, options.streamTotalMs) } : attempt,
-      ...(stream && { liveness: { firstTokenMs: options.firstTokenMs, interTokenMs: options.interTokenMs } }),
+      attempt: stream ? { ...attempt, timeoutMs: Math.min(attempt.timeoutMs, options.liveness.totalMs) } : attempt,
+      ...(stream && { liveness: options.liveness.limits }),
       maxResponseBytes: options.maxResponseBytes,
       warn: options.warn,
       now: options.now,

@@ -1,23 +1,14 @@
 /** Options of `openaiCompatible`, validated once at creation: errors name the option, never echo a secret. */
 import type { Clock, EffortMap, ProviderProfile } from '@pgw/core';
 import { checkEffortMap, providerProfile } from '@pgw/core/internal';
-import { checkDispatcher, checkFunction, checkMaxResponseBytes, checkNonEmptyString, type EndpointOptions } from '@pgw/http';
+import { checkDispatcher, checkFunction, checkLiveness, checkMaxResponseBytes, checkNonEmptyString, type EndpointOptions, type LivenessOptions, type ResolvedLiveness } from '@pgw/http';
 import type { Dispatcher } from 'undici';
 import { isRecord } from './json.js';
-
-export interface StreamWatchdogOptions {
-  /** Longest wait from sending the request to the first content or reasoning token. Default 60 000. */
-  firstTokenMs?: number;
-  /** Longest gap between two tokens. Default 30 000. */
-  interTokenMs?: number;
-  /** Caps a stream's total time below the attempt's `timeoutMs` (which always applies). Default: no cap. */
-  totalMs?: number;
-}
 
 export interface OpenAICompatibleOptions extends EndpointOptions {
   /** The model name sent upstream; prices, cache keys and telemetry rows use it. */
   model: string;
-  /** Whether chat asks for SSE. Default true. With false: one JSON body, no liveness watchdog, `stream()` yields one delta. */
+  /** Whether chat asks for SSE. Default true. With false: one JSON body, no liveness limits, `stream()` yields one delta. */
   stream?: boolean;
   /** Cap of a 2xx body; a larger one fails the attempt with a ResultInvalidError naming the limit. Default 64 MiB. */
   maxResponseBytes?: number;
@@ -31,7 +22,8 @@ export interface OpenAICompatibleOptions extends EndpointOptions {
   effortMap?: EffortMap;
   /** The undici dispatcher to send through (a client's shared Agent, a ProxyAgent, a MockAgent…); never closed by the model. Default: an own Agent. */
   dispatcher?: Dispatcher;
-  watchdog?: StreamWatchdogOptions;
+  /** Bounds of a streamed answer: first token, gap between tokens, total. */
+  liveness?: LivenessOptions;
   /** Where non-fatal oddities go (e.g. a non-finite Retry-After). Default `console.warn`. */
   warn?: (message: string) => void;
   /** Wall clock for HTTP-date Retry-After and `ttftMs`. Default `Date.now`. */
@@ -39,8 +31,6 @@ export interface OpenAICompatibleOptions extends EndpointOptions {
   userAgent?: string;
 }
 
-export const DEFAULT_FIRST_TOKEN_MS = 60_000;
-export const DEFAULT_INTER_TOKEN_MS = 30_000;
 const DEFAULT_USER_AGENT = 'pgw-transport-openai/0.1';
 export const FACTORY = 'openaiCompatible';
 
@@ -53,9 +43,7 @@ export interface ResolvedOptions {
   strictSchema: boolean;
   effortMap: EffortMap;
   dispatcher: Dispatcher | undefined;
-  firstTokenMs: number;
-  interTokenMs: number;
-  streamTotalMs: number;
+  liveness: ResolvedLiveness;
   warn: (message: string) => void;
   now: Clock;
   userAgent: string;
@@ -65,7 +53,6 @@ const name = (key: string) => `${FACTORY}(options.${key})`;
 
 export function resolveOptions(options: OpenAICompatibleOptions): ResolvedOptions {
   if (!isRecord(options)) throw new TypeError(`${FACTORY}(options) must be an object`);
-  const watchdog = options.watchdog ?? {};
   return {
     model: checkNonEmptyString(options.model, name('model')),
     stream: boolean(options.stream, true, 'stream'),
@@ -75,9 +62,7 @@ export function resolveOptions(options: OpenAICompatibleOptions): ResolvedOption
     strictSchema: boolean(options.strictSchema, true, 'strictSchema'),
     effortMap: checkEffortMap(options.effortMap, name('effortMap')),
     dispatcher: checkDispatcher(options.dispatcher, name('dispatcher')),
-    firstTokenMs: positive(watchdog.firstTokenMs, DEFAULT_FIRST_TOKEN_MS, 'watchdog.firstTokenMs'),
-    interTokenMs: positive(watchdog.interTokenMs, DEFAULT_INTER_TOKEN_MS, 'watchdog.interTokenMs'),
-    streamTotalMs: positive(watchdog.totalMs, Number.POSITIVE_INFINITY, 'watchdog.totalMs'),
+    liveness: checkLiveness(options.liveness, (field) => name(`liveness.${field}`)),
     warn: checkFunction(options.warn, name('warn')) ?? ((message) => console.warn(message)),
     now: checkFunction(options.now, name('now')) ?? Date.now,
     userAgent: options.userAgent === undefined ? DEFAULT_USER_AGENT : checkNonEmptyString(options.userAgent, name('userAgent')),
@@ -106,11 +91,5 @@ function boolean(value: unknown, fallback: boolean, key: string): boolean {
 function record(value: unknown, key: string): Record<string, unknown> {
   if (value === undefined) return {};
   if (!isRecord(value)) throw new TypeError(`${name(key)} must be an object`);
-  return value;
-}
-
-function positive(value: number | undefined, fallback: number, key: string): number {
-  if (value === undefined) return fallback;
-  if (!(Number.isFinite(value) && value > 0)) throw new RangeError(`${name(key)} must be a positive finite number, got ${String(value)}`);
   return value;
 }

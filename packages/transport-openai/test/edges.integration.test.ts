@@ -66,8 +66,8 @@ describe('stream: false', () => {
     expect(env.mock.requests(source.name)[0]?.body).not.toHaveProperty('stream_options');
   });
 
-  it('has no first-token watchdog: a slow JSON answer within the attempt timeout succeeds', async () => {
-    const slow = harness({ watchdog: { firstTokenMs: 50, interTokenMs: 50 } });
+  it('has no first-token limit: a slow JSON answer within the attempt timeout succeeds', async () => {
+    const slow = harness({ liveness: { firstTokenMs: 50, interTokenMs: 50 } });
     try {
       const source = scriptedSource(env.mock, { latencyMs: 300 });
       expect((await slow.chat(source, request, attemptContext())).content).toBe(`hello from ${source.name}`);

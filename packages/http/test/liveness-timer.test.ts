@@ -1,13 +1,13 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, beforeEach, describe, expect, it, vi } from 'vitest';
 import { AttemptScope } from '../src/attempt-scope.js';
-import { LimitTimer, type AttemptLimit, type LivenessLimits, type StallPhase } from '../src/limit-timer.js';
+import { LivenessTimer, type AttemptLimit, type LivenessLimits, type LivenessPhase } from '../src/liveness-timer.js';
 
 /** The liveness limits alone, without a total: what a stream's attempt runs besides its timeout. */
-class StreamWatchdog extends LimitTimer {
+class StreamLiveness extends LivenessTimer {
   constructor(
     limits: LivenessLimits,
-    private readonly onStall: (phase: StallPhase, limitMs: number) => void,
+    private readonly onExpired: (phase: LivenessPhase, limitMs: number) => void,
   ) {
     super(Number.POSITIVE_INFINITY, limits);
   }
@@ -17,67 +17,67 @@ class StreamWatchdog extends LimitTimer {
   }
 
   protected expired(limit: AttemptLimit, limitMs: number): void {
-    this.onStall(limit as StallPhase, limitMs);
+    this.onExpired(limit as LivenessPhase, limitMs);
   }
 }
 
-describe('LimitTimer: the liveness limits', () => {
-  let stalls: Array<[StallPhase, number]>;
-  let watchdog: StreamWatchdog;
+describe('LivenessTimer: the liveness limits', () => {
+  let expiries: Array<[LivenessPhase, number]>;
+  let liveness: StreamLiveness;
 
   beforeEach(() => {
     vi.useFakeTimers();
-    stalls = [];
-    watchdog = new StreamWatchdog({ firstTokenMs: 1000, interTokenMs: 200 }, (phase, ms) => stalls.push([phase, ms]));
+    expiries = [];
+    liveness = new StreamLiveness({ firstTokenMs: 1000, interTokenMs: 200 }, (phase, ms) => expiries.push([phase, ms]));
   });
 
   afterEach(() => {
-    watchdog.stop();
+    liveness.stop();
     expect(vi.getTimerCount()).toBe(0);
     vi.useRealTimers();
   });
 
   it('fires the first-token limit when no token arrives', () => {
-    watchdog.start();
+    liveness.start();
     vi.advanceTimersByTime(999);
-    expect(stalls).toEqual([]);
+    expect(expiries).toEqual([]);
     vi.advanceTimersByTime(1);
-    expect(stalls).toEqual([['first_token', 1000]]);
+    expect(expiries).toEqual([['first_token', 1000]]);
   });
 
   it('switches to the inter-token limit after the first token and restarts it on each token', () => {
-    watchdog.start();
+    liveness.start();
     vi.advanceTimersByTime(900);
-    watchdog.tokenSeen();
+    liveness.tokenSeen();
     for (let i = 0; i < 10; i++) {
       vi.advanceTimersByTime(150);
-      watchdog.tokenSeen();
+      liveness.tokenSeen();
     }
-    expect(stalls).toEqual([]);
+    expect(expiries).toEqual([]);
     vi.advanceTimersByTime(200);
-    expect(stalls).toEqual([['inter_token', 200]]);
+    expect(expiries).toEqual([['inter_token', 200]]);
   });
 
   it('fires nothing after stop', () => {
-    watchdog.start();
-    watchdog.tokenSeen();
-    watchdog.stop();
+    liveness.start();
+    liveness.tokenSeen();
+    liveness.stop();
     vi.advanceTimersByTime(10_000);
-    expect(stalls).toEqual([]);
+    expect(expiries).toEqual([]);
   });
 });
 
-describe('StreamWatchdog timers', () => {
+describe('StreamLiveness timers', () => {
   it('keeps one timer however many tokens arrive', () => {
     vi.useFakeTimers();
     try {
-      const watchdog = new StreamWatchdog({ firstTokenMs: 1000, interTokenMs: 200 }, () => {});
-      watchdog.start();
+      const liveness = new StreamLiveness({ firstTokenMs: 1000, interTokenMs: 200 }, () => {});
+      liveness.start();
       for (let i = 0; i < 100; i++) {
-        watchdog.tokenSeen();
+        liveness.tokenSeen();
         expect(vi.getTimerCount()).toBe(1);
       }
-      watchdog.stop();
+      liveness.stop();
       expect(vi.getTimerCount()).toBe(0);
     } finally {
       vi.useRealTimers();

@@ -1,11 +1,11 @@
 /**
  * Liveness of a streamed answer: a limit on the time to the first token and on the gap between
  * tokens. (The third layer, the total, is the attempt's own timeout; an attempt enforces all three
- * with one timer, see `LimitTimer`.) Reasoning tokens count: a model that is thinking is alive.
+ * with one timer, see `LivenessTimer`.) Reasoning tokens count: a model that is thinking is alive.
  */
 import { MAX_TIMER_DELAY_MS } from '@pgw/core/internal';
 
-export type StallPhase = 'first_token' | 'inter_token';
+export type LivenessPhase = 'first_token' | 'inter_token';
 
 export interface LivenessLimits {
   firstTokenMs: number;
@@ -13,15 +13,14 @@ export interface LivenessLimits {
 }
 
 /** Which bound of an attempt ran out: its total, or one of the liveness limits. */
-export type AttemptLimit = 'total' | StallPhase;
+export type AttemptLimit = 'total' | LivenessPhase;
 
 /**
  * ONE timer for every time bound of an attempt: the total and, for a stream, the liveness limits.
- * Tokens come by the thousand, so a token only notes the time (a clock read, no timer operation);
- * the timer fires at the earliest bound it was set for and, when tokens moved that bound later,
+ * Tokens come by the thousand, so a token only notes the time; the timer fires at the earliest bound it was set for and, when tokens moved that bound later,
  * is set again for the rest. The clock is `performance.now()`, the monotonic clock fake timers also drive.
  */
-export abstract class LimitTimer {
+export abstract class LivenessTimer {
   private timer: ReturnType<typeof setTimeout> | undefined;
   /** When the timer is set to fire. */
   private firesAt = Number.POSITIVE_INFINITY;
@@ -30,7 +29,7 @@ export abstract class LimitTimer {
   private livenessFrom = 0;
   /** Undefined: no liveness bound (not a stream, or the answer is complete). */
   private livenessMs: number | undefined;
-  private phase: StallPhase = 'first_token';
+  private phase: LivenessPhase = 'first_token';
 
   constructor(
     private readonly totalMs: number,
@@ -85,7 +84,7 @@ export abstract class LimitTimer {
       this.firesAt = at;
       return;
     }
-    // Whole milliseconds: Node keeps one timer list per distinct delay.
+    // Whole milliseconds (docs/decisions.md#lean-hot-path).
     const delay = Math.min(MAX_TIMER_DELAY_MS, Math.max(1, Math.ceil(at - now)));
     this.firesAt = now + delay;
     this.timer = setTimeout(this.fire, delay);

@@ -1,4 +1,5 @@
 import { TransientError, type ChatResult } from '@pgw/core';
+import type { LivenessOptions } from '@pgw/http';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { attemptContext, harness, scriptedSource, thrown } from './helpers.js';
@@ -15,13 +16,13 @@ afterAll(async () => {
   await mock.close();
 });
 
-/** Runs one streamed chat under the given watchdog limits and closes the transport afterwards. */
+/** Runs one streamed chat under the given liveness limits and closes the transport afterwards. */
 async function streamed(
   script: Parameters<typeof scriptedSource>[1],
-  watchdog: { firstTokenMs?: number; interTokenMs?: number; totalMs?: number },
+  liveness: LivenessOptions,
   timeoutMs = 10_000,
 ): Promise<{ result?: ChatResult; error?: unknown; ctx: ReturnType<typeof attemptContext> }> {
-  const transport = harness({ watchdog });
+  const transport = harness({ liveness });
   const source = scriptedSource(mock, script, { timeoutMs });
   const ctx = attemptContext();
   try {
@@ -36,7 +37,7 @@ async function streamed(
   }
 }
 
-describe('stream watchdog', () => {
+describe('stream liveness', () => {
   it('fails a stream whose first token is late (limit 100 ms, upstream 1000 ms)', async () => {
     const { error, ctx } = await streamed({ content: 'late answer', ttftMs: 1000 }, { firstTokenMs: 100 });
     expect(error).toBeInstanceOf(TransientError);
@@ -53,7 +54,7 @@ describe('stream watchdog', () => {
     expect(ctx.deltas).toEqual([{ content: 'one ' }]);
   });
 
-  it('fails a live stream that runs past the total (watchdog.totalMs 300, 40 tokens 50 ms apart)', async () => {
+  it('fails a live stream that runs past the total (liveness.totalMs 300, 40 tokens 50 ms apart)', async () => {
     const { error, ctx } = await streamed({ content: words(40, 'w'), interTokenMs: 50 }, { totalMs: 300, interTokenMs: 1000 });
     expect(error).toBeInstanceOf(TransientError);
     expect(error).toMatchObject({ transientKind: 'timeout' });
