@@ -95,7 +95,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     return { status: 'ready' };
   });
 
-  app.get('/metrics', async (_request, reply) => reply.type('text/plain; version=0.0.4; charset=utf-8').send(metrics.text()));
+  app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
 }
 
 const tenant = (request: FastifyRequest) => (request.tenantId === undefined ? {} : { tenantId: request.tenantId });

@@ -21,7 +21,8 @@ describe('health, readiness, metrics and the drain', () => {
     expect(text).toContain('pgw_calls_total{scope="LLM",operation="chat",status="ok"} 1');
     expect(text).toContain('pgw_attempts_total{scope="LLM",source="main",outcome="transient"} 1');
     expect(text).toContain('pgw_attempts_total{scope="LLM",source="main",outcome="success"} 1');
-    expect(text).toMatch(/pgw_call_duration_seconds_bucket\{scope="LLM",operation="chat",le="\+Inf"\} 1/);
+    // Label order carries no meaning in the exposition format (prom-client writes `le` first).
+    expect(text).toMatch(/pgw_call_duration_seconds_bucket\{(?=[^}]*scope="LLM")(?=[^}]*operation="chat")[^}]*le="\+Inf"[^}]*\} 1/);
     expect(text).toMatch(/pgw_cost_usd_total\{scope="LLM"\} \d/);
     expect(text).toContain('# TYPE pgw_breaker_state gauge');
     expect(text).toContain('pgw_server_requests_in_flight 0');
