@@ -3,7 +3,9 @@
 //   - `docs/<file>.md#anchor` (in code comments and markdown) names a heading that exists (GitHub's slugs);
 //   - `docs/<file>.md` anywhere (a source comment pointing at a doc, too) names a doc that exists;
 //   - in markdown, a link target and a file path in backticks (`packages/core/src/ports.ts`,
-//     `core/src/settings.ts`, `src/fake-clock.ts`) name a file or directory that exists.
+//     `core/src/settings.ts`, `src/fake-clock.ts`) name a file or directory that exists;
+//   - every type the ports table of docs/architecture.md names in its first column is exported by
+//     `@pgw/core` (its packages/core/exports.txt).
 // A backticked span counts as a path only when it is one word with a `/`, ending in a file extension,
 // with no glob, placeholder or call syntax: package names, env keys, globs and identifiers are never
 // taken for one, nor a bare file name (`result.md` inside an archive, a generated `CHANGELOG.md`). Runs in `pnpm lint`, with a self-check that each kind of dangling reference is caught.
@@ -86,6 +88,21 @@ function dangling(text, file) {
   return found;
 }
 
+/** The ports table's first-column names that `@pgw/core` does not export. */
+function unexportedPorts(architecture, coreExports) {
+  const exported = new Set(
+    coreExports
+      .slice(coreExports.indexOf('[@pgw/core]'), coreExports.indexOf('[@pgw/core/internal]'))
+      .split('\n')
+      .map((line) => line.split(' ')[1]),
+  );
+  const section = architecture.split(/^## Ports and adapters$/m)[1]?.split(/^## /m)[0] ?? '';
+  const rows = section.split('\n').filter((line) => line.startsWith('| `'));
+  if (rows.length === 0) return ['docs/architecture.md has no ports table under "## Ports and adapters"'];
+  const names = rows.flatMap((row) => [...row.split('|')[1].matchAll(/`([A-Z]\w*)`/g)].map((match) => match[1]));
+  return names.filter((name) => !exported.has(name)).map((name) => `the ports table names \`${name}\`, which @pgw/core does not export`);
+}
+
 const checked = tracked.filter((file) => /\.(ts|mts|mjs|cjs|js|md|json|ya?ml|sh)$/.test(file) || file === '.env.example' || file === '.ci/run');
 let failed = false;
 for (const file of checked) {
@@ -93,6 +110,17 @@ for (const file of checked) {
     console.error(`check-doc-links: ${file}: ${problem}`);
     failed = true;
   }
+}
+
+const coreExports = fs.readFileSync(path.join(root, 'packages/core/exports.txt'), 'utf8');
+for (const problem of unexportedPorts(fs.readFileSync(path.join(root, 'docs/architecture.md'), 'utf8'), coreExports)) {
+  console.error(`check-doc-links: docs/architecture.md: ${problem}`);
+  failed = true;
+}
+const plantedTable = '## Ports and adapters\n\n| port | by |\n| --- | --- |\n| `Governor` (+ `Lease`) | x |\n| `NoSuchPort` | y |\n\n## Next\n| `Other` | z |\n';
+if (unexportedPorts(plantedTable, coreExports).length !== 1) {
+  console.error('check-doc-links: self-check: a ports table naming a type core does not export was not caught');
+  failed = true;
 }
 
 // Self-check: each kind of dangling reference is caught, and none of the look-alikes is.
@@ -116,4 +144,4 @@ for (const [text, file, expected] of plants) {
   }
 }
 if (failed) process.exit(1);
-console.log(`check-doc-links: the references of ${checked.length} files resolve; ${plants.length} self-check cases hold`);
+console.log(`check-doc-links: the references of ${checked.length} files resolve, the ports table names core's exports; ${plants.length + 1} self-check cases hold`);
