@@ -16,7 +16,7 @@ import type { ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
 import { responsesCall } from './responses-request.js';
 import { responseObject } from './responses-response.js';
-import { chatEncoder, responsesEncoder, streamAnswer } from './sse.js';
+import { chatEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from './sse.js';
 
 export interface RouteParts {
   clients: ScopeClients;
@@ -43,27 +43,19 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   const { clients, metrics, settings } = parts;
   const limits = { heartbeatMs: settings.sseHeartbeatMs, writeStallMs: settings.writeStallMs };
 
-  app.post('/v1/chat/completions', PROTECTED, (request, reply) =>
-    governed(parts, reply, async (controller) => {
-      const call = chatCall(request.body);
-      const client = await clients.client('chat', clients.scopeOf('chat', call.model));
-      const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
-      if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, chatEncoder(call));
-      const response = await client.chat(call.messages, options);
-      return answerHeaders(reply, response).send(chatCompletion(response));
-    }),
-  );
+  const chatRoute = <C extends ChatRouteCall>(parse: (body: unknown) => C, encoderOf: (call: C) => EncoderFor, whole: (response: LLMResponse, call: C) => unknown) =>
+    (request: FastifyRequest, reply: FastifyReply) =>
+      governed(parts, reply, async (controller) => {
+        const call = parse(request.body);
+        const client = await clients.client('chat', clients.scopeOf('chat', call.model));
+        const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
+        if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call));
+        const response = await client.chat(call.messages, options);
+        return answerHeaders(reply, response).send(whole(response, call));
+      });
 
-  app.post('/v1/responses', PROTECTED, (request, reply) =>
-    governed(parts, reply, async (controller) => {
-      const call = responsesCall(request.body);
-      const client = await clients.client('chat', clients.scopeOf('chat', call.model));
-      const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
-      if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, responsesEncoder(call));
-      const response = await client.chat(call.messages, options);
-      return answerHeaders(reply, response).send(responseObject(response, call.echo));
-    }),
-  );
+  app.post('/v1/chat/completions', PROTECTED, chatRoute(chatCall, chatEncoder, (response) => chatCompletion(response)));
+  app.post('/v1/responses', PROTECTED, chatRoute(responsesCall, responsesEncoder, (response, call) => responseObject(response, call.echo)));
 
   app.post('/v1/embeddings', PROTECTED, (request, reply) =>
     governed(parts, reply, async (controller) => {
@@ -96,6 +88,12 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   });
 
   app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
+}
+
+/** What every protocol's chat request becomes: the governed call's arguments, and whether it streams. */
+interface ChatRouteCall extends StreamCall {
+  model: string;
+  stream: boolean;
 }
 
 const tenant = (request: FastifyRequest) => (request.tenantId === undefined ? {} : { tenantId: request.tenantId });

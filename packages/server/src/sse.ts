@@ -34,7 +34,10 @@ export interface StreamEncoder {
   fail(failure: HttpFailure): string;
 }
 
-/** The chat route's part of a stream call: the messages and options, and what the encoder needs. */
+/** A protocol's encoder, made once the call's id is known. */
+export type EncoderFor = (context: StreamCallContext) => StreamEncoder;
+
+/** What a stream call needs of any protocol's request: the messages and the options. */
 export interface StreamCall {
   messages: ChatMessage[];
   options: ChatOptions;
@@ -46,7 +49,7 @@ export async function streamAnswer(
   reply: FastifyReply,
   controller: AbortController,
   limits: StreamLimits,
-  encoderFor: (context: StreamCallContext) => StreamEncoder,
+  encoderFor: EncoderFor,
 ): Promise<void> {
   const { structured: _never, ...options } = call.options;
   const context: StreamCallContext = {};
@@ -89,7 +92,7 @@ export async function streamAnswer(
 }
 
 /** Chat Completions: `chat.completion.chunk`s, the usage chunk when asked, `[DONE]`; a failure is a `data:` error, never `[DONE]`. */
-export function chatEncoder(call: ChatCall): (context: StreamCallContext) => StreamEncoder {
+export function chatEncoder(call: ChatCall): EncoderFor {
   return (context) => {
     const chunks = new ChunkWriter(context.callId ?? '', call.model);
     return {
@@ -102,7 +105,7 @@ export function chatEncoder(call: ChatCall): (context: StreamCallContext) => Str
 }
 
 /** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
-export function responsesEncoder(call: ResponsesCall): (context: StreamCallContext) => StreamEncoder {
+export function responsesEncoder(call: ResponsesCall): EncoderFor {
   return (context) => {
     const events = new ResponseEventWriter(context.callId ?? '', call.model, call.echo);
     return { start: () => events.start(), delta: (delta) => events.delta(delta), finish: (answer) => events.finish(answer), fail: (failure) => events.fail(failure) };
