@@ -7,19 +7,9 @@ import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import type { ChatRequest, Effort } from '@pgw/core';
 import type { SpecificationVersion } from './ai-sdk-models.js';
 import { messagesToPrompt } from './messages-to-prompt.js';
+import { SAMPLING_KEYS } from './wire-names.js';
 
 type Settings = Omit<LanguageModelV3CallOptions, 'prompt' | 'abortSignal'>;
-
-const NUMBER_KEYS: ReadonlyArray<[string, keyof Settings]> = [
-  ['max_tokens', 'maxOutputTokens'],
-  ['max_completion_tokens', 'maxOutputTokens'],
-  ['temperature', 'temperature'],
-  ['top_p', 'topP'],
-  ['top_k', 'topK'],
-  ['seed', 'seed'],
-  ['presence_penalty', 'presencePenalty'],
-  ['frequency_penalty', 'frequencyPenalty'],
-];
 
 const V4_REASONING: Readonly<Record<Effort, string>> = {
   none: 'none',
@@ -34,10 +24,14 @@ const V4_REASONING: Readonly<Record<Effort, string>> = {
 export function callOptions(request: ChatRequest, version: SpecificationVersion, abortSignal: AbortSignal): Record<string, unknown> {
   const settings: Record<string, unknown> = {};
   const { sampling } = request;
-  for (const [key, setting] of NUMBER_KEYS) if (typeof sampling[key] === 'number') settings[setting] = sampling[key];
-  const stop = sampling['stop'];
-  if (typeof stop === 'string') settings['stopSequences'] = [stop];
-  else if (Array.isArray(stop)) settings['stopSequences'] = stop;
+  for (const [key, setting] of SAMPLING_KEYS.fromWire) {
+    const value = sampling[key];
+    if (setting === 'stopSequences') {
+      // The wire's `stop` may be one string; the AI SDK takes a list.
+      if (typeof value === 'string') settings[setting] = [value];
+      else if (Array.isArray(value)) settings[setting] = value;
+    } else if (typeof value === 'number') settings[setting] = value;
+  }
   if (request.responseFormat !== undefined) {
     settings['responseFormat'] = { type: 'json', schema: request.responseFormat.schema, name: request.responseFormat.name };
   } else if ((sampling['response_format'] as { type?: unknown } | undefined)?.type === 'json_object') {
