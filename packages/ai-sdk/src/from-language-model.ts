@@ -13,6 +13,7 @@ import { failureContext, runAttempt } from './attempt-run.js';
 import { streamErrorFailure } from './classify-failure.js';
 import { modelUsage } from './model-usage.js';
 import { callOptions } from './request-settings.js';
+import { FINISH_REASONS } from './wire-names.js';
 
 export interface FromLanguageModelOptions {
   /** The `provider` of the ChatModel. Default: the AI SDK model's. */
@@ -32,8 +33,6 @@ export interface FromLanguageModelOptions {
   /** Receives the one warning of a non-finite `Retry-After`. Default: none. */
   warn?: (message: string) => void;
 }
-
-const OPENAI_FINISH: Readonly<Record<string, string>> = { 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' };
 
 type StreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart;
 type FinishReason = string | { unified: string; raw: string | undefined } | undefined;
@@ -143,7 +142,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
   }
 
   function answer(content: string, reasoning: string, toolCalls: ToolCall[], usage: ChatResult['usage'], reason: FinishReason, responseModel: string | undefined): ChatResult {
-    const finishReason = typeof reason === 'string' ? (OPENAI_FINISH[reason] ?? reason) : (reason?.raw ?? (reason && (OPENAI_FINISH[reason.unified] ?? reason.unified)));
+    const finishReason = typeof reason === 'string' ? wireFinishReason(reason) : (reason?.raw ?? (reason && wireFinishReason(reason.unified)));
     return {
       content,
       ...(reasoning !== '' && { reasoningContent: reasoning }),
@@ -164,6 +163,11 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
     generate: capabilities.streaming ? (request, attempt) => stream(request, attempt, undefined) : generate,
     ...(capabilities.streaming && { stream: (request: ChatRequest, attempt: AttemptContext & { onDelta: (delta: ChatDelta) => void }) => stream(request, attempt, attempt.onDelta) }),
   };
+}
+
+/** A reason the wire has no name for (`error`, `other`, `unknown`) is kept as the AI SDK's word rather than lost. */
+function wireFinishReason(reason: string): string {
+  return FINISH_REASONS.wireName(reason) ?? reason;
 }
 
 /** V2 and V3 send the arguments as JSON text; an object (older providers) is sent back as its JSON. */

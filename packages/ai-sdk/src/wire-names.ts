@@ -1,9 +1,9 @@
 /**
- * The AI SDK's names for the OpenAI wire's: the sampling settings. Each
+ * The AI SDK's names for the OpenAI wire's: the sampling settings and the finish reasons. Each
  * mapping is one table of `[AI SDK name, wire name]` pairs that both directions read, so a name
  * added to one direction cannot be missing from the other.
  */
-import type { LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import type { LanguageModelV3CallOptions, LanguageModelV3FinishReason } from '@ai-sdk/provider';
 
 /** One table read both ways. */
 export interface TwoWay<A extends string, W extends string> {
@@ -62,4 +62,17 @@ export const SAMPLING_KEYS = twoWay(
   ] as const satisfies ReadonlyArray<readonly [keyof LanguageModelV3CallOptions, string]>,
   // Every OpenAI-compatible server takes `max_tokens`; not all know `max_completion_tokens`.
   { maxOutputTokens: 'max_tokens' },
+);
+
+/** Finish reasons. The wire's reasons missing here are `other` in the AI SDK's terms. */
+export const FINISH_REASONS = twoWay(
+  [
+    ['stop', 'stop'],
+    ['length', 'length'],
+    ['tool-calls', 'tool_calls'],
+    ['tool-calls', 'function_call'],
+    ['content-filter', 'content_filter'],
+  ] as const satisfies ReadonlyArray<readonly [LanguageModelV3FinishReason['unified'], string]>,
+  // `function_call` is the deprecated reason of the legacy functions API; answers name `tool_calls`.
+  { 'tool-calls': 'tool_calls' },
 );

@@ -5,10 +5,11 @@
  */
 import { describe, expect, it } from 'vitest';
 import { callOptions } from '../src/request-settings.js';
-import { SAMPLING_KEYS, twoWay, type TwoWay } from '../src/wire-names.js';
+import { FINISH_REASONS, SAMPLING_KEYS, twoWay, type TwoWay } from '../src/wire-names.js';
 
 const TABLES: Array<[string, TwoWay<string, string>]> = [
   ['SAMPLING_KEYS', SAMPLING_KEYS],
+  ['FINISH_REASONS', FINISH_REASONS],
 ];
 
 describe.each(TABLES)('%s read both ways', (_name, table) => {
@@ -74,6 +75,21 @@ describe('the mappings the package had', () => {
     expect(options).not.toHaveProperty('topK');
     expect(callOptions({ messages: [], sampling: { stop: ['a', 'b'], seed: 3 } }, 'v3', signal)).toMatchObject({ stopSequences: ['a', 'b'], seed: 3 });
     expect(callOptions({ messages: [], sampling: { stop: 3 } }, 'v3', signal)).not.toHaveProperty('stopSequences');
+  });
+
+  it('wire finish reasons are read as these AI SDK reasons (any other is other)', () => {
+    expect(Object.fromEntries(FINISH_REASONS.fromWire)).toEqual({
+      stop: 'stop',
+      length: 'length',
+      tool_calls: 'tool-calls',
+      function_call: 'tool-calls',
+      content_filter: 'content-filter',
+    });
+  });
+
+  it('AI SDK finish reasons are sent as these wire reasons', () => {
+    expect(Object.fromEntries(FINISH_REASONS.toWire)).toEqual({ stop: 'stop', length: 'length', 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' });
+    for (const unnamed of ['error', 'other', 'unknown']) expect(FINISH_REASONS.wireName(unnamed)).toBeUndefined();
   });
 });
 
