@@ -12,7 +12,7 @@ import type { AnyLanguageModel } from './ai-sdk-models.js';
 import { failureContext, runAttempt } from './attempt-run.js';
 import { streamErrorFailure } from './classify-failure.js';
 import { modelUsage } from './model-usage.js';
-import { callOptions } from './request-settings.js';
+import { callOptions, v4CallOptions } from './request-settings.js';
 import { FINISH_REASONS } from './wire-names.js';
 
 export interface FromLanguageModelOptions {
@@ -49,7 +49,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
 
   function generate(request: ChatRequest, attempt: AttemptContext): Promise<ChatResult> {
     return runAttempt(attempt, run, async (signal) => {
-      const result = await model.doGenerate(callOptions(request, version, signal) as never);
+      const result = await (model.specificationVersion === 'v4' ? model.doGenerate(v4CallOptions(request, signal)) : model.doGenerate(callOptions(request, signal)));
       let content = '';
       let reasoning = '';
       const toolCalls: ToolCall[] = [];
@@ -67,8 +67,10 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
   function stream(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
     return runAttempt(attempt, { ...run, liveness }, async (signal, scope) => {
       const started = performance.now();
-      const { stream: parts } = await model.doStream({ ...callOptions(request, version, signal), includeRawChunks: true } as never);
-      const reader = (parts as ReadableStream<StreamPart>).getReader();
+      const { stream: parts }: { stream: ReadableStream<StreamPart> } = await (model.specificationVersion === 'v4'
+        ? model.doStream({ ...v4CallOptions(request, signal), includeRawChunks: true })
+        : model.doStream({ ...callOptions(request, signal), includeRawChunks: true }));
+      const reader = parts.getReader();
       let content = '';
       let reasoning = '';
       let ttftMs: number | undefined;

@@ -70,11 +70,11 @@ describe('the mappings the package had', () => {
 
   it('a request carrying both max_tokens and max_completion_tokens is read as the newer one; one stop string is a list', () => {
     const signal = new AbortController().signal;
-    const options = callOptions({ messages: [], sampling: { max_tokens: 5, max_completion_tokens: 7, stop: 'END', top_k: 'not a number' } }, 'v3', signal);
+    const options = callOptions({ messages: [], sampling: { max_tokens: 5, max_completion_tokens: 7, stop: 'END', top_k: 'not a number' } }, signal);
     expect(options).toMatchObject({ maxOutputTokens: 7, stopSequences: ['END'] });
     expect(options).not.toHaveProperty('topK');
-    expect(callOptions({ messages: [], sampling: { stop: ['a', 'b'], seed: 3 } }, 'v3', signal)).toMatchObject({ stopSequences: ['a', 'b'], seed: 3 });
-    expect(callOptions({ messages: [], sampling: { stop: 3 } }, 'v3', signal)).not.toHaveProperty('stopSequences');
+    expect(callOptions({ messages: [], sampling: { stop: ['a', 'b'], seed: 3 } }, signal)).toMatchObject({ stopSequences: ['a', 'b'], seed: 3 });
+    expect(callOptions({ messages: [], sampling: { stop: 3 } }, signal)).not.toHaveProperty('stopSequences');
   });
 
   it('wire finish reasons are read as these AI SDK reasons (any other is other)', () => {
