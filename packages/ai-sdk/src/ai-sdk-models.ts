@@ -37,5 +37,3 @@ export interface EmbeddingModelV4 {
 }
 
 export type AnyEmbeddingModel = EmbeddingModelV2<string> | EmbeddingModelV3 | EmbeddingModelV4;
-
-export type SpecificationVersion = AnyLanguageModel['specificationVersion'];

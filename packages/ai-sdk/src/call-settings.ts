@@ -8,18 +8,7 @@ import type { ChatOptions, ChatTool, ToolChoice } from '@pgw/client';
 import { z } from 'zod';
 import { headerWarnings } from './header-warnings.js';
 import { pgwOptions } from './pgw-options.js';
-
-/** The AI SDK setting → its key on the wire. */
-const SAMPLING_KEYS = [
-  ['maxOutputTokens', 'max_tokens'],
-  ['temperature', 'temperature'],
-  ['topP', 'top_p'],
-  ['topK', 'top_k'],
-  ['stopSequences', 'stop'],
-  ['seed', 'seed'],
-  ['presencePenalty', 'presence_penalty'],
-  ['frequencyPenalty', 'frequency_penalty'],
-] as const;
+import { SAMPLING_KEYS } from './wire-names.js';
 
 export interface GovernedCall {
   options: ChatOptions;
@@ -29,7 +18,7 @@ export interface GovernedCall {
 export function governedCall(settings: LanguageModelV3CallOptions): GovernedCall {
   const warnings: SharedV3Warning[] = [];
   const sampling: Record<string, unknown> = {};
-  for (const [setting, key] of SAMPLING_KEYS) if (settings[setting] !== undefined) sampling[key] = settings[setting];
+  for (const [setting, key] of SAMPLING_KEYS.toWire) if (settings[setting] !== undefined) sampling[key] = settings[setting];
   const options: ChatOptions = { ...pgwOptions(settings.providerOptions), ...(settings.abortSignal && { signal: settings.abortSignal }) };
 
   const format = settings.responseFormat;

@@ -12,7 +12,8 @@ import type { AnyLanguageModel } from './ai-sdk-models.js';
 import { failureContext, runAttempt } from './attempt-run.js';
 import { streamErrorFailure } from './classify-failure.js';
 import { modelUsage } from './model-usage.js';
-import { callOptions } from './request-settings.js';
+import { callOptions, v4CallOptions } from './request-settings.js';
+import { FINISH_REASONS } from './wire-names.js';
 
 export interface FromLanguageModelOptions {
   /** The `provider` of the ChatModel. Default: the AI SDK model's. */
@@ -33,8 +34,6 @@ export interface FromLanguageModelOptions {
   warn?: (message: string) => void;
 }
 
-const OPENAI_FINISH: Readonly<Record<string, string>> = { 'tool-calls': 'tool_calls', 'content-filter': 'content_filter' };
-
 type StreamPart = LanguageModelV2StreamPart | LanguageModelV3StreamPart;
 type FinishReason = string | { unified: string; raw: string | undefined } | undefined;
 
@@ -50,7 +49,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
 
   function generate(request: ChatRequest, attempt: AttemptContext): Promise<ChatResult> {
     return runAttempt(attempt, run, async (signal) => {
-      const result = await model.doGenerate(callOptions(request, version, signal) as never);
+      const result = await (model.specificationVersion === 'v4' ? model.doGenerate(v4CallOptions(request, signal)) : model.doGenerate(callOptions(request, signal)));
       let content = '';
       let reasoning = '';
       const toolCalls: ToolCall[] = [];
@@ -68,8 +67,10 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
   function stream(request: ChatRequest, attempt: AttemptContext, onDelta: ((delta: ChatDelta) => void) | undefined): Promise<ChatResult> {
     return runAttempt(attempt, { ...run, liveness }, async (signal, scope) => {
       const started = performance.now();
-      const { stream: parts } = await model.doStream({ ...callOptions(request, version, signal), includeRawChunks: true } as never);
-      const reader = (parts as ReadableStream<StreamPart>).getReader();
+      const { stream: parts }: { stream: ReadableStream<StreamPart> } = await (model.specificationVersion === 'v4'
+        ? model.doStream({ ...v4CallOptions(request, signal), includeRawChunks: true })
+        : model.doStream({ ...callOptions(request, signal), includeRawChunks: true }));
+      const reader = parts.getReader();
       let content = '';
       let reasoning = '';
       let ttftMs: number | undefined;
@@ -143,7 +144,7 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
   }
 
   function answer(content: string, reasoning: string, toolCalls: ToolCall[], usage: ChatResult['usage'], reason: FinishReason, responseModel: string | undefined): ChatResult {
-    const finishReason = typeof reason === 'string' ? (OPENAI_FINISH[reason] ?? reason) : (reason?.raw ?? (reason && (OPENAI_FINISH[reason.unified] ?? reason.unified)));
+    const finishReason = typeof reason === 'string' ? wireFinishReason(reason) : (reason?.raw ?? (reason && wireFinishReason(reason.unified)));
     return {
       content,
       ...(reasoning !== '' && { reasoningContent: reasoning }),
@@ -164,6 +165,11 @@ export function fromLanguageModel(model: AnyLanguageModel, options: FromLanguage
     generate: capabilities.streaming ? (request, attempt) => stream(request, attempt, undefined) : generate,
     ...(capabilities.streaming && { stream: (request: ChatRequest, attempt: AttemptContext & { onDelta: (delta: ChatDelta) => void }) => stream(request, attempt, attempt.onDelta) }),
   };
+}
+
+/** A reason the wire has no name for (`error`, `other`, `unknown`) is kept as the AI SDK's word rather than lost. */
+function wireFinishReason(reason: string): string {
+  return FINISH_REASONS.wireName(reason) ?? reason;
 }
 
 /** V2 and V3 send the arguments as JSON text; an object (older providers) is sent back as its JSON. */

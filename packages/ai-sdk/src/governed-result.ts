@@ -5,14 +5,7 @@
  */
 import type { LanguageModelV3Content, LanguageModelV3FinishReason, LanguageModelV3Usage, SharedV3ProviderMetadata } from '@ai-sdk/provider';
 import type { LLMResponse, Usage } from '@pgw/client';
-
-const UNIFIED: Readonly<Record<string, LanguageModelV3FinishReason['unified']>> = {
-  stop: 'stop',
-  length: 'length',
-  tool_calls: 'tool-calls',
-  function_call: 'tool-calls',
-  content_filter: 'content-filter',
-};
+import { FINISH_REASONS } from './wire-names.js';
 
 export function resultContent(response: LLMResponse): LanguageModelV3Content[] {
   const content: LanguageModelV3Content[] = [];
@@ -26,7 +19,7 @@ export function resultContent(response: LLMResponse): LanguageModelV3Content[] {
 export function finishReason(response: LLMResponse): LanguageModelV3FinishReason {
   const raw = response.finishReason;
   if (raw === undefined) return { unified: response.toolCalls?.length ? 'tool-calls' : 'stop', raw };
-  return { unified: UNIFIED[raw] ?? 'other', raw };
+  return { unified: FINISH_REASONS.aiSdkName(raw) ?? 'other', raw };
 }
 
 /** Unknown stays undefined (`unavailable` usage is not zero); the parts are split out of their wholes. */

@@ -2,16 +2,29 @@
  * The messages of a governed request (the OpenAI wire shape of the model port) as an AI SDK
  * prompt: the reverse of `promptToMessages`. One prompt serves V2 and V3; V4 wraps file data.
  */
-import type { LanguageModelV3FilePart, LanguageModelV3Message, LanguageModelV3Prompt, LanguageModelV3ToolCallPart } from '@ai-sdk/provider';
+import type { LanguageModelV2Prompt, LanguageModelV3Prompt } from '@ai-sdk/provider';
 import { wireCallParts, type ChatMessage, type ContentPart } from '@pgw/core';
-import type { SpecificationVersion } from './ai-sdk-models.js';
+import type { LanguageModelV4CallOptions } from './ai-sdk-models.js';
+
+type TextPart = { type: 'text'; text: string };
+type FilePart = { type: 'file'; mediaType: string; data: string | URL };
+type ToolCallPart = { type: 'tool-call'; toolCallId: string; toolName: string; input: unknown };
+type ToolResultPart = { type: 'tool-result'; toolCallId: string; toolName: string; output: { type: 'text'; value: string } };
+type Message =
+  | { role: 'system'; content: string }
+  | { role: 'user'; content: Array<TextPart | FilePart> }
+  | { role: 'assistant'; content: Array<TextPart | ToolCallPart> }
+  | { role: 'tool'; content: ToolResultPart[] };
+
+/** Built of the parts V2 and V3 share (V3's own messages carry options V2's refuse), so one prompt serves both. */
+type Prompt = Message[] & LanguageModelV2Prompt & LanguageModelV3Prompt;
 
 const AUDIO_MEDIA_TYPES: Readonly<Record<string, string>> = { wav: 'audio/wav', mp3: 'audio/mpeg' };
 const DATA_URL = /^data:([^;,]+);base64,(.*)$/s;
 
-export function messagesToPrompt(messages: readonly ChatMessage[], version: SpecificationVersion): unknown[] {
+export function messagesToPrompt(messages: readonly ChatMessage[]): Prompt {
   const toolNames = new Map<string, string>();
-  const prompt: LanguageModelV3Prompt = [];
+  const prompt: Message[] = [];
   for (const message of messages) {
     const content = message.content;
     switch (message.role) {
@@ -22,7 +35,7 @@ export function messagesToPrompt(messages: readonly ChatMessage[], version: Spec
         prompt.push({ role: 'user', content: typeof content === 'string' ? [{ type: 'text', text: content }] : (content ?? []).map(userPart) });
         break;
       case 'assistant': {
-        const parts: Extract<LanguageModelV3Message, { role: 'assistant' }>['content'] = [];
+        const parts: Array<TextPart | ToolCallPart> = [];
         const text = textOf(content);
         if (text !== '') parts.push({ type: 'text', text });
         for (const call of message.tool_calls ?? []) {
@@ -45,7 +58,11 @@ export function messagesToPrompt(messages: readonly ChatMessage[], version: Spec
       }
     }
   }
-  return version === 'v4' ? prompt.map(v4Message) : prompt;
+  return prompt;
+}
+
+export function v4Prompt(prompt: readonly Message[]): LanguageModelV4CallOptions['prompt'] {
+  return prompt.map(v4Message);
 }
 
 function textOf(content: ChatMessage['content']): string {
@@ -53,7 +70,7 @@ function textOf(content: ChatMessage['content']): string {
   return (content ?? []).map((part) => (part.type === 'text' ? part.text : '')).join('');
 }
 
-function userPart(part: ContentPart): Extract<LanguageModelV3Message, { role: 'user' }>['content'][number] {
+function userPart(part: ContentPart): TextPart | FilePart {
   switch (part.type) {
     case 'text':
       return { type: 'text', text: part.text };
@@ -67,7 +84,7 @@ function userPart(part: ContentPart): Extract<LanguageModelV3Message, { role: 'u
 }
 
 /** Arguments the model sent as text go back as the value they stand for; text that is no JSON stays text. */
-function parsedInput(text: string): LanguageModelV3ToolCallPart['input'] {
+function parsedInput(text: string): unknown {
   try {
     return JSON.parse(text) as unknown;
   } catch {
@@ -76,7 +93,7 @@ function parsedInput(text: string): LanguageModelV3ToolCallPart['input'] {
 }
 
 /** V4 file data is tagged: `{ type: 'data', data }` or `{ type: 'url', url }`. */
-function v4Message(message: LanguageModelV3Message): unknown {
+function v4Message(message: Message): unknown {
   if (message.role !== 'user') return message;
   return {
     ...message,
@@ -84,6 +101,6 @@ function v4Message(message: LanguageModelV3Message): unknown {
   };
 }
 
-function v4Data(data: LanguageModelV3FilePart['data']): unknown {
+function v4Data(data: FilePart['data']): unknown {
   return data instanceof URL ? { type: 'url', url: data } : { type: 'data', data };
 }

@@ -4,7 +4,7 @@
  * V2 and V4 shapes (in-process models of those specifications: logic only).
  */
 import { createOpenAICompatible } from '@ai-sdk/openai-compatible';
-import type { LanguageModelV2, LanguageModelV2StreamPart } from '@ai-sdk/provider';
+import type { LanguageModelV2, LanguageModelV2StreamPart, LanguageModelV3StreamPart } from '@ai-sdk/provider';
 import { ContextLengthExceededError, RequestRejectedError, SourceDeadError, TransientError, type ChatRequest } from '@pgw/core';
 import { startAnthropicWire } from '@pgw/interop';
 import { createAnthropic } from '@ai-sdk/anthropic';
@@ -151,6 +151,37 @@ describe('the V4 shape', () => {
     expect(calls[0]).toMatchObject({
       reasoning: 'xhigh',
       prompt: [{ role: 'user', content: [{ type: 'text', text: 'look' }, { type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AQID' } }, { type: 'file', mediaType: 'image/*', data: { type: 'url', url: new URL('https://example.test/cat.png') } }] }],
+    });
+  });
+
+  it('a stream is called with the V4 options too: tagged file data, the reasoning setting, raw chunks', async () => {
+    const calls: Array<Record<string, unknown>> = [];
+    const v4: LanguageModelV4 = {
+      specificationVersion: 'v4',
+      provider: 'v4-test',
+      modelId: 'v4-model',
+      doGenerate: () => Promise.reject(new Error('not used')),
+      async doStream(options) {
+        calls.push({ ...options });
+        const parts: LanguageModelV3StreamPart[] = [
+          { type: 'text-delta', id: '0', delta: 'v4 stream' },
+          { type: 'finish', finishReason: { unified: 'tool-calls', raw: undefined }, usage: { inputTokens: { total: 3, noCache: 3, cacheRead: 0, cacheWrite: 0 }, outputTokens: { total: 2, text: 2, reasoning: 0 } } },
+        ];
+        return { stream: new ReadableStream({ start: (c) => (parts.forEach((p) => c.enqueue(p)), c.close()) }) };
+      },
+    };
+    const request: ChatRequest = {
+      messages: [{ role: 'user', content: [{ type: 'image_url', image_url: { url: 'data:image/png;base64,AQID' } }] }],
+      sampling: { max_tokens: 5 },
+      reasoningEffort: 'low',
+    };
+    const result = await fromLanguageModel(v4).stream!(request, recordingAttempt());
+    expect(result).toMatchObject({ content: 'v4 stream', finishReason: 'tool_calls' });
+    expect(calls[0]).toMatchObject({
+      includeRawChunks: true,
+      reasoning: 'low',
+      maxOutputTokens: 5,
+      prompt: [{ role: 'user', content: [{ type: 'file', mediaType: 'image/png', data: { type: 'data', data: 'AQID' } }] }],
     });
   });
 
