@@ -128,6 +128,7 @@ export {
   parsePricingTable,
   GATEWAY_EVENT_NAMES,
   toWireCall,
+  estimatePromptTokens,
 } from '@pgw/core';
 
 export { GatewayClient } from './gateway-client.js';

@@ -8,6 +8,7 @@
 // workspace packages share are in ./internal.ts (`@pgw/core/internal`), which is not for users.
 export { wholeAnswerDelta } from './chat-delta.js';
 export { toWireCall, wireCallParts } from './wire-tool-call.js';
+export { estimatePromptTokens, transcript } from './transcript.js';
 export {
   abortError,
   AllSourcesExhausted,

@@ -1,5 +1,5 @@
-import { estimateTokens, wholeAnswerDelta, wireCallParts } from '@pgw/core';
-import type { ChatMessage, ChatModel, ChatRequest, ChatResult, StreamAttemptContext } from '@pgw/core';
+import { estimatePromptTokens, transcript, wholeAnswerDelta } from '@pgw/core';
+import type { ChatModel, ChatRequest, ChatResult, StreamAttemptContext } from '@pgw/core';
 import type { ThinkingContradictions } from '@pgw/core/internal';
 import { inPromptJsonRequest } from './json-prompt.js';
 import type { AttemptOperation } from './operation.js';
@@ -24,7 +24,7 @@ export function chatOperation(thinking: ThinkingContradictions): AttemptOperatio
       ttftMs: result?.ttftMs,
       toolCalls: result?.toolCalls?.length,
     }),
-    budgetTokens: (request) => ({ promptTokens: estimateTokens(transcript(request.messages)), maxOutputTokens: maxTokensOf(request.sampling) }),
+    budgetTokens: (request) => ({ promptTokens: estimatePromptTokens(request.messages), maxOutputTokens: maxTokensOf(request.sampling) }),
   };
 }
 
@@ -41,18 +41,4 @@ async function streamed(model: ChatModel, request: ChatRequest, attempt: StreamA
   const delta = wholeAnswerDelta(result);
   if (delta !== undefined) attempt.onDelta(delta);
   return result;
-}
-
-/** Messages as readable lines for telemetry; media parts are named, never inlined; tool calls as `name(arguments)`. */
-export function transcript(messages: readonly ChatMessage[]): string {
-  return messages
-    .map((message) => {
-      const { content } = message;
-      const text = Array.isArray(content)
-        ? content.map((part) => (part.type === 'text' ? part.text : `[${part.type}]`)).join(' ')
-        : (content ?? '');
-      const calls = (message.tool_calls ?? []).map((call) => wireCallParts(call)).map(({ name, input }) => ` ${name}(${input})`).join('');
-      return `${message.role}: ${text}${calls}`;
-    })
-    .join('\n');
 }
