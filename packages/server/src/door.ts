@@ -11,7 +11,8 @@ import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessLog } from './access-log.js';
 import type { ApiKeys } from './api-keys.js';
-import { errorBody, failureHeaders, httpFailure, type HttpFailure } from './http-errors.js';
+import { replyFailure } from './failure-reply.js';
+import { httpFailure, type HttpFailure } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
 import type { RouteConfig } from './routes.js';
 
@@ -53,7 +54,7 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
 /** Answers now, in OpenAI's shape; a body the caller sent is never read, so the connection closes after the answer. */
 function refuse(request: FastifyRequest, reply: FastifyReply, failure: HttpFailure): FastifyReply {
   if (hasBody(request)) reply.header('connection', 'close');
-  return reply.headers(failureHeaders(failure)).code(failure.status).send(errorBody(failure));
+  return replyFailure(request, reply, failure);
 }
 
 export const notFound = (request: FastifyRequest): HttpFailure => ({

@@ -4,7 +4,7 @@
  * (`door.ts`) checks the key on the route the router matched, after it decoded the path.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { LLMResponse } from '@pgw/client';
+import { estimatePromptTokens, type LLMResponse } from '@pgw/client';
 import { chatCall } from './chat-request.js';
 import { chatCompletion } from './chat-response.js';
 import { abortOnDisconnect } from './disconnect.js';
@@ -14,9 +14,11 @@ import type { ServerMetrics } from './metrics.js';
 import { ServerDrainingError } from './request-error.js';
 import type { ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
+import { countTokensMessages, messagesCall } from './messages-request.js';
+import { anthropicMessage } from './messages-response.js';
 import { responsesCall } from './responses-request.js';
 import { responseObject } from './responses-response.js';
-import { chatEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from './sse.js';
+import { chatEncoder, messagesEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from './sse.js';
 
 export interface RouteParts {
   clients: ScopeClients;
@@ -29,6 +31,8 @@ export interface RouteParts {
 /** What a route declares in its `config`: a protected route needs a key (when keys are configured). */
 export interface RouteConfig {
   protected?: boolean;
+  /** The protocol whose error shape the route answers in (default OpenAI's). */
+  protocol?: 'anthropic';
 }
 
 declare module 'fastify' {
@@ -38,6 +42,7 @@ declare module 'fastify' {
 }
 
 const PROTECTED = { config: { protected: true } satisfies RouteConfig };
+const ANTHROPIC = { config: { protected: true, protocol: 'anthropic' } satisfies RouteConfig };
 
 export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   const { clients, metrics, settings } = parts;
@@ -56,6 +61,9 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
 
   app.post('/v1/chat/completions', PROTECTED, chatRoute(chatCall, chatEncoder, (response) => chatCompletion(response)));
   app.post('/v1/responses', PROTECTED, chatRoute(responsesCall, responsesEncoder, (response, call) => responseObject(response, call.echo)));
+  // `?beta=true` (Claude Code) is a query: the route is the same.
+  app.post('/v1/messages', ANTHROPIC, chatRoute(messagesCall, messagesEncoder, (response) => anthropicMessage(response)));
+  app.post('/v1/messages/count_tokens', ANTHROPIC, async (request) => ({ input_tokens: estimatePromptTokens(countTokensMessages(request.body)) }));
 
   app.post('/v1/embeddings', PROTECTED, (request, reply) =>
     governed(parts, reply, async (controller) => {
@@ -70,9 +78,14 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     }),
   );
 
-  app.get('/v1/models', PROTECTED, async () => {
-    const created = Math.floor(Date.now() / 1000);
+  app.get('/v1/models', PROTECTED, async (request) => {
     const names = clients.modelNames();
+    // Anthropic's clients send their API version on every request, and read their own list shape.
+    if (request.headers['anthropic-version'] !== undefined) {
+      const createdAt = new Date().toISOString();
+      return { data: names.map((id) => ({ type: 'model', id, display_name: id, created_at: createdAt })), has_more: false, first_id: names[0] ?? null, last_id: names.at(-1) ?? null };
+    }
+    const created = Math.floor(Date.now() / 1000);
     return { object: 'list', data: names.map((id) => ({ id, object: 'model', created, owned_by: 'pgw' })) };
   });
 

@@ -11,7 +11,8 @@ import { AccessLog } from './access-log.js';
 import { ApiKeys, readKeyFile } from './api-keys.js';
 import { streamContextSubscriber } from './call-context.js';
 import { guardTheDoor, isLoopbackName, requestIdOf } from './door.js';
-import { errorBody, failureHeaders, httpFailure, type HttpFailure } from './http-errors.js';
+import { replyFailure } from './failure-reply.js';
+import { errorBody, httpFailure, type HttpFailure } from './http-errors.js';
 import { InflightCalls } from './inflight.js';
 import { ServerMetrics } from './metrics.js';
 import { ServerDrainingError } from './request-error.js';
@@ -155,7 +156,7 @@ export class GatewayServer {
 
 function answer(reply: FastifyReply, failure: HttpFailure, log: AccessLog, request: FastifyRequest, error?: unknown): FastifyReply {
   if (failure.internal) log.fault(request.id, error);
-  return reply.headers(failureHeaders(failure)).code(failure.status).send(errorBody(failure));
+  return replyFailure(request, reply, failure);
 }
 
 /** What Node's HTTP parser refuses (a timeout, oversized headers, a malformed request), answered in OpenAI's shape. */

@@ -16,6 +16,8 @@ import type { ChatCall } from './chat-request.js';
 import { ChunkWriter } from './chat-response.js';
 import { errorBody, httpFailure, type HttpFailure } from './http-errors.js';
 import { WriteStalledError } from './request-error.js';
+import type { MessagesCall } from './messages-request.js';
+import { MessageEventWriter } from './messages-response.js';
 import type { ResponsesCall } from './responses-request.js';
 import { ResponseEventWriter } from './responses-response.js';
 
@@ -108,6 +110,14 @@ export function chatEncoder(call: ChatCall): EncoderFor {
 export function responsesEncoder(call: ResponsesCall): EncoderFor {
   return (context) => {
     const events = new ResponseEventWriter(context.callId ?? '', call.model, call.echo);
+    return { start: () => events.start(), delta: (delta) => events.delta(delta), finish: (answer) => events.finish(answer), fail: (failure) => events.fail(failure) };
+  };
+}
+
+/** Anthropic Messages: `message_start` … `message_stop`; a failure is an `error` event in Anthropic's shape. */
+export function messagesEncoder(call: MessagesCall): EncoderFor {
+  return (context) => {
+    const events = new MessageEventWriter(context.callId ?? '', call.model);
     return { start: () => events.start(), delta: (delta) => events.delta(delta), finish: (answer) => events.finish(answer), fail: (failure) => events.fail(failure) };
   };
 }

@@ -14,8 +14,8 @@ const SEED = Number(process.env['PGW_FUZZ_SEED'] ?? 20261202);
 const RUNS = 1500;
 const TIME_LIMIT_MS = 60_000;
 
-const ROUTES = ['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/models', '/healthz', '/readyz', '/metrics', '/nope', '/', '/v1', '/v1/'];
-const PROTECTED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/embeddings', '/v1/models']);
+const ROUTES = ['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/embeddings', '/v1/models', '/healthz', '/readyz', '/metrics', '/nope', '/', '/v1', '/v1/'];
+const PROTECTED = new Set(['/v1/chat/completions', '/v1/responses', '/v1/messages', '/v1/messages/count_tokens', '/v1/embeddings', '/v1/models']);
 
 /** A route spelled as an attacker might: percent-encoded letters, doubled slashes, dot segments, absolute form, a query, case. */
 const spelledPath = fc.tuple(fc.constantFrom(...ROUTES), fc.array(fc.constantFrom('encode', 'double-slash', 'dot', 'dotdot', 'absolute', 'query', 'upper', 'trailing', 'hash'), { maxLength: 3 }), fc.nat()).map(([route, mutations, n]) => {
@@ -84,7 +84,7 @@ const anyRequest = fc.record({
 /** Close to a real call (the key, JSON, a governed route in some spelling): the fuzz reaches the field checks and the governed call. */
 const nearlyValid = fc.record({
   method: fc.constant('POST'),
-  path: fc.constantFrom('/v1/chat/completions', '/%761/chat/completions', 'http://x/v1/chat/completions', '/v1/embeddings', '/v1/chat/completions?x=1', '/v1/responses', '/v1/%72esponses'),
+  path: fc.constantFrom('/v1/chat/completions', '/%761/chat/completions', 'http://x/v1/chat/completions', '/v1/embeddings', '/v1/chat/completions?x=1', '/v1/responses', '/v1/%72esponses', '/v1/messages?beta=true', '/v1/messages/count_tokens'),
   authorization: fc.constant(`Bearer ${KEY}`),
   apiKey: fc.constant(undefined),
   contentType: fc.constant('application/json'),
@@ -95,6 +95,7 @@ const nearlyValid = fc.record({
     fc.constant(JSON.stringify({ model: 'text-embedding-3-small', input: 'x' })),
     chatLike.map((value) => JSON.stringify({ ...validChat, ...value })),
     chatLike.map((value) => JSON.stringify({ model: 'gpt-4o-mini', input: 'hi', ...value, messages: undefined })),
+    chatLike.map((value) => JSON.stringify({ model: 'claude-x', max_tokens: 16, ...value, messages: [{ role: 'user', content: value.messages ?? 'hi' }] })),
   ),
 });
 const request = fc.oneof(anyRequest, nearlyValid);
@@ -117,9 +118,11 @@ function checkAnswer(input: FuzzRequest, answer: RawAnswer): void {
   expect(answer.status, `no 500 for ${input.method} ${input.path}: ${answer.body}`).not.toBe(500);
   expect(answer.headers['x-request-id'] ?? 'made before routing', 'a request id').toMatch(/^[\x21-\x7e]{1,128}$|^made before routing$/);
   if (answer.status >= 400 && input.method !== 'HEAD') {
-    const parsed = JSON.parse(answer.body) as { error?: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } };
+    const parsed = JSON.parse(answer.body) as { type?: unknown; error?: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } };
     expect(typeof parsed.error?.message).toBe('string');
     expect(typeof parsed.error?.type).toBe('string');
+    // Anthropic's routes answer in its shape, every other one in OpenAI's.
+    if (parsed.type === 'error') return;
     expect(parsed.error?.param === null || typeof parsed.error?.param === 'string').toBe(true);
     expect(parsed.error?.code === null || typeof parsed.error?.code === 'string').toBe(true);
   }
