@@ -1,3 +1,7 @@
+// Where the behaviours live: each port's contract suite is one file (governor-contract.ts,
+// limiter-contract.ts, breaker-contract.ts, cache-contract.ts, recorder-contract.ts, …;
+// model-contract/ for the model ports); fake-clock.ts drives time; private-redis.ts and
+// private-postgres.ts start servers of a test's own.
 // The public surface of @pgw/testkit, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt). The contract suites call vitest's describe/it: vitest is a peer dependency.
 
