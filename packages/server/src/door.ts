@@ -51,7 +51,7 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
   });
 }
 
-/** Answers now, in OpenAI's shape; a body the caller sent is never read, so the connection closes after the answer. */
+/** Answers now, in the route's protocol; a body the caller sent is never read, so the connection closes after the answer. */
 function refuse(request: FastifyRequest, reply: FastifyReply, failure: HttpFailure): FastifyReply {
   if (hasBody(request)) reply.header('connection', 'close');
   return replyFailure(request, reply, failure);
