@@ -108,18 +108,12 @@ export function chatEncoder(call: ChatCall): EncoderFor {
 
 /** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
 export function responsesEncoder(call: ResponsesCall): EncoderFor {
-  return (context) => {
-    const events = new ResponseEventWriter(context.callId ?? '', call.model, call.echo);
-    return { start: () => events.start(), delta: (delta) => events.delta(delta), finish: (answer) => events.finish(answer), fail: (failure) => events.fail(failure) };
-  };
+  return (context) => new ResponseEventWriter(context.callId ?? '', call.model, call.echo);
 }
 
 /** Anthropic Messages: `message_start` … `message_stop`; a failure is an `error` event in Anthropic's shape. */
 export function messagesEncoder(call: MessagesCall): EncoderFor {
-  return (context) => {
-    const events = new MessageEventWriter(context.callId ?? '', call.model);
-    return { start: () => events.start(), delta: (delta) => events.delta(delta), finish: (answer) => events.finish(answer), fail: (failure) => events.fail(failure) };
-  };
+  return (context) => new MessageEventWriter(context.callId ?? '', call.model);
 }
 
 /** The first delta if it settles within `ms`, else undefined (it keeps running). A rejection within `ms` rejects. */
