@@ -1,11 +1,12 @@
 import { governorOf } from '@pgw/core';
-import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, settleAndReleaseContract, synchronousGovernanceContract } from '@pgw/testkit';
-import { InMemoryCache, InMemoryBreaker, InMemoryGovernor, InMemoryLimiter } from '../src/index.js';
+import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, recordStoreContract, settleAndReleaseContract, synchronousGovernanceContract } from '@pgw/testkit';
+import { InMemoryCache, InMemoryBreaker, InMemoryGovernor, InMemoryLimiter, InMemoryRecordStore } from '../src/index.js';
 
 limiterContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
 settleAndReleaseContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
 breakerContract('InMemoryBreaker', (options) => new InMemoryBreaker(options));
 cacheContract('InMemoryCache', (options) => new InMemoryCache(options));
+recordStoreContract('InMemoryRecordStore', (options) => new InMemoryRecordStore(options));
 governorContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 synchronousGovernanceContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 budgetContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));

@@ -2,7 +2,7 @@
 // breaker's admission and trip in lua/breaker.ts, the six gates in lua/limiter.ts, a spend budget's
 // reservation in lua/budget.ts); holdings.ts re-books a store that forgot, replay.ts replays lost
 // write-backs; connection.ts makes the standalone, Cluster and Sentinel connections; cache.ts and
-// lua/cache.ts are the response cache.
+// lua/cache.ts are the response cache; record-store.ts and lua/records.ts keep records for a TTL.
 export {
   createRedisCluster,
   createRedisConnection,
@@ -14,4 +14,5 @@ export {
 export { RedisLimiter, LIMIT_WINDOW_MS, CONCURRENCY_POLL_MS, type RedisLimiterOptions } from './limiter.js';
 export { RedisBreaker, type RedisBreakerOptions } from './breaker.js';
 export { RedisCache, type RedisCacheOptions } from './cache.js';
+export { RedisRecordStore, type RedisRecordStoreOptions } from './record-store.js';
 export { RedisGovernor, type RedisGovernorOptions } from './governor.js';

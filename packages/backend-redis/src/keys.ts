@@ -13,6 +13,12 @@ export function cachePrefix(namespace: string): string {
   return `pgw:cache:{${hashTag(namespace, 'namespace')}}:`;
 }
 
+/** `pgw:record:<namespace>:`: no hash tag, so a Cluster spreads the records over its slots. */
+export function recordPrefix(namespace: string): string {
+  if (typeof namespace !== 'string' || namespace.length === 0) throw new RangeError(`namespace must be a non-empty string, got ${JSON.stringify(namespace)}`);
+  return `pgw:record:${namespace}:`;
+}
+
 function hashTag(value: string, name: string): string {
   if (typeof value !== 'string' || value.length === 0 || /[{}]/.test(value)) {
     throw new RangeError(`${name} must be a non-empty string without '{' or '}', got ${JSON.stringify(value)}`);

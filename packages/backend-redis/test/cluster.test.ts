@@ -14,9 +14,10 @@ import {
   breakerContract,
   governorContract,
   limiterContract,
+  recordStoreContract,
   settleAndReleaseContract,
 } from '@pgw/testkit';
-import { createRedisCluster, RedisCache, RedisBreaker, RedisGovernor, RedisLimiter, type RedisClient } from '../src/index.js';
+import { createRedisCluster, RedisCache, RedisBreaker, RedisGovernor, RedisLimiter, RedisRecordStore, type RedisClient } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
 
 const SEEDS = (process.env['PGW_TEST_REDIS_CLUSTER'] ?? 'redis://127.0.0.1:7001').split(',');
@@ -41,6 +42,10 @@ budgetContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ re
 cacheContract(
   'RedisCache on a cluster',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
+);
+recordStoreContract(
+  'RedisRecordStore on a cluster',
+  (options) => new RedisRecordStore({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
 );
 
 it('serves a scope whose slot another node owns than the only seed given (no MOVED reaches the caller)', async () => {

@@ -1,7 +1,7 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, settleAndReleaseContract } from '@pgw/testkit';
-import { RedisCache, RedisBreaker, RedisGovernor, RedisLimiter } from '../src/index.js';
+import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, recordStoreContract, settleAndReleaseContract } from '@pgw/testkit';
+import { RedisCache, RedisBreaker, RedisGovernor, RedisLimiter, RedisRecordStore } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
 const pool = connectionPool();
@@ -14,6 +14,10 @@ breakerContract('RedisBreaker', (options) => new RedisBreaker({ redis, ...option
 cacheContract(
   'RedisCache',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
+);
+recordStoreContract(
+  'RedisRecordStore',
+  (options) => new RedisRecordStore({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),
 );
 governorContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));
 budgetContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));

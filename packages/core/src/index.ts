@@ -78,6 +78,7 @@ export {
   BREAKER_TRANSITIONS,
   type BreakerVerdict,
   type Cache,
+  type RecordStore,
   type Clock,
   type Governor,
   type GovernorRefusal,

@@ -236,6 +236,21 @@ export interface Cache {
   close?(): Promise<void>;
 }
 
+// ── Record store (docs/architecture.md#record-store) ──────────────────────────────────────────
+
+/**
+ * Records a program on the clients keeps for a while and reads back by key (the server's stored
+ * responses): unlike a cache entry, a record stays until it expires or is deleted.
+ */
+export interface RecordStore {
+  get(key: string): Promise<string | undefined>;
+  /** Writes or replaces the record, kept for `ttlMs`. */
+  set(key: string, value: string, ttlMs: number): Promise<void>;
+  /** True when a record was there to delete. */
+  delete(key: string): Promise<boolean>;
+  close?(): Promise<void>;
+}
+
 // ── Telemetry (docs/architecture.md#telemetry) ───────────────────────────────────────────────
 
 export interface TelemetryRecorderStats {

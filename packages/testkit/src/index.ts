@@ -1,5 +1,5 @@
 // Where the behaviours live: each port's contract suite is one file (governor-contract.ts,
-// limiter-contract.ts, breaker-contract.ts, cache-contract.ts, recorder-contract.ts, …;
+// limiter-contract.ts, breaker-contract.ts, cache-contract.ts, record-store-contract.ts, recorder-contract.ts, …;
 // model-contract/ for the model ports); fake-clock.ts drives time; private-redis.ts and
 // private-postgres.ts start servers of a test's own.
 // The public surface of @pgw/testkit, curated by hand (scripts/check-exports.mjs checks it against
@@ -17,6 +17,7 @@ export {
 } from './governor-contract.js';
 export { synchronousGovernanceContract } from './synchronous-contract.js';
 export { cacheContract, type CacheFactory, type CacheFactoryOptions } from './cache-contract.js';
+export { recordStoreContract, type RecordStoreFactory } from './record-store-contract.js';
 export { budgetContract, type BudgetGovernorFactory } from './budget-contract.js';
 export {
   recorderContract,

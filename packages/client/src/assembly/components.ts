@@ -121,10 +121,27 @@ const breakerOptions = (settings: GatewaySettings) => ({
  * The connection is registered first so it is closed after the components that use it.
  */
 async function redisComponents(settings: GatewaySettings, neededFor: string, owned: OwnedResources) {
+  const { pkg, redis } = await connectRedis(settings.backends, neededFor, owned);
+  return {
+    limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
+    breaker: () => closeWith(owned, new pkg.RedisBreaker({ ...breakerOptions(settings), redis })),
+    governor: () => closeWith(owned, new pkg.RedisGovernor({ ...governorOptions(settings), redis })),
+    cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
+  };
+}
+
+/**
+ * The Redis package and a connection of the mode `backends` names, closed with `owned`. The settings
+ * schema requires REDIS_URL whenever a backend is redis (a list only in cluster or sentinel mode) and
+ * the master's name exactly in sentinel mode.
+ */
+export async function connectRedis(
+  backends: RedisBackend,
+  neededFor: string,
+  owned: OwnedResources,
+): Promise<{ pkg: RedisPackage; redis: ConstructorParameters<RedisPackage['RedisCache']>[0]['redis'] }> {
   const pkg = await loadOptional('@pgw/backend-redis', neededFor, () => import('@pgw/backend-redis'));
-  // The settings schema requires REDIS_URL whenever a backend is redis (a list only in cluster or
-  // sentinel mode) and the master's name exactly in sentinel mode.
-  const { redisUrl, redisMode, redisSentinelMaster } = settings.backends;
+  const { redisUrl, redisMode, redisSentinelMaster } = backends;
   const redis =
     redisMode === 'cluster'
       ? pkg.createRedisCluster(redisUrl!.split(','))
@@ -134,13 +151,11 @@ async function redisComponents(settings: GatewaySettings, neededFor: string, own
   owned.add(async () => {
     await redis.quit().catch(() => redis.disconnect());
   });
-  return {
-    limiter: () => closeWith(owned, new pkg.RedisLimiter({ ...limiterOptions(settings), redis })),
-    breaker: () => closeWith(owned, new pkg.RedisBreaker({ ...breakerOptions(settings), redis })),
-    governor: () => closeWith(owned, new pkg.RedisGovernor({ ...governorOptions(settings), redis })),
-    cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
-  };
+  return { pkg, redis };
 }
+
+type RedisPackage = typeof import('@pgw/backend-redis');
+export type RedisBackend = Pick<GatewaySettings['backends'], 'redisUrl' | 'redisMode' | 'redisSentinelMaster'>;
 
 /** The telemetry store. Both stores fail open from the start: a store that is down warns and counts dropped rows. */
 async function createRecorder(

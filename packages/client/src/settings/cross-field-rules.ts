@@ -128,7 +128,6 @@ function leaseIssues({ sources, breaker, leaseTtlMs }: Checked): Issue[] {
 }
 
 function backendIssues({ backends: b }: Checked): Issue[] {
-  const issues: Issue[] = [];
   const redisUser = (
     [
       ['limiter', b.limiter, 'PGW_LIMITER_BACKEND'],
@@ -136,8 +135,18 @@ function backendIssues({ backends: b }: Checked): Issue[] {
       ['cache', b.cache, 'PGW_CACHE_BACKEND'],
     ] as const
   ).find(([, kind]) => kind === 'redis');
-  if (redisUser && b.redisUrl === undefined) {
-    issues.push({ path: ['backends', 'redisUrl'], message: `required: the ${redisUser[0]} backend is redis (${redisUser[2]})` });
+  const issues = redisIssues(b, redisUser && `the ${redisUser[0]} backend is redis (${redisUser[2]})`);
+  if (b.telemetry === 'postgres' && b.telemetryDsn === undefined) {
+    issues.push({ path: ['backends', 'telemetryDsn'], message: 'required: the telemetry backend is postgres (PGW_TELEMETRY_BACKEND)' });
+  }
+  return issues;
+}
+
+/** The Redis connection's rules; `neededFor` says why a Redis URL is needed (undefined: it is not). */
+export function redisIssues(b: Pick<Checked['backends'], 'redisMode' | 'redisUrl' | 'redisSentinelMaster'>, neededFor: string | undefined): Issue[] {
+  const issues: Issue[] = [];
+  if (neededFor !== undefined && b.redisUrl === undefined) {
+    issues.push({ path: ['backends', 'redisUrl'], message: `required: ${neededFor}` });
   }
   if (b.redisMode === 'standalone' && b.redisUrl?.includes(',')) {
     issues.push({ path: ['backends', 'redisUrl'], message: 'a list of URLs needs PGW_REDIS_MODE=cluster (seed nodes) or sentinel (sentinels)' });
@@ -147,9 +156,6 @@ function backendIssues({ backends: b }: Checked): Issue[] {
   }
   if (b.redisMode !== 'sentinel' && b.redisSentinelMaster !== undefined) {
     issues.push({ path: ['backends', 'redisSentinelMaster'], message: 'only read in PGW_REDIS_MODE=sentinel' });
-  }
-  if (b.telemetry === 'postgres' && b.telemetryDsn === undefined) {
-    issues.push({ path: ['backends', 'telemetryDsn'], message: 'required: the telemetry backend is postgres (PGW_TELEMETRY_BACKEND)' });
   }
   return issues;
 }

@@ -149,6 +149,21 @@ const chatSource = z.strictObject(sourceShape);
 /** MonkeyOCR takes no model name; telemetry still wants one. */
 const ocrSource = z.strictObject({ ...sourceShape, model: sourceShape.model.default(DEFAULTS.ocrModel) });
 
+/** The process-wide backend keys (ASSEMBLY_KEYS), also read alone by `openRecordStore`. */
+export const backendsFields = z.strictObject({
+  limiter: choice(['memory', 'redis']).default('memory'),
+  breaker: choice(['memory', 'redis']).optional(),
+  cache: choice(['memory', 'redis', 'none']).default('memory'),
+  telemetry: choice(['none', 'sqlite', 'postgres']).default('none'),
+  redisMode: choice(['standalone', 'cluster', 'sentinel']).default('standalone'),
+  // One URL; in cluster mode a comma-separated list of seed nodes, in sentinel mode of sentinels (cross-field rules).
+  redisUrl: urlList(['redis:', 'rediss:']).optional(),
+  redisSentinelMaster: nonEmpty.optional(),
+  telemetryDsn: urlWithScheme(['postgres:', 'postgresql:']).optional(),
+  sqlitePath: nonEmpty.optional(),
+  otel: z.boolean().optional(),
+});
+
 const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S) => ({
   scope: nonEmpty.regex(SCOPE_NAME, { error: 'must be letters and digits, words joined by single underscores' }),
   sources: z
@@ -205,21 +220,7 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
   maxRequestMb: positive.default(DEFAULTS.maxRequestMb),
   pricingPath: nonEmpty.optional(),
   budget: budget.optional(),
-  backends: z
-    .strictObject({
-      limiter: choice(['memory', 'redis']).default('memory'),
-      breaker: choice(['memory', 'redis']).optional(),
-      cache: choice(['memory', 'redis', 'none']).default('memory'),
-      telemetry: choice(['none', 'sqlite', 'postgres']).default('none'),
-      redisMode: choice(['standalone', 'cluster', 'sentinel']).default('standalone'),
-      // One URL; in cluster mode a comma-separated list of seed nodes, in sentinel mode of sentinels (cross-field rules).
-      redisUrl: urlList(['redis:', 'rediss:']).optional(),
-      redisSentinelMaster: nonEmpty.optional(),
-      telemetryDsn: urlWithScheme(['postgres:', 'postgresql:']).optional(),
-      sqlitePath: nonEmpty.optional(),
-      otel: z.boolean().optional(),
-    })
-    .prefault({}),
+  backends: backendsFields.prefault({}),
 });
 
 const embedShape = {
