@@ -18,7 +18,15 @@ import {
   TransientError,
 } from '@pgw/client';
 import { errorCodes } from 'fastify';
-import { HostNotAllowedError, InvalidRequestFieldError, ServerDrainingError, UnauthorizedError, UnknownModelError } from './request-error.js';
+import {
+  HostNotAllowedError,
+  InvalidRequestFieldError,
+  ResponseNotFoundError,
+  ServerDrainingError,
+  StoredResponsesUnavailableError,
+  UnauthorizedError,
+  UnknownModelError,
+} from './request-error.js';
 
 /** What the server answers for a failed request. */
 export interface HttpFailure {
@@ -64,6 +72,8 @@ const ERROR_TABLE: readonly Row[] = [
   row(ServerDrainingError, (e) => ({ ...failure(503, 'service_unavailable', 'draining', e.message), retryAfterMs: DRAINING_RETRY_MS })),
   row(UnknownModelError, (e) => failure(404, 'invalid_request_error', 'model_not_found', e.message, 'model')),
   row(InvalidRequestFieldError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message, e.param)),
+  row(ResponseNotFoundError, (e) => failure(404, 'invalid_request_error', null, e.message)),
+  row(StoredResponsesUnavailableError, (e) => ({ ...failure(503, 'service_unavailable', 'store_unavailable', e.message), retryAfterMs: STORE_RETRY_MS })),
   // The body as HTTP brought it, before any field is read.
   row(errorCodes.FST_ERR_CTP_INVALID_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is not valid JSON', 'body')),
   row(errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is empty', 'body')),
@@ -97,6 +107,8 @@ const ERROR_TABLE: readonly Row[] = [
 
 /** A new call during the drain: another instance (or this one's successor) can take it at once. */
 const DRAINING_RETRY_MS = 1000;
+/** The store's Redis failing over takes about this long. */
+const STORE_RETRY_MS = 1000;
 const INTERNAL: HttpFailure = { ...failure(500, 'server_error', 'internal_error', 'The server failed to handle the request'), internal: true };
 
 export function httpFailure(error: unknown): HttpFailure {

@@ -54,3 +54,22 @@ export class WriteStalledError extends Error {
     this.stalledMs = stalledMs;
   }
 }
+
+/** The record store of stored responses failed (its Redis is down): the conversation state cannot be read or kept now. */
+export class StoredResponsesUnavailableError extends Error {
+  constructor(cause: unknown) {
+    super('The store of responses is unavailable; retry shortly, or send the whole conversation in input', { cause });
+    this.name = 'StoredResponsesUnavailableError';
+  }
+}
+
+/** `GET` or `DELETE /v1/responses/{id}` of a response not stored for this key (unknown, expired, deleted, or another tenant's). */
+export class ResponseNotFoundError extends Error {
+  readonly id: string;
+
+  constructor(id: string) {
+    super(`Response with id '${id}' not found.`);
+    this.name = 'ResponseNotFoundError';
+    this.id = id;
+  }
+}

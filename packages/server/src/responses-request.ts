@@ -1,7 +1,9 @@
 /**
  * An OpenAI Responses request (`POST /v1/responses`) → the governed client's arguments, checked by
  * one zod schema: a bad field, or one this route cannot honour (a hosted tool, a stored prompt, a
- * background run), is an InvalidRequestFieldError naming it, and nothing is sent upstream. Fields
+ * background run), is an InvalidRequestFieldError naming it, and nothing is sent upstream. A
+ * continuation (`previous_response_id`) is built from the stored conversation's items, then the
+ * request's own (`instructions` are the request's only, as OpenAI does). Fields
  * of the Responses API with no meaning for a governed chat call (`include`, `truncation`, …) are
  * accepted and ignored; the rest of the body is not sent upstream, which speaks Chat Completions.
  */
@@ -17,6 +19,10 @@ export interface ResponsesCall {
   messages: ChatMessage[];
   options: ChatOptions;
   stream: boolean;
+  /** The response this one continues: its conversation is `prior`'s items. */
+  previousResponseId: string | undefined;
+  /** The input items of the whole conversation (the stored chain's, then this request's), kept with a stored response. */
+  input: unknown[];
   /** The request fields a response object repeats back. */
   echo: ResponseEcho;
 }
@@ -31,6 +37,7 @@ export interface ResponseEcho {
   top_p: number | null;
   max_output_tokens: number | null;
   metadata: Record<string, string>;
+  previous_response_id: string | null;
   store: boolean;
   user: string | null;
 }
@@ -94,7 +101,7 @@ const responsesBody = z.looseObject({
   user: userField,
   metadata: nullish(z.record(z.string(), z.string())),
   store: nullish(z.boolean()),
-  previous_response_id: refused('is not supported by this server yet: send the whole conversation in input'),
+  previous_response_id: nullish(z.string().min(1)),
   background: refused('is not supported: a governed call answers on its own request'),
   prompt: refused('is not supported: stored prompts live at OpenAI'),
   conversation: refused('is not supported: send the whole conversation in input'),
@@ -105,7 +112,8 @@ const inputItems = z.looseObject({ input: z.array(inputItem) });
 type ResponsesFields = z.output<typeof responsesBody>;
 type InputItem = z.output<typeof inputItem>;
 
-export function responsesCall(body: unknown): ResponsesCall {
+/** `prior`: the stored conversation's items a `previous_response_id` continues (none on the first parse). */
+export function responsesCall(body: unknown, prior: readonly unknown[] = []): ResponsesCall {
   const fields = parseRequest(responsesBody, body);
   const stream = fields.stream ?? false;
   const sampling: Record<string, unknown> = {};
@@ -128,15 +136,25 @@ export function responsesCall(body: unknown): ResponsesCall {
   else if (wanted?.type === 'json_schema') sampling['response_format'] = { type: 'json_schema', json_schema: { name: wanted.name, schema: wanted.schema, strict: wanted.strict ?? undefined } };
   else if (wanted?.type === 'json_object') sampling['response_format'] = { type: 'json_object' };
   if (Object.keys(sampling).length > 0) options.sampling = sampling;
-  return { model: fields.model, messages: conversation(fields), options, stream, echo: echoOf(fields) };
+  const own = typeof fields.input === 'string' ? [{ type: 'message', role: 'user', content: fields.input }] : fields.input;
+  return {
+    model: fields.model,
+    messages: conversation(fields.instructions, own, prior),
+    options,
+    stream,
+    previousResponseId: fields.previous_response_id,
+    input: [...prior, ...own],
+    echo: echoOf(fields),
+  };
 }
 
-/** `instructions` first, then the input items in order; consecutive calls of the assistant share one message. */
-function conversation(fields: ResponsesFields): ChatMessage[] {
-  const messages: ChatMessage[] = fields.instructions !== undefined ? [{ role: 'system', content: fields.instructions }] : [];
-  if (typeof fields.input === 'string') return [...messages, { role: 'user', content: fields.input }];
-  const items: InputItem[] = parseRequest(inputItems, { input: fields.input }).input;
-  items.forEach((item, index) => {
+/** `instructions` first, then the stored items and the request's in order; consecutive calls of the assistant share one message. */
+function conversation(instructions: string | undefined, own: readonly unknown[], prior: readonly unknown[]): ChatMessage[] {
+  const messages: ChatMessage[] = instructions !== undefined ? [{ role: 'system', content: instructions }] : [];
+  // The stored items passed this check when they were kept; the request's are named by their index in `input`.
+  const items: InputItem[] = [...parseRequest(inputItems, { input: prior }).input, ...parseRequest(inputItems, { input: own }).input];
+  items.forEach((item, at) => {
+    const index = at - prior.length;
     if (item.type === 'function_call' || item.type === 'custom_tool_call') return void assistantCalls(messages).push(wireCall(item));
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
       return void messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : partsText(item.output, `input[${index}].output`) });
@@ -194,7 +212,8 @@ function echoOf(fields: ResponsesFields): ResponseEcho {
     top_p: fields.top_p ?? null,
     max_output_tokens: fields.max_output_tokens ?? null,
     metadata: fields.metadata ?? {},
-    store: false,
+    previous_response_id: fields.previous_response_id ?? null,
+    store: fields.store ?? true,
     user: fields.user ?? null,
   };
 }

@@ -8,6 +8,12 @@ import type { ResponseEcho } from './responses-request.js';
 
 type Item = Record<string, unknown> & { type: string; id: string };
 
+/** A finished response object (completed or incomplete), as it is answered and stored. */
+export type ResponseObject = Record<string, unknown> & { id: string; output: Item[] };
+
+/** Runs with a finished response before the client is told it finished, so a continuation sent at once finds it stored. */
+export type OnFinished = (response: ResponseObject) => Promise<void>;
+
 const compact = (callId: string) => callId.replaceAll('-', '');
 const nowSeconds = () => Math.floor(Date.now() / 1000);
 
@@ -42,12 +48,12 @@ const callItem = (id: string, call: { id: string; type?: 'custom' | undefined; n
     : { type: 'function_call', id, call_id: call.id, name: call.name, arguments: call.arguments, status };
 
 /** The fields every response object carries, whatever its status. */
-function envelope(id: string, createdAt: number, model: string, echo: ResponseEcho): Record<string, unknown> {
-  return { id, object: 'response', created_at: createdAt, model, error: null, incomplete_details: null, previous_response_id: null, reasoning: null, output: [], usage: null, ...echo };
+function envelope(id: string, createdAt: number, model: string, echo: ResponseEcho): ResponseObject {
+  return { id, object: 'response', created_at: createdAt, model, error: null, incomplete_details: null, reasoning: null, output: [], usage: null, ...echo };
 }
 
 /** A whole answer as a `response` object. */
-export function responseObject(response: LLMResponse, echo: ResponseEcho): Record<string, unknown> {
+export function responseObject(response: LLMResponse, echo: ResponseEcho): ResponseObject {
   const key = compact(response.callStats.logicalCallId);
   const text = response.parsed !== undefined ? JSON.stringify(response.parsed) : response.content;
   const output: Item[] = [
@@ -77,12 +83,14 @@ export class ResponseEventWriter {
   #reasoning: OpenItem | undefined;
   #message: OpenItem | undefined;
   readonly #calls = new Map<number, OpenItem>();
+  readonly #onFinished: OnFinished;
 
-  constructor(callId: string, model: string, echo: ResponseEcho) {
+  constructor(callId: string, model: string, echo: ResponseEcho, onFinished: OnFinished) {
     this.#key = compact(callId);
     this.#id = `resp_${this.#key}`;
     this.#model = model;
     this.#echo = echo;
+    this.#onFinished = onFinished;
   }
 
   /** `response.created` and `response.in_progress`. */
@@ -125,8 +133,8 @@ export class ResponseEventWriter {
     return events;
   }
 
-  /** Closes every open item, then `response.completed` (or `.incomplete`) with the whole object. */
-  finish(answer: LLMResponse): string {
+  /** Closes every open item, then `response.completed` (or `.incomplete`) with the whole object, once `onFinished` has run. */
+  async finish(answer: LLMResponse): Promise<string> {
     let events = '';
     const output: Item[] = [];
     for (const open of this.#items) {
@@ -150,6 +158,7 @@ export class ResponseEventWriter {
     }
     const ended = completion(answer.finishReason);
     const response = { ...envelope(this.#id, this.#createdAt, this.#model, this.#echo), ...ended, output, usage: usageOf(answer.usage) };
+    await this.#onFinished(response);
     return events + this.#event(ended.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   }
 

@@ -1,9 +1,11 @@
 /**
- * The HTTP routes: OpenAI's chat completions and responses (JSON and SSE), embeddings and models, and the
+ * The HTTP routes: OpenAI's chat completions and responses (JSON and SSE, responses stored for their
+ * continuation), Anthropic's messages, embeddings and models, and the
  * operator's health, readiness and metrics. Every `/v1` route is declared `protected`: the guard
  * (`door.ts`) checks the key on the route the router matched, after it decoded the path.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { AccessLog } from './access-log.js';
 import { estimatePromptTokens, type LLMResponse } from '@pgw/client';
 import { chatCall } from './chat-request.js';
 import { chatCompletion } from './chat-response.js';
@@ -11,13 +13,14 @@ import { abortOnDisconnect } from './disconnect.js';
 import { embedCall, embeddingList } from './embeddings.js';
 import type { InflightCalls } from './inflight.js';
 import type { ServerMetrics } from './metrics.js';
-import { ServerDrainingError } from './request-error.js';
+import { ResponseNotFoundError, ServerDrainingError } from './request-error.js';
 import type { ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
 import { countTokensMessages, messagesCall } from './messages-request.js';
 import { anthropicMessage } from './messages-response.js';
-import { responsesCall } from './responses-request.js';
-import { responseObject } from './responses-response.js';
+import { responsesCall, type ResponsesCall } from './responses-request.js';
+import { responseObject, type ResponseObject } from './responses-response.js';
+import type { StoredResponses } from './stored-responses.js';
 import { chatEncoder, messagesEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from './sse.js';
 
 export interface RouteParts {
@@ -25,6 +28,8 @@ export interface RouteParts {
   metrics: ServerMetrics;
   settings: ServerSettings;
   inflight: InflightCalls;
+  stored: StoredResponses;
+  log: AccessLog;
   draining: () => boolean;
 }
 
@@ -45,24 +50,58 @@ const PROTECTED = { config: { protected: true } satisfies RouteConfig };
 const ANTHROPIC = { config: { protected: true, protocol: 'anthropic' } satisfies RouteConfig };
 
 export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
-  const { clients, metrics, settings } = parts;
+  const { clients, metrics, settings, stored } = parts;
   const limits = { heartbeatMs: settings.sseHeartbeatMs, writeStallMs: settings.writeStallMs };
 
-  const chatRoute = <C extends ChatRouteCall>(parse: (body: unknown) => C, encoderOf: (call: C) => EncoderFor, whole: (response: LLMResponse, call: C) => unknown) =>
+  const chatRoute = <C extends ChatRouteCall>(
+    parse: (request: FastifyRequest) => C | Promise<C>,
+    encoderOf: (call: C, request: FastifyRequest) => EncoderFor,
+    whole: (response: LLMResponse, call: C, request: FastifyRequest) => unknown,
+  ) =>
     (request: FastifyRequest, reply: FastifyReply) =>
       governed(parts, reply, async (controller) => {
-        const call = parse(request.body);
+        const call = await parse(request);
         const client = await clients.client('chat', clients.scopeOf('chat', call.model));
         const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
-        if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call));
+        if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call, request));
         const response = await client.chat(call.messages, options);
-        return answerHeaders(reply, response).send(whole(response, call));
+        return answerHeaders(reply, response).send(await whole(response, call, request));
       });
 
-  app.post('/v1/chat/completions', PROTECTED, chatRoute(chatCall, chatEncoder, (response) => chatCompletion(response)));
-  app.post('/v1/responses', PROTECTED, chatRoute(responsesCall, responsesEncoder, (response, call) => responseObject(response, call.echo)));
+  /** A continuation is parsed again over its stored conversation; a kept response is stored before the caller learns it finished. */
+  const responsesRequest = async (request: FastifyRequest) => {
+    const call = responsesCall(request.body);
+    if (call.previousResponseId === undefined) return call;
+    return responsesCall(request.body, await stored.conversationOf(tenantOf(request), call.previousResponseId));
+  };
+  // A paid-for answer is answered even when it cannot be kept (its store is the governance's, so this is rare); the fault is logged.
+  const keep = (call: ResponsesCall, request: FastifyRequest) => async (response: ResponseObject) => {
+    if (call.echo.store) await stored.keep(tenantOf(request), response, call.input).catch((error: unknown) => parts.log.fault(request.id, error));
+  };
+
+  app.post('/v1/chat/completions', PROTECTED, chatRoute(({ body }) => chatCall(body), chatEncoder, (response) => chatCompletion(response)));
+  app.post(
+    '/v1/responses',
+    PROTECTED,
+    chatRoute(responsesRequest, (call, request) => responsesEncoder(call, keep(call, request)), async (response, call, request) => {
+      const object = responseObject(response, call.echo);
+      await keep(call, request)(object);
+      return object;
+    }),
+  );
+  app.get<{ Params: { id: string } }>('/v1/responses/:id', PROTECTED, async (request) => {
+    const { id } = request.params;
+    const response = await stored.responseOf(tenantOf(request), id);
+    if (response === undefined) throw new ResponseNotFoundError(id);
+    return response;
+  });
+  app.delete<{ Params: { id: string } }>('/v1/responses/:id', PROTECTED, async (request) => {
+    const { id } = request.params;
+    if (!(await stored.delete(tenantOf(request), id))) throw new ResponseNotFoundError(id);
+    return { id, object: 'response', deleted: true };
+  });
   // `?beta=true` (Claude Code) is a query: the route is the same.
-  app.post('/v1/messages', ANTHROPIC, chatRoute(messagesCall, messagesEncoder, (response) => anthropicMessage(response)));
+  app.post('/v1/messages', ANTHROPIC, chatRoute(({ body }) => messagesCall(body), messagesEncoder, (response) => anthropicMessage(response)));
   app.post('/v1/messages/count_tokens', ANTHROPIC, async (request) => ({ input_tokens: estimatePromptTokens(countTokensMessages(request.body)) }));
 
   app.post('/v1/embeddings', PROTECTED, (request, reply) =>
@@ -95,7 +134,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
 
   app.get('/readyz', async (_request, reply) => {
     if (parts.draining()) return reply.code(503).send({ status: 'draining' });
-    const problems = await clients.assemblyProblems();
+    const problems = [...(await clients.assemblyProblems()), ...(await stored.problems())];
     if (problems.length > 0) return reply.code(503).send({ status: 'unavailable', problems });
     return { status: 'ready' };
   });
@@ -110,6 +149,8 @@ interface ChatRouteCall extends StreamCall {
 }
 
 const tenant = (request: FastifyRequest) => (request.tenantId === undefined ? {} : { tenantId: request.tenantId });
+/** Without keys every caller is the one tenant `""`. */
+const tenantOf = (request: FastifyRequest) => request.tenantId ?? '';
 
 /**
  * Runs one governed request under its own controller: the client going away, a stalled reader, or

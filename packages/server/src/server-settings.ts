@@ -25,6 +25,8 @@ export interface ServerSettings {
   writeStallMs: number;
   /** An SSE comment line this often while a stream is open, also before its first token. */
   sseHeartbeatMs: number;
+  /** How long a stored response (`store` not false) can be continued, read or deleted. */
+  responsesTtlMs: number;
   accessLog: boolean;
 }
 
@@ -37,6 +39,7 @@ export const SERVER_DEFAULTS = {
   maxConnections: 4096,
   writeStallS: 30,
   sseHeartbeatS: 15,
+  responsesTtlS: 3600,
 } as const;
 
 const SCOPE = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -51,6 +54,7 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__MAX_CONNECTIONS', field: 'maxConnections', parse: 'int' },
   { key: 'PGW_SERVER__WRITE_STALL_S', field: 'writeStallMs', parse: 'seconds' },
   { key: 'PGW_SERVER__SSE_HEARTBEAT_S', field: 'sseHeartbeatMs', parse: 'seconds' },
+  { key: 'PGW_SERVER__RESPONSES_TTL_S', field: 'responsesTtlMs', parse: 'seconds' },
   { key: 'PGW_SERVER__ACCESS_LOG', field: 'accessLog', parse: 'bool' },
 ];
 
@@ -75,6 +79,7 @@ const schema = z.strictObject({
   maxConnections: z.number().int('must be a whole number').positive('must be ≥ 1').default(SERVER_DEFAULTS.maxConnections),
   writeStallMs: seconds(SERVER_DEFAULTS.writeStallS),
   sseHeartbeatMs: seconds(SERVER_DEFAULTS.sseHeartbeatS),
+  responsesTtlMs: seconds(SERVER_DEFAULTS.responsesTtlS),
   accessLog: z.boolean().default(true),
 });
 

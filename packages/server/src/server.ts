@@ -6,7 +6,7 @@
  */
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
-import type { EnvRecord, GatewaySubscriber } from '@pgw/client';
+import { openRecordStore, type EnvRecord, type GatewaySubscriber } from '@pgw/client';
 import { AccessLog } from './access-log.js';
 import { ApiKeys, readKeyFile } from './api-keys.js';
 import { streamContextSubscriber } from './call-context.js';
@@ -19,6 +19,7 @@ import { ServerDrainingError } from './request-error.js';
 import { registerRoutes } from './routes.js';
 import { ScopeClients } from './scope-clients.js';
 import { loadServerSettings, type ServerSettings } from './server-settings.js';
+import { StoredResponses } from './stored-responses.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 const POLL_MS = 50;
@@ -51,6 +52,7 @@ export class GatewayServer {
   readonly #clients: ScopeClients;
   readonly #keys: ApiKeys;
   readonly #inflight = new InflightCalls();
+  readonly #stored: StoredResponses;
   readonly #warn: (message: string) => void;
   #openToAnyHost = false;
   #lastArrival = performance.now();
@@ -69,6 +71,7 @@ export class GatewayServer {
       subscribers: [metrics.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
       warn: this.#warn,
     });
+    this.#stored = new StoredResponses(() => openRecordStore({ env, namespace: 'responses' }), this.settings.responsesTtlMs);
     const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
     const headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);
     this.app = Fastify({
@@ -91,7 +94,15 @@ export class GatewayServer {
       openToAnyHost: () => this.#openToAnyHost,
       onArrival: () => (this.#lastArrival = performance.now()),
     });
-    registerRoutes(this.app, { clients: this.#clients, metrics, settings: this.settings, inflight: this.#inflight, draining: () => this.#draining !== undefined });
+    registerRoutes(this.app, {
+      clients: this.#clients,
+      metrics,
+      settings: this.settings,
+      inflight: this.#inflight,
+      stored: this.#stored,
+      log,
+      draining: () => this.#draining !== undefined,
+    });
   }
 
   /** Binds and returns the base URL. Without API keys only a loopback address may be bound, unless `allowUnauthenticated`. */
@@ -150,7 +161,7 @@ export class GatewayServer {
     const closed = this.app.close();
     this.app.server.closeAllConnections();
     await closed;
-    await this.#clients.close();
+    await Promise.allSettled([this.#clients.close(), this.#stored.close()]);
   }
 }
 

@@ -19,7 +19,7 @@ import { WriteStalledError } from './request-error.js';
 import type { MessagesCall } from './messages-request.js';
 import { MessageEventWriter } from './messages-response.js';
 import type { ResponsesCall } from './responses-request.js';
-import { ResponseEventWriter } from './responses-response.js';
+import { ResponseEventWriter, type OnFinished } from './responses-response.js';
 
 export interface StreamLimits {
   heartbeatMs: number;
@@ -32,7 +32,7 @@ const HEARTBEAT = ': keep-alive\n\n';
 export interface StreamEncoder {
   start(): string;
   delta(delta: ChatDelta): string;
-  finish(answer: LLMResponse): string;
+  finish(answer: LLMResponse): string | Promise<string>;
   fail(failure: HttpFailure): string;
 }
 
@@ -81,7 +81,7 @@ export async function streamAnswer(
       const events = encoder.delta(next.value as ChatDelta);
       if (events !== '') await writer.write(events);
     }
-    response.end(encoder.finish(await stream.response));
+    response.end(await encoder.finish(await stream.response));
   } catch (error) {
     await deltas.return?.();
     if (response.destroyed) return;
@@ -107,8 +107,8 @@ export function chatEncoder(call: ChatCall): EncoderFor {
 }
 
 /** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
-export function responsesEncoder(call: ResponsesCall): EncoderFor {
-  return (context) => new ResponseEventWriter(context.callId ?? '', call.model, call.echo);
+export function responsesEncoder(call: ResponsesCall, onFinished: OnFinished): EncoderFor {
+  return (context) => new ResponseEventWriter(context.callId ?? '', call.model, call.echo, onFinished);
 }
 
 /** Anthropic Messages: `message_start` … `message_stop`; a failure is an `error` event in Anthropic's shape. */

@@ -77,6 +77,7 @@ describe('the other PGW_SERVER__ keys', () => {
       maxConnections: 4096,
       writeStallMs: 30_000,
       sseHeartbeatMs: 15_000,
+      responsesTtlMs: 3_600_000,
       accessLog: true,
     });
     expect(loadServerSettings({ PGW_SERVER__ACCESS_LOG: 'off' }).accessLog).toBe(false);
@@ -88,6 +89,8 @@ describe('the other PGW_SERVER__ keys', () => {
     ['PGW_SERVER__MAX_CONNECTIONS', '0'],
     ['PGW_SERVER__MAX_CONNECTIONS', '2.5'],
     ['PGW_SERVER__SSE_HEARTBEAT_S', '-1'],
+    ['PGW_SERVER__RESPONSES_TTL_S', '0'],
+    ['PGW_SERVER__RESPONSES_TTL_S', 'an hour'],
     ['PGW_SERVER__ACCESS_LOG', 'maybe'],
     ['PGW_SERVER__DRAIN_S', '-1'],
     ['PGW_SERVER__MODELS', '{"gpt-4o": "not a scope"}'],
