@@ -2,7 +2,7 @@
  * The server's `/metrics` (prom-client, one registry per server): a GatewaySubscriber of every client
  * it builds, counting what the events say (calls, attempts, errors by type, latencies, cost, tokens,
  * breaker states), plus the requests in flight. Labels are bounded sets (scopes, sources, statuses,
- * error class names): never a tenant or a key.
+ * error class names, the protocol of the route a call came in by): never a tenant or a key.
  */
 import type { AttemptEndEvent, BreakerState, BreakerStateEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
@@ -10,12 +10,20 @@ import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
 
+/** The `protocol` label of a call, by the route the server put in its `meta`. */
+const PROTOCOL_OF_ROUTE: Readonly<Record<string, string>> = {
+  '/v1/chat/completions': 'chat_completions',
+  '/v1/responses': 'responses',
+  '/v1/messages': 'messages',
+  '/v1/embeddings': 'embeddings',
+};
+
 export class ServerMetrics {
   // A registry of its own: two servers in one process (tests, an embedding app) never share counts.
   readonly #registry = new Registry();
-  readonly #calls = this.#counter('pgw_calls_total', 'Logical calls by scope, operation and status (ok, error, cancelled).', ['scope', 'operation', 'status']);
-  readonly #errors = this.#counter('pgw_call_errors_total', 'Failed logical calls by scope and error class.', ['scope', 'operation', 'type']);
-  readonly #callSeconds = this.#histogram('pgw_call_duration_seconds', 'Logical call latency, admission and retries included.', ['scope', 'operation']);
+  readonly #calls = this.#counter('pgw_calls_total', 'Logical calls by scope, operation, protocol and status (ok, error, cancelled).', ['scope', 'operation', 'protocol', 'status']);
+  readonly #errors = this.#counter('pgw_call_errors_total', 'Failed logical calls by scope, protocol and error class.', ['scope', 'operation', 'protocol', 'type']);
+  readonly #callSeconds = this.#histogram('pgw_call_duration_seconds', 'Logical call latency, admission and retries included.', ['scope', 'operation', 'protocol']);
   readonly #attempts = this.#counter('pgw_attempts_total', 'Upstream attempts by scope, source and outcome.', ['scope', 'source', 'outcome']);
   readonly #attemptSeconds = this.#histogram('pgw_attempt_duration_seconds', 'Upstream attempt latency by scope and source.', ['scope', 'source']);
   readonly #cost = this.#counter('pgw_cost_usd_total', 'Cost of the successful calls, in USD.', ['scope']);
@@ -25,10 +33,11 @@ export class ServerMetrics {
 
   readonly subscriber: GatewaySubscriber = {
     onCallEnd: (event: CallEndEvent) => {
-      const { scope, operation } = event.call;
-      this.#calls.inc({ scope, operation, status: event.status });
-      this.#callSeconds.observe({ scope, operation }, event.totalLatencyMs / 1000);
-      if (event.status === 'error') this.#errors.inc({ scope, operation, type: errorType(event.error) });
+      const { scope, operation, meta } = event.call;
+      const protocol = PROTOCOL_OF_ROUTE[String(meta?.['route'])] ?? 'other';
+      this.#calls.inc({ scope, operation, protocol, status: event.status });
+      this.#callSeconds.observe({ scope, operation, protocol }, event.totalLatencyMs / 1000);
+      if (event.status === 'error') this.#errors.inc({ scope, operation, protocol, type: errorType(event.error) });
       const result = event.result;
       if (result?.costUsd !== undefined) this.#cost.inc({ scope }, result.costUsd);
       if (result?.usage) {

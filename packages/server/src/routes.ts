@@ -62,7 +62,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
       governed(parts, reply, async (controller) => {
         const call = await parse(request);
         const client = await clients.client('chat', clients.scopeOf('chat', call.model));
-        const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, requestId: request.id } };
+        const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, ...callMeta(request) } };
         if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call, request));
         const response = await client.chat(call.messages, options);
         return answerHeaders(reply, response).send(await whole(response, call, request));
@@ -108,7 +108,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     governed(parts, reply, async (controller) => {
       const call = embedCall(request.body);
       const client = await clients.client('embed', clients.scopeOf('embed', call.model));
-      const meta = { requestId: request.id, ...(call.user !== undefined && { user: call.user }) };
+      const meta = { ...callMeta(request), ...(call.user !== undefined && { user: call.user }) };
       const response = await client.embed(call.texts, { signal: controller.signal, ...tenant(request), meta });
       reply.header('x-pgw-source', response.sources.at(-1) ?? '');
       reply.header('x-pgw-call-id', response.callStats.logicalCallId);
@@ -149,6 +149,8 @@ interface ChatRouteCall extends StreamCall {
 }
 
 const tenant = (request: FastifyRequest) => (request.tenantId === undefined ? {} : { tenantId: request.tenantId });
+/** What every call's telemetry row and events carry of its request: its id and the route it came by (the metrics' protocol). */
+const callMeta = (request: FastifyRequest) => ({ requestId: request.id, route: request.routeOptions.url });
 /** Without keys every caller is the one tenant `""`. */
 const tenantOf = (request: FastifyRequest) => request.tenantId ?? '';
 

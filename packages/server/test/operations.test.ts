@@ -18,7 +18,7 @@ describe('health, readiness, metrics and the drain', () => {
     const res = await fetch(`${h.url}/metrics`);
     expect(res.headers.get('content-type')).toMatch(/^text\/plain; version=0\.0\.4/);
     const text = await res.text();
-    expect(text).toContain('pgw_calls_total{scope="LLM",operation="chat",status="ok"} 1');
+    expect(text).toContain('pgw_calls_total{scope="LLM",operation="chat",protocol="chat_completions",status="ok"} 1');
     expect(text).toContain('pgw_attempts_total{scope="LLM",source="main",outcome="transient"} 1');
     expect(text).toContain('pgw_attempts_total{scope="LLM",source="main",outcome="success"} 1');
     // Label order carries no meaning in the exposition format (prom-client writes `le` first).
@@ -28,10 +28,31 @@ describe('health, readiness, metrics and the drain', () => {
     expect(text).toContain('pgw_server_requests_in_flight 0');
   });
 
+  it('labels the calls by the protocol they came in, and tells each row its route', async () => {
+    const routes: unknown[] = [];
+    h = await startHarness(undefined, {}, [{ onCallStart: (event) => void routes.push(event.call.meta?.['route']) }]);
+    await h.openai().chat.completions.create({ model: 'm', messages: hi });
+    await h.openai().responses.create({ model: 'm', input: 'hi' });
+    await h.openai().responses.create({ model: 'm', input: 'hi' });
+    const messages = await fetch(`${h.url}/v1/messages`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', 'anthropic-version': '2023-06-01' },
+      body: JSON.stringify({ model: 'm', max_tokens: 10, messages: hi }),
+    });
+    expect(messages.status).toBe(200);
+    await h.openai().embeddings.create({ model: 'e', input: 'x' });
+    expect(routes).toEqual(['/v1/chat/completions', '/v1/responses', '/v1/responses', '/v1/messages', '/v1/embeddings']);
+    const text = await (await fetch(`${h.url}/metrics`)).text();
+    expect(text).toContain('pgw_calls_total{scope="LLM",operation="chat",protocol="chat_completions",status="ok"} 1');
+    expect(text).toContain('pgw_calls_total{scope="LLM",operation="chat",protocol="responses",status="ok"} 2');
+    expect(text).toContain('pgw_calls_total{scope="LLM",operation="chat",protocol="messages",status="ok"} 1');
+    expect(text).toContain('pgw_calls_total{scope="EMBED",operation="embed",protocol="embeddings",status="ok"} 1');
+  });
+
   it('counts failed calls by error class', async () => {
     h = await startHarness({ sources: { main: { otherwise: { kind: 'status', status: 500 } } } });
     await h.openai().chat.completions.create({ model: 'm', messages: hi }).catch(() => undefined);
-    expect(await (await fetch(`${h.url}/metrics`)).text()).toContain('pgw_call_errors_total{scope="LLM",operation="chat",type="AllSourcesExhausted"} 1');
+    expect(await (await fetch(`${h.url}/metrics`)).text()).toContain('pgw_call_errors_total{scope="LLM",operation="chat",protocol="chat_completions",type="AllSourcesExhausted"} 1');
   });
 
   it('is healthy and ready; not ready when a scope’s keys are wrong, naming the key', async () => {
