@@ -74,6 +74,7 @@ export function renderSummary(result: DemoResult): string {
     table([
       ['the telemetry as tables and charts', `pnpm pgw report --sqlite ${result.sqlitePath} --html report.html`],
       ['the CLI against a local mock', 'pnpm pgw chat --mock "hello"   ·   pnpm pgw check --mock'],
+      ['the door for any SDK or coding agent', 'pnpm pgw serve --mock   (Chat Completions, Responses, Anthropic Messages on http://127.0.0.1:8787)'],
     ]),
   ];
   return sections.join('\n');

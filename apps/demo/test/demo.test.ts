@@ -53,5 +53,6 @@ describe('the demo', () => {
     expect(attemptsSection).toMatch(/^ {2}SourceDeadError +\d+ {3}revoked \d+$/m);
     expect(attemptsSection).toMatch(/^ {2}cancelled attempts +\d+ {3}\(not failures\)$/m);
     expect(text).toContain('pnpm pgw chat --mock');
+    expect(text).toContain('pnpm pgw serve --mock');
   });
 });
