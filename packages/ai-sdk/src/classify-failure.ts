@@ -5,7 +5,7 @@
  * length refusal or a 529 are told apart exactly as there. An error part of a stream (an error
  * inside a 200 answer) is classified like the HTTP error it stands for.
  */
-import { APICallError } from '@ai-sdk/provider';
+import { APICallError, UnsupportedFunctionalityError } from '@ai-sdk/provider';
 import { PolyGatewayError, RequestRejectedError, ResultInvalidError, TransientError } from '@pgw/core';
 import { inBandErrorObject, translateHttpFailure, translateInBandError, translateNetworkFailure, type HttpFailureContext } from '@pgw/http';
 
@@ -18,6 +18,8 @@ export function classifyFailure(error: unknown, ctx: FailureContext): unknown {
   const own = ownError(error);
   if (own !== undefined) return own;
   if (APICallError.isInstance(error)) return apiCallFailure(error, ctx);
+  // What the request asks cannot be said to this model (a custom tool): no other attempt of it would succeed.
+  if (UnsupportedFunctionalityError.isInstance(error)) return new RequestRejectedError({ message: `source ${ctx.sourceName}: ${error.message}`, sourceName: ctx.sourceName });
   if (isAiSdkError(error) && UNUSABLE_ANSWER.has(error.name)) {
     return new ResultInvalidError({ message: `source ${ctx.sourceName}: unusable answer (${error.name})`, sourceName: ctx.sourceName, issues: [error.name] });
   }

@@ -3,7 +3,7 @@
  * names, native structured output, tools and tool choice; the reasoning effort for V4 models.
  * Sampling keys the AI SDK has no setting for are not sent (see docs/decisions.md).
  */
-import type { LanguageModelV2CallOptions, LanguageModelV3CallOptions } from '@ai-sdk/provider';
+import { UnsupportedFunctionalityError, type LanguageModelV2CallOptions, type LanguageModelV3CallOptions } from '@ai-sdk/provider';
 import type { ChatRequest, Effort } from '@pgw/core';
 import type { LanguageModelV4CallOptions } from './ai-sdk-models.js';
 import { messagesToPrompt, v4Prompt } from './messages-to-prompt.js';
@@ -52,12 +52,11 @@ function settingsOf(request: ChatRequest): Settings {
     settings.responseFormat = { type: 'json' };
   }
   if (request.tools !== undefined) {
-    settings.tools = request.tools.map((tool) => ({
-      type: 'function',
-      name: tool.name,
-      ...(tool.description !== undefined && { description: tool.description }),
-      inputSchema: tool.parameters,
-    }));
+    settings.tools = request.tools.map((tool) => {
+      // The AI SDK's specifications have function and provider tools only: no freeform input.
+      if (tool.type === 'custom') throw new UnsupportedFunctionalityError({ functionality: `custom tools (tool '${tool.name}')` });
+      return { type: 'function', name: tool.name, ...(tool.description !== undefined && { description: tool.description }), inputSchema: tool.parameters };
+    });
     const choice = request.toolChoice;
     if (choice !== undefined) settings.toolChoice = typeof choice === 'string' ? { type: choice } : { type: 'tool', toolName: choice.name };
   }

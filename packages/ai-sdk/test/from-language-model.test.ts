@@ -35,6 +35,16 @@ describe('failures of the real @ai-sdk/openai-compatible provider', () => {
     expect(error).toMatchObject({ sourceName: 'contract-source', ...fields });
   });
 
+  it('a custom tool cannot be said to an AI SDK model: a RequestRejectedError naming it, nothing sent', async () => {
+    env.mock.setSource('f', { content: 'unused' });
+    const before = env.mock.counters('f').chat;
+    const request: ChatRequest = { ...REQUEST, tools: [{ name: 'apply_patch', type: 'custom' }] };
+    const error = await model('f').generate(request, recordingAttempt()).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(RequestRejectedError);
+    expect((error as Error).message).toContain("custom tools (tool 'apply_patch')");
+    expect(env.mock.counters('f').chat).toBe(before);
+  });
+
   it('a truncated stream (no finish, no [DONE]) is a TransientError of kind truncated: retried, never cached', async () => {
     env.mock.setSource('f', { content: 'one two three', steps: [{ kind: 'truncate', afterTokens: 1 }] });
     const error = await model('f').generate(REQUEST, recordingAttempt()).catch((e: unknown) => e);

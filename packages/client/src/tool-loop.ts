@@ -27,11 +27,12 @@ export interface ToolExecutionContext {
 }
 
 /** A tool of `runTools`: without `execute`, a call of it ends the loop and is left to the caller. */
-export interface RunnableTool extends ChatTool {
+/** A tool with what runs it; a custom tool's `execute` gets the call's text. */
+export type RunnableTool = ChatTool & {
   // `any`: the input's type is the tool's schema, which the record of tools cannot carry per entry.
   // eslint-disable-next-line @typescript-eslint/no-explicit-any
   execute?: (input: any, context: ToolExecutionContext) => unknown;
-}
+};
 
 export interface ToolResult {
   toolCallId: string;

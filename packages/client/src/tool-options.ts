@@ -8,11 +8,14 @@ import type { GatewayChatRequest, ToolSchemas } from '@pgw/middleware';
 import { z, type ZodType } from 'zod';
 import { assertJson, isPlainObject } from './call-input.js';
 
-/** A tool a chat call offers: `parameters` is a zod schema or a JSON Schema object whose type is `object`. */
-export interface ChatTool {
-  description?: string;
-  parameters: ZodType | Record<string, unknown>;
-}
+/**
+ * A tool a chat call offers: a function, whose `parameters` is a zod schema or a JSON Schema object
+ * whose type is `object`, or a custom tool (`type: 'custom'`, OpenAI's freeform tools), whose call
+ * carries free text, bound by `format` (a grammar or `{ type: 'text' }`) when given.
+ */
+export type ChatTool =
+  | { description?: string; type?: undefined; parameters: ZodType | Record<string, unknown> }
+  | { description?: string; type: 'custom'; format?: Record<string, unknown> };
 
 export interface ToolOptions {
   /** The tools the model may call, by name (`^[a-zA-Z0-9_-]{1,64}$`). */
@@ -39,7 +42,7 @@ export function toolRequest(options: ToolOptions, method: string, extraKeys: rea
     return {};
   }
   if (!isPlainObject(tools) || Object.keys(tools).length === 0) {
-    throw new TypeError(`${method}(tools) must be a non-empty plain object of tool name → { description?, parameters }`);
+    throw new TypeError(`${method}(tools) must be a non-empty plain object of tool name → { description?, parameters } or { type: 'custom', description?, format? }`);
   }
   const definitions: ToolDefinition[] = [];
   const schemas: Record<string, ZodType> = {};
@@ -47,9 +50,18 @@ export function toolRequest(options: ToolOptions, method: string, extraKeys: rea
     const at = `${method}(tools.${name})`;
     if (!TOOL_NAME.test(name)) throw new TypeError(`${method}(tools) has a tool named ${JSON.stringify(name)}; names match ${TOOL_NAME}`);
     if (!isPlainObject(tool)) throw new TypeError(`${at} must be a plain object { description?, parameters }`);
-    const unknown = Object.keys(tool).find((key) => !['description', 'parameters', ...extraKeys].includes(key));
-    if (unknown !== undefined) throw new TypeError(`${at} has no key '${unknown}'; known: description, parameters${extraKeys.map((k) => `, ${k}`).join('')}`);
+    const custom = tool['type'] === 'custom';
+    if (tool['type'] !== undefined && !custom) throw new TypeError(`${at}.type must be 'custom' or absent (a function tool)`);
+    const known = [...(custom ? ['type', 'description', 'format'] : ['description', 'parameters']), ...extraKeys];
+    const unknown = Object.keys(tool).find((key) => !known.includes(key));
+    if (unknown !== undefined) throw new TypeError(`${at} has no key '${unknown}'; known: ${known.join(', ')}`);
     if (tool.description !== undefined && typeof tool.description !== 'string') throw new TypeError(`${at}.description must be a string`);
+    if (tool.type === 'custom') {
+      if (tool.format !== undefined && !isPlainObject(tool.format)) throw new TypeError(`${at}.format must be a plain object (a grammar or { type: 'text' })`);
+      if (tool.format !== undefined) assertJson(tool.format, `${at}.format`, 0);
+      definitions.push({ name, type: 'custom', ...(tool.description !== undefined && { description: tool.description }), ...(tool.format !== undefined && { format: tool.format }) });
+      continue;
+    }
     const zod = isZod(tool.parameters) ? tool.parameters : undefined;
     if (zod !== undefined) schemas[name] = zod;
     definitions.push({

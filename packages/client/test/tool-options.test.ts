@@ -18,7 +18,7 @@ describe('toolRequest', () => {
       },
       { name: 'time', parameters: json },
     ]);
-    expect(request.tools![1]!.parameters).not.toBe(json);
+    expect((request.tools![1] as { parameters: unknown }).parameters).not.toBe(json);
     expect(request.toolSchemas).toEqual({ weather: params });
     expect(request.parallelToolCalls).toBe(true);
   });
@@ -40,6 +40,26 @@ describe('toolRequest', () => {
   ])('refuses %j with a TypeError naming the option', (options, pattern) => {
     expect(() => toolRequest(options as never, 'chat')).toThrow(TypeError);
     expect(() => toolRequest(options as never, 'chat')).toThrow(pattern);
+  });
+});
+
+describe('toolRequest with custom tools', () => {
+  it('takes a custom tool with its format beside function tools, and a choice naming it', () => {
+    const format = { type: 'grammar', grammar: { syntax: 'lark', definition: 'start: "a"' } };
+    const request = toolRequest({ tools: { apply_patch: { type: 'custom', description: 'patch', format }, time: { parameters: { type: 'object' } } }, toolChoice: { name: 'apply_patch' } }, 'chat');
+    expect(request.tools).toEqual([
+      { name: 'apply_patch', type: 'custom', description: 'patch', format },
+      { name: 'time', parameters: { type: 'object' } },
+    ]);
+    expect(request.toolChoice).toEqual({ name: 'apply_patch' });
+  });
+
+  it.each([
+    [{ type: 'grammar' }, "chat(tools.x).type must be 'custom' or absent (a function tool)"],
+    [{ type: 'custom', parameters: { type: 'object' } }, "chat(tools.x) has no key 'parameters'; known: type, description, format"],
+    [{ type: 'custom', format: 'lark' }, 'chat(tools.x).format must be a plain object'],
+  ])('refuses a bad custom tool %j, naming the option', (tool, message) => {
+    expect(() => toolRequest({ tools: { x: tool as never } }, 'chat')).toThrow(message);
   });
 });
 

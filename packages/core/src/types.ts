@@ -31,12 +31,14 @@ export interface ChatMessage {
   tool_call_id?: string;
 }
 
-/** A tool the model may call: `parameters` is the JSON Schema (type object) of its input. */
-export interface ToolDefinition {
-  name: string;
-  description?: string;
-  parameters: Record<string, unknown>;
-}
+/**
+ * A tool the model may call: a function, whose `parameters` is the JSON Schema (type object) of its
+ * input, or a custom tool (`type: 'custom'`, OpenAI's freeform tools), whose input is free text,
+ * bound by `format` (a grammar or `{ type: 'text' }`, sent as given) when there is one.
+ */
+export type ToolDefinition =
+  | { name: string; description?: string; type?: undefined; parameters: Record<string, unknown> }
+  | { name: string; description?: string; type: 'custom'; format?: Record<string, unknown> };
 
 export type ToolChoice = 'auto' | 'none' | 'required' | { name: string };
 

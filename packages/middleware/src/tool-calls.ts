@@ -21,7 +21,7 @@ export function checkToolCalls(
   tools: readonly ToolDefinition[] | undefined,
   schemas: ToolSchemas | undefined,
 ): ToolCallsCheck {
-  const offered = new Set((tools ?? []).map((tool) => tool.name));
+  const offered = new Map((tools ?? []).map((tool) => [tool.name, tool.type ?? 'function']));
   const parsed: ParsedToolCall[] = [];
   const problems = new Map<string, string>();
   for (const call of calls) {
@@ -66,10 +66,10 @@ function parseArguments({ type, arguments: text }: ToolCall): { ok: true; input:
   }
 }
 
-function checkOne(call: ToolCall, offered: ReadonlySet<string>, schema: ZodType | undefined): { ok: true; input: unknown } | { ok: false; issue: string } {
-  // Only function tools are offered (the wire's `tools`): a custom call is never one of them, whatever its name.
-  if (call.type === 'custom') return { ok: false, issue: `no custom tool named '${call.name}' was offered` };
-  if (!offered.has(call.name)) return { ok: false, issue: `no tool named '${call.name}' was offered` };
+function checkOne(call: ToolCall, offered: ReadonlyMap<string, string>, schema: ZodType | undefined): { ok: true; input: unknown } | { ok: false; issue: string } {
+  // A call is of the kind its tool was offered as: a custom call of a function tool (or the reverse) is not that tool's.
+  const kind = call.type ?? 'function';
+  if (offered.get(call.name) !== kind) return { ok: false, issue: `no ${kind === 'custom' ? 'custom ' : ''}tool named '${call.name}' was offered` };
   const parsed = parseArguments(call);
   if (!parsed.ok || schema === undefined) return parsed;
   const result = schema.safeParse(parsed.input);

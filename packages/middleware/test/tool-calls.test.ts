@@ -21,6 +21,14 @@ describe('custom tool calls', () => {
     expect(toWireCall(functionCall)).toEqual({ id: 'c1', type: 'function', function: { name: 'weather', arguments: '{"city":"Paris"}' } });
   });
 
+  it('are the offered custom tool of their name, their text the input; a function call of that name is not', () => {
+    const shell = { name: 'shell', type: 'custom' as const };
+    expect(checkToolCalls([customCall], '', [weather, shell], undefined)).toEqual({ ok: true, calls: [{ ...customCall, input: 'ls -la' }] });
+    const asFunction = { id: 'c3', name: 'shell', arguments: '{}' };
+    const check = checkToolCalls([asFunction], '', [weather, shell], undefined);
+    expect(!check.ok && check.issues).toEqual(["tool call c3 (shell): no tool named 'shell' was offered"]);
+  });
+
   it('are an unknown tool when no custom tool was offered, even one named like a function tool', () => {
     const named = { ...customCall, name: 'weather', arguments: 'Paris' };
     const check = checkToolCalls([functionCall, named], '', [weather], { weather: z.object({ city: z.string() }) });

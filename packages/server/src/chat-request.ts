@@ -22,8 +22,16 @@ const functionTool = z.strictObject({
   type: z.literal('function'),
   function: z.looseObject({ name: z.string().min(1), description: z.string().optional(), parameters: jsonObject.optional() }),
 });
+const customTool = z.strictObject({
+  type: z.literal('custom'),
+  custom: z.looseObject({ name: z.string().min(1), description: z.string().optional(), format: jsonObject.optional() }),
+});
+const tool = z.discriminatedUnion('type', [functionTool, customTool], { error: 'must be a function tool or a custom tool' });
 
-const namedChoice = z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) });
+const namedChoice = z.union([
+  z.looseObject({ type: z.literal('function'), function: z.looseObject({ name: z.string() }) }),
+  z.looseObject({ type: z.literal('custom'), custom: z.looseObject({ name: z.string() }) }),
+]);
 
 const responseFormat = z.discriminatedUnion('type', [
   z.looseObject({ type: z.literal('text') }),
@@ -36,7 +44,7 @@ const chatBody = z.looseObject({
   messages: z.array(chatMessage).min(1),
   stream: nullish(z.boolean()),
   stream_options: nullish(z.looseObject({ include_usage: nullish(z.boolean()) })),
-  tools: nullish(z.array(functionTool).min(1)),
+  tools: nullish(z.array(tool).min(1)),
   tool_choice: nullish(z.union([z.enum(['auto', 'none', 'required']), namedChoice])),
   parallel_tool_calls: nullish(z.boolean()),
   response_format: nullish(responseFormat),
@@ -71,9 +79,9 @@ type ChatFields = z.output<typeof chatBody>;
 
 function chatToolOptions({ tools, tool_choice: choice, parallel_tool_calls: parallel }: ChatFields) {
   return toolOptions(
-    tools?.map(({ function: fn }) => fn),
-    choice === undefined || typeof choice === 'string' ? choice : { name: choice.function.name },
+    tools?.map((tool) => (tool.type === 'custom' ? { ...tool.custom, type: 'custom' as const } : tool.function)),
+    choice === undefined || typeof choice === 'string' ? choice : { name: choice.type === 'custom' ? choice.custom.name : choice.function.name },
     parallel,
-    { nameField: (index) => `tools[${index}].function.name`, choiceField: 'tool_choice' },
+    { nameField: (index) => `tools[${index}].${tools?.[index]?.type === 'custom' ? 'custom' : 'function'}.name`, choiceField: 'tool_choice' },
   );
 }

@@ -64,16 +64,17 @@ const inputItem = z.union([messageItem, functionCall, customCall, functionOutput
   error: 'must be a message, function_call, function_call_output, custom_tool_call, custom_tool_call_output or reasoning item',
 });
 
-const functionTool = z.looseObject({
-  type: z.literal('function', { error: 'must be "function": this server runs no hosted tools' }),
-  name: z.string().min(1),
-  description: nullish(z.string()),
-  parameters: nullish(jsonObject),
-  strict: nullish(z.boolean()),
-});
+const tool = z.discriminatedUnion(
+  'type',
+  [
+    z.looseObject({ type: z.literal('function'), name: z.string().min(1), description: nullish(z.string()), parameters: nullish(jsonObject), strict: nullish(z.boolean()) }),
+    z.looseObject({ type: z.literal('custom'), name: z.string().min(1), description: nullish(z.string()), format: nullish(jsonObject) }),
+  ],
+  { error: 'must be "function" or "custom": this server runs no hosted tools' },
+);
 
-const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.literal('function'), name: z.string().min(1) })], {
-  error: 'must be "auto", "none", "required" or {"type":"function","name":…}',
+const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.enum(['function', 'custom']), name: z.string().min(1) })], {
+  error: 'must be "auto", "none", "required" or {"type":"function"|"custom","name":…}',
 });
 
 const format = z.discriminatedUnion('type', [
@@ -90,7 +91,7 @@ const responsesBody = z.looseObject({
   input: z.union([text, z.array(z.unknown()).min(1)], { error: 'must be a string or a non-empty array of input items' }),
   instructions: nullish(text),
   stream: nullish(z.boolean()),
-  tools: nullish(z.array(functionTool)),
+  tools: nullish(z.array(tool)),
   tool_choice: nullish(toolChoice),
   parallel_tool_calls: nullish(z.boolean()),
   text: nullish(z.looseObject({ format: nullish(format) })),
@@ -122,7 +123,9 @@ export function responsesCall(body: unknown, prior: readonly unknown[] = []): Re
   if (fields.top_p !== undefined) sampling['top_p'] = fields.top_p;
   const options: ChatOptions = {
     ...toolOptions(
-      fields.tools?.map(({ name, description, parameters }) => ({ name, description, parameters })),
+      fields.tools?.map((tool) =>
+        tool.type === 'custom' ? { name: tool.name, description: tool.description, type: 'custom' as const, format: tool.format } : { name: tool.name, description: tool.description, parameters: tool.parameters },
+      ),
       fields.tool_choice === undefined || typeof fields.tool_choice === 'string' ? fields.tool_choice : { name: fields.tool_choice.name },
       fields.parallel_tool_calls,
       { nameField: (index) => `tools[${index}].name`, choiceField: 'tool_choice' },

@@ -2,10 +2,13 @@
 import type { ChatOptions, ChatTool } from '@pgw/client';
 import { InvalidRequestFieldError } from './request-error.js';
 
+/** A function tool (its `parameters`, default an empty object schema) or a custom one (`type: 'custom'`, free text bound by `format`). */
 export interface ToolField {
   name: string;
   description?: string | undefined;
   parameters?: Record<string, unknown> | undefined;
+  type?: 'custom' | undefined;
+  format?: Record<string, unknown> | undefined;
 }
 
 export type ToolChoiceField = 'auto' | 'none' | 'required' | { name: string } | undefined;
@@ -25,9 +28,13 @@ export function toolOptions(
     return {};
   }
   const byName: Record<string, ChatTool> = {};
-  tools.forEach(({ name, description, parameters }, index) => {
+  tools.forEach(({ name, description, parameters, type, format }, index) => {
     if (Object.hasOwn(byName, name)) throw new InvalidRequestFieldError(fields.nameField(index), `repeats '${name}'`);
-    byName[name] = { parameters: parameters ?? { type: 'object', properties: {} }, ...(description !== undefined && { description }) };
+    const about = description !== undefined ? { description } : {};
+    byName[name] =
+      type === 'custom'
+        ? { type, ...about, ...(format !== undefined && { format }) }
+        : { parameters: parameters ?? { type: 'object', properties: {} }, ...about };
   });
   return {
     tools: byName,

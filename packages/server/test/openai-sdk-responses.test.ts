@@ -114,6 +114,24 @@ describe('the Responses API through the openai SDK', () => {
     expect(JSON.parse(call.arguments)).toEqual({ city: 'Oslo' });
   });
 
+  it('offers a custom tool upstream, answers its call as a custom_tool_call item, and takes its output back', async () => {
+    h.mock.setSource('main', { steps: [{ kind: 'tool_calls', calls: [{ id: 'call_p', name: 'apply_patch', arguments: '*** Begin Patch', custom: true }] }] });
+    const patch = { type: 'custom' as const, name: 'apply_patch', description: 'Apply a patch', format: { type: 'text' as const } };
+    const asked = await openai().responses.create({ model: 'gpt-4o-mini', input: 'patch it', tools: [patch], tool_choice: { type: 'custom', name: 'apply_patch' } });
+    const sent = h.mock.requests('main').at(-1)!.body as Record<string, unknown>;
+    expect(sent['tools']).toEqual([{ type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch', format: { type: 'text' } } }]);
+    expect(sent['tool_choice']).toEqual({ type: 'custom', custom: { name: 'apply_patch' } });
+    const call = asked.output.find((item) => item.type === 'custom_tool_call')!;
+    expect(call).toMatchObject({ type: 'custom_tool_call', call_id: 'call_p', name: 'apply_patch', input: '*** Begin Patch' });
+
+    h.mock.setSource('main', { content: 'patched' });
+    await openai().responses.create({ model: 'gpt-4o-mini', tools: [patch], previous_response_id: asked.id, input: [{ type: 'custom_tool_call_output', call_id: 'call_p', output: 'done' }] });
+    expect((h.mock.requests('main').at(-1)!.body as { messages: unknown[] }).messages.slice(1)).toEqual([
+      { role: 'assistant', content: null, tool_calls: [{ id: 'call_p', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } }] },
+      { role: 'tool', tool_call_id: 'call_p', content: 'done' },
+    ]);
+  });
+
   it('answers text.format json_schema with the validated value', async () => {
     h.mock.setSource('main', { content: 'Here you are: {"name":"Ada","age":36}' });
     const schema = { type: 'object', properties: { name: { type: 'string' }, age: { type: 'integer' } }, required: ['name', 'age'], additionalProperties: false };

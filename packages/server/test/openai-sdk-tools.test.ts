@@ -60,6 +60,24 @@ describe('tools and structured output through the openai SDK', () => {
     expect(calls).toEqual([{ index: 0, id: 'call_c', type: 'custom', custom: { name: 'run_sql', input: 'SELECT 1' } }]);
   });
 
+  it('offers a custom tool upstream as one, and answers its call as a custom call', async () => {
+    const format = { type: 'grammar' as const, grammar: { syntax: 'lark' as const, definition: 'start: /.+/' } };
+    h.mock.setSource('main', { steps: [{ kind: 'tool_calls', calls: [{ id: 'call_p', name: 'apply_patch', arguments: '*** Begin Patch', custom: true }] }] });
+    const answer = await h.openai().chat.completions.create({
+      model: 'gpt-4o-mini',
+      messages: [{ role: 'user', content: 'patch it' }],
+      tools: [weather, { type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch', format } }],
+      tool_choice: { type: 'custom', custom: { name: 'apply_patch' } },
+    });
+    expect(answer.choices[0]!.message.tool_calls).toEqual([{ id: 'call_p', type: 'custom', custom: { name: 'apply_patch', input: '*** Begin Patch' } }]);
+    const sent = h.mock.requests('main').at(-1)!.body as Record<string, unknown>;
+    expect(sent['tools']).toEqual([
+      { type: 'function', function: { name: 'get_weather', description: weather.function.description, parameters: weather.function.parameters } },
+      { type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch', format } },
+    ]);
+    expect(sent['tool_choice']).toEqual({ type: 'custom', custom: { name: 'apply_patch' } });
+  });
+
   it('streams tool calls in fragments the SDK reassembles', async () => {
     h.mock.setSource('main', { steps: [{ kind: 'tool_calls', calls: [{ id: 'call_9', name: 'get_weather', arguments: { city: 'Oslo' } }] }] });
     const stream = h.openai().chat.completions.stream({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'weather?' }], tools: [weather] });

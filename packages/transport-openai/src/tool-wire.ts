@@ -7,12 +7,20 @@ import { isRecord } from './json.js';
 export function applyTools(body: Record<string, unknown>, request: ChatRequest): void {
   const { tools, toolChoice, parallelToolCalls } = request;
   if (tools === undefined) return;
-  body['tools'] = tools.map(({ name, description, parameters }) => ({
-    type: 'function',
-    function: { name, ...(description !== undefined && { description }), parameters },
-  }));
+  body['tools'] = tools.map((tool) => {
+    const about = { name: tool.name, ...(tool.description !== undefined && { description: tool.description }) };
+    return tool.type === 'custom'
+      ? { type: 'custom', custom: { ...about, ...(tool.format !== undefined && { format: tool.format }) } }
+      : { type: 'function', function: { ...about, parameters: tool.parameters } };
+  });
   if (toolChoice !== undefined) {
-    body['tool_choice'] = typeof toolChoice === 'string' ? toolChoice : { type: 'function', function: { name: toolChoice.name } };
+    const named = typeof toolChoice === 'string' ? undefined : tools.find((tool) => tool.name === toolChoice.name);
+    body['tool_choice'] =
+      typeof toolChoice === 'string'
+        ? toolChoice
+        : named?.type === 'custom'
+          ? { type: 'custom', custom: { name: toolChoice.name } }
+          : { type: 'function', function: { name: toolChoice.name } };
   }
   if (parallelToolCalls !== undefined) body['parallel_tool_calls'] = parallelToolCalls;
 }

@@ -34,6 +34,22 @@ describe('tools on the request wire', () => {
     expect(body['response_format']).toEqual({ type: 'json_schema', json_schema: { name: 'response', schema } });
   });
 
+  it('sends a custom tool as one, with its format, and names it as a custom choice', () => {
+    const grammar = { type: 'grammar', grammar: { syntax: 'lark', definition: 'start: "a"' } };
+    const body = chatBody(wire, {
+      messages: [{ role: 'user', content: 'patch it' }],
+      sampling: {},
+      tools: [weather, { name: 'apply_patch', type: 'custom', description: 'Apply a patch', format: grammar }, { name: 'note', type: 'custom' }],
+      toolChoice: { name: 'apply_patch' },
+    });
+    expect(body['tools']).toEqual([
+      { type: 'function', function: { name: 'weather', description: 'Weather of a city', parameters: weather.parameters } },
+      { type: 'custom', custom: { name: 'apply_patch', description: 'Apply a patch', format: grammar } },
+      { type: 'custom', custom: { name: 'note' } },
+    ]);
+    expect(body['tool_choice']).toEqual({ type: 'custom', custom: { name: 'apply_patch' } });
+  });
+
   it('passes a string tool choice as is, and sends no tool keys without tools', () => {
     const messages: ChatMessage[] = [{ role: 'user', content: 'hi' }];
     expect(chatBody(wire, { messages, sampling: {}, tools: [weather], toolChoice: 'required' })['tool_choice']).toBe('required');
