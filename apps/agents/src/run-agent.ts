@@ -24,6 +24,22 @@ export interface RunOptions {
 
 const KEEP = 256 * 1024;
 
+// The groups still running, killed should this process exit first (a test runner torn down mid-run).
+const running = new Set<number>();
+process.once('exit', () => {
+  for (const pid of running) killGroup(pid);
+});
+
+function killGroup(pid: number | undefined): void {
+  if (pid === undefined) return;
+  running.delete(pid);
+  try {
+    process.kill(-pid, 'SIGKILL');
+  } catch {
+    // The group is gone already.
+  }
+}
+
 export function runAgent(command: string, args: readonly string[], { cwd, env, timeoutMs = 90_000 }: RunOptions): Promise<AgentRun> {
   const started = performance.now();
   return new Promise((resolve, reject) => {
@@ -33,27 +49,21 @@ export function runAgent(command: string, args: readonly string[], { cwd, env, t
     let timedOut = false;
     child.stdout.setEncoding('utf8').on('data', (chunk: string) => void (stdout = (stdout + chunk).slice(-KEEP)));
     child.stderr.setEncoding('utf8').on('data', (chunk: string) => void (stderr = (stderr + chunk).slice(-KEEP)));
-    const killGroup = () => {
-      try {
-        if (child.pid !== undefined) process.kill(-child.pid, 'SIGKILL');
-      } catch {
-        // The group is gone already.
-      }
-    };
+    if (child.pid !== undefined) running.add(child.pid);
     const timer = setTimeout(() => {
       timedOut = true;
-      killGroup();
+      killGroup(child.pid);
     }, timeoutMs);
     child.once('error', (error) => {
       clearTimeout(timer);
-      killGroup();
+      killGroup(child.pid);
       reject(error);
     });
     // Its exit ends the run: the rest of the group is killed, and output still buffered is read for
     // at most a second (a helper outside the group may hold the pipes open).
     child.once('exit', (code, signal) => {
       clearTimeout(timer);
-      killGroup();
+      killGroup(child.pid);
       const done = () => resolve({ code, signal, stdout, stderr, timedOut, ms: Math.round(performance.now() - started) });
       const late = setTimeout(() => {
         child.stdout.destroy();
