@@ -37,7 +37,8 @@ const toolResult = z.looseObject({
 const thinking = z.looseObject({ type: z.enum(['thinking', 'redacted_thinking']) });
 const block = z.union([textBlock, imageBlock, toolUse, toolResult, thinking], { error: 'must be a text, image, tool_use, tool_result, thinking or redacted_thinking block' });
 
-const message = z.looseObject({ role: z.enum(['user', 'assistant']), content: z.union([text, z.array(block)]) });
+// A `system` turn inside the conversation (Claude Code sends its environment so) takes text only.
+const message = z.looseObject({ role: z.enum(['user', 'assistant', 'system']), content: z.union([text, z.array(block)]) });
 
 const tool = z.looseObject({
   type: nullish(z.literal('custom', { error: 'must be "custom" (or absent): this server runs no server tools' })),
@@ -65,7 +66,14 @@ const messagesBody = z.looseObject({
   temperature: nullish(z.number()),
   top_p: nullish(z.number()),
   top_k: nullish(z.number().int()),
-  thinking: nullish(z.discriminatedUnion('type', [z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }), z.looseObject({ type: z.literal('disabled') })])),
+  thinking: nullish(
+    z.discriminatedUnion('type', [
+      z.looseObject({ type: z.literal('enabled'), budget_tokens: z.number().int().positive() }),
+      z.looseObject({ type: z.literal('disabled') }),
+      // The model picks its own budget: the source's effort stays as configured.
+      z.looseObject({ type: z.literal('adaptive') }),
+    ]),
+  ),
   metadata: nullish(z.looseObject({ user_id: userField })),
 });
 
@@ -102,7 +110,7 @@ export function messagesCall(body: unknown): MessagesCall {
       choice !== undefined && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true ? false : undefined,
       { nameField: (index) => `tools[${index}].name`, choiceField: 'tool_choice' },
     ),
-    ...(fields.thinking !== undefined && { reasoningEffort: fields.thinking.type === 'enabled' ? effortOf(fields.thinking.budget_tokens) : 'none' }),
+    ...(fields.thinking !== undefined && fields.thinking.type !== 'adaptive' && { reasoningEffort: fields.thinking.type === 'enabled' ? effortOf(fields.thinking.budget_tokens) : 'none' }),
     ...(fields.metadata?.user_id !== undefined && { meta: { user: fields.metadata.user_id } }),
     sampling,
   };
@@ -116,10 +124,20 @@ function conversation(fields: Pick<MessagesFields, 'system' | 'messages'>): Chat
   if (fields.system !== undefined) messages.push({ role: 'system', content: typeof fields.system === 'string' ? fields.system : fields.system.map((part) => part.text).join('\n') });
   fields.messages.forEach(({ role, content }, index) => {
     if (typeof content === 'string') return void messages.push({ role, content });
+    if (role === 'system') return void messages.push(systemMessage(content, `messages[${index}].content`));
     if (role === 'assistant') return void messages.push(assistantMessage(content));
     messages.push(...userMessages(content, `messages[${index}].content`));
   });
   return messages;
+}
+
+/** A system turn inside the conversation: its text blocks, joined as the top-level `system` is. */
+function systemMessage(blocks: readonly Block[], field: string): ChatMessage {
+  const texts = blocks.map((part, index) => {
+    if (part.type !== 'text') throw new InvalidRequestFieldError(`${field}[${index}]`, 'a system message takes text blocks only');
+    return (part as z.output<typeof textBlock>).text;
+  });
+  return { role: 'system', content: texts.join('\n') };
 }
 
 /** An assistant turn: its text, and its tool_use blocks as the tool calls of one message. */

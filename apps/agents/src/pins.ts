@@ -1,0 +1,9 @@
+/** The agents this suite runs, pinned exactly (name@version, as `scripts/fetch-npm-tool.sh` takes them). */
+export const AGENTS = {
+  /** Codex CLI: a Node launcher whose native binary comes in the optional dependency `@openai/codex-linux-x64`. */
+  codex: { spec: '@openai/codex@0.171.0', bin: 'codex' },
+  /** Claude Code: a native binary, put in place as `bin/claude.exe` by its postinstall. */
+  claudeCode: { spec: '@anthropic-ai/claude-code@2.1.332', bin: 'claude' },
+} as const;
+
+export type AgentName = keyof typeof AGENTS;

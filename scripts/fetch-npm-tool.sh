@@ -1,0 +1,29 @@
+#!/usr/bin/env bash
+# Prints the bin directory of the npm package <name@version> (exact pin), installed once with
+# `npm install` into a cache folder outside the repository (PGW_TOOL_CACHE, default
+# ~/.cache/pgw/npm-tools/<name@version>, a scope's slash as '+'); later runs reuse it. For large
+# test-only clients (apps/agents), which must never be workspace dependencies. With <bin>, the install
+# counts only once `<bin> --version` runs (a package whose postinstall puts its native binary in
+# place, as Claude Code's, is checked to have done so).
+set -euo pipefail
+spec=${1:?usage: fetch-npm-tool.sh <name@version> [<bin>]}
+bin=${2:-}
+[[ "$spec" =~ ^(@[a-z0-9._-]+/)?[a-z0-9._-]+@[0-9][0-9A-Za-z.+-]*$ ]] || { echo "fetch-npm-tool: $spec is not <name@exact-version>" >&2; exit 2; }
+dir="${PGW_TOOL_CACHE:-${XDG_CACHE_HOME:-$HOME/.cache}/pgw/npm-tools}/${spec//\//+}"
+if [ ! -d "$dir/node_modules/.bin" ]; then
+  # Installed into a temporary sibling and renamed, so an interrupted fetch never looks complete.
+  mkdir -p "$(dirname "$dir")"
+  tmp=$(mktemp -d "$dir.partial.XXXXXX")
+  trap 'rm -rf "$tmp"' EXIT
+  # The npm_config_* a pnpm script or setup.sh exports (nodedir, frozen lockfile …) are not for this
+  # install; the registry, cache and proxy settings of the user's npmrc still apply.
+  while IFS= read -r name; do unset "$name"; done < <(env | sed -n 's/^\(npm_config_[A-Za-z0-9_]*\)=.*/\1/p' | grep -viE '^npm_config_(registry|cache|userconfig|globalconfig|.*proxy|ca|cafile|strict_ssl)$' || true)
+  npm install --prefix "$tmp" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "$spec" >&2
+  [ -d "$tmp/node_modules/.bin" ] || { echo "fetch-npm-tool: $spec installed no bin" >&2; exit 1; }
+  if [ -n "$bin" ]; then
+    "$tmp/node_modules/.bin/$bin" --version </dev/null >&2 || { echo "fetch-npm-tool: $spec: '$bin --version' failed" >&2; exit 1; }
+  fi
+  rm -rf "$dir"
+  mv "$tmp" "$dir"
+fi
+echo "$dir/node_modules/.bin"
