@@ -6,11 +6,12 @@ import { defineConfig } from 'vitest/config';
  * Every package's vitest config: workspace packages resolve to their TypeScript source; the global
  * setup builds the SQLite writer thread's entry when it is stale (see vitest.writer-thread-setup.ts).
  */
-export function packageTestConfig(overrides: { testTimeout?: number; fileParallelism?: boolean } = {}) {
+export function packageTestConfig(overrides: { testTimeout?: number; fileParallelism?: boolean; exclude?: string[] } = {}) {
   return defineConfig({
     ssr: { resolve: { conditions: ['@pgw/source', ...defaultServerConditions] } },
     test: {
       include: ['test/**/*.test.ts'],
+      ...(overrides.exclude && { exclude: overrides.exclude }),
       globalSetup: [fileURLToPath(new URL('./vitest.writer-thread-setup.ts', import.meta.url))],
       testTimeout: overrides.testTimeout ?? 20_000,
       hookTimeout: 30_000,

@@ -7,15 +7,13 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { claudeCodeSetup, describeRun, fetchAgent, runAgent, whyNotHere } from '../src/index.js';
+import { claudeCodeSetup, describeRun, fetchAgent, runAgent } from '../src/index.js';
 import { DOOR_KEY, startGoverned, TENANT, UPSTREAM_KEY, type Governed } from './governed.js';
 
 const ANSWER = 'PGW-AGENTS-CLAUDE-ANSWER 1729';
 const PROMPT = 'Reply with the magic words and nothing else.';
-const skipped = whyNotHere();
-if (skipped !== undefined) console.log(`@pgw/agents: Claude Code skipped: ${skipped}`);
 
-describe.skipIf(skipped !== undefined)('Claude Code against pgw serve', () => {
+describe('Claude Code against pgw serve', () => {
   let claude: string;
   let governed: Governed;
   beforeAll(async () => {

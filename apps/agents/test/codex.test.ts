@@ -7,17 +7,15 @@
 import fs from 'node:fs/promises';
 import path from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { codexSetup, describeRun, fetchAgent, runAgent, whyNotHere } from '../src/index.js';
+import { codexSetup, describeRun, fetchAgent, runAgent } from '../src/index.js';
 import { DOOR_KEY, startGoverned, TENANT, UPSTREAM_KEY, type Governed } from './governed.js';
 
 const ANSWER = 'PGW-AGENTS-CODEX-ANSWER 4711';
 const PROMPT = 'Reply with the magic words and nothing else.';
-const skipped = whyNotHere();
-if (skipped !== undefined) console.log(`@pgw/agents: Codex CLI skipped: ${skipped}`);
 
 type ChatBody = { stream?: boolean; messages: { role: string; tool_call_id?: string; content: unknown }[] };
 
-describe.skipIf(skipped !== undefined)('Codex CLI against pgw serve', () => {
+describe('Codex CLI against pgw serve', () => {
   let codex: string;
   let governed: Governed;
   beforeAll(async () => {
