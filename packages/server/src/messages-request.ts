@@ -74,6 +74,8 @@ const messagesBody = z.looseObject({
       z.looseObject({ type: z.literal('adaptive') }),
     ]),
   ),
+  // Anthropic's effort (Claude Code sends it with adaptive thinking): its levels are the source's efforts by name.
+  output_config: nullish(z.looseObject({ effort: nullish(z.enum(['low', 'medium', 'high', 'max'])) })),
   metadata: nullish(z.looseObject({ user_id: userField })),
 });
 
@@ -95,6 +97,13 @@ function effortOf(budget: number): Effort {
   return 'max';
 }
 
+/** A thinking budget, else `output_config.effort`; disabled thinking is `none`; adaptive thinking alone keeps the source's own effort. */
+function effortOptions({ thinking, output_config: config }: MessagesFields): Pick<ChatOptions, 'reasoningEffort'> {
+  if (thinking?.type === 'disabled') return { reasoningEffort: 'none' };
+  if (thinking?.type === 'enabled') return { reasoningEffort: effortOf(thinking.budget_tokens) };
+  return config?.effort !== undefined ? { reasoningEffort: config.effort } : {};
+}
+
 export function messagesCall(body: unknown): MessagesCall {
   const fields = parseRequest(messagesBody, body);
   const sampling: Record<string, unknown> = { max_tokens: fields.max_tokens };
@@ -110,7 +119,7 @@ export function messagesCall(body: unknown): MessagesCall {
       choice !== undefined && 'disable_parallel_tool_use' in choice && choice.disable_parallel_tool_use === true ? false : undefined,
       { nameField: (index) => `tools[${index}].name`, choiceField: 'tool_choice' },
     ),
-    ...(fields.thinking !== undefined && fields.thinking.type !== 'adaptive' && { reasoningEffort: fields.thinking.type === 'enabled' ? effortOf(fields.thinking.budget_tokens) : 'none' }),
+    ...effortOptions(fields),
     ...(fields.metadata?.user_id !== undefined && { meta: { user: fields.metadata.user_id } }),
     sampling,
   };

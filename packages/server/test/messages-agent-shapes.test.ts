@@ -1,8 +1,8 @@
 /**
  * `POST /v1/messages` with the request shapes Claude Code 2.1.332 sends by default (its default
  * model): a `system` turn inside `messages` (its environment block, after the user's turn) and
- * `thinking: { type: 'adaptive' }`, beside fields the route ignores (`output_config`,
- * `context_management`). Both were 400s before; apps/agents runs the real client.
+ * `thinking: { type: 'adaptive' }` with `output_config.effort`, beside a field the route ignores
+ * (`context_management`). Both were 400s before; apps/agents runs the real client.
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
@@ -36,7 +36,7 @@ describe('Messages requests of a coding agent', () => {
     stream,
   });
 
-  it('takes a system turn inside the conversation, in place, and adaptive thinking', async () => {
+  it('takes a system turn inside the conversation, in place, and adaptive thinking at its output_config.effort', async () => {
     const answer = await post(agentBody(false));
     expect(answer.status).toBe(200);
     expect(await answer.json()).toMatchObject({ type: 'message', content: [{ type: 'text', text: 'hello from the mock' }] });
@@ -46,7 +46,15 @@ describe('Messages requests of a coding agent', () => {
       { role: 'user', content: 'say the magic words' },
       { role: 'system', content: '# Environment\ncwd: /tmp/x' },
     ]);
-    expect(sent).not.toHaveProperty('reasoning_effort');
+    expect(sent['reasoning_effort']).toBe('medium');
+  });
+
+  it('leaves the source its own effort for adaptive thinking without an effort, and a thinking budget wins over it', async () => {
+    const { output_config: _effort, ...adaptive } = agentBody(false);
+    expect((await post(adaptive)).status).toBe(200);
+    expect(h.mock.requests('main').at(-1)!.body).not.toHaveProperty('reasoning_effort');
+    expect((await post({ ...adaptive, thinking: { type: 'enabled', budget_tokens: 2048 }, output_config: { effort: 'max' } })).status).toBe(200);
+    expect((h.mock.requests('main').at(-1)!.body as Record<string, unknown>)['reasoning_effort']).toBe('low');
   });
 
   it('streams the same request', async () => {
