@@ -42,56 +42,56 @@ export function provideOpenapiComponents(project: TestProject, document: URL): v
 
 const DOCUMENT_ID = 'openapi';
 
-interface Components {
-  schemas: Record<string, { anyOf?: { $ref?: string }[]; properties?: { type?: { enum?: unknown[] } } }>;
+/** What the rewrites below read of a schema. */
+interface SchemaNode {
+  $ref?: string;
+  type?: unknown;
+  const?: unknown;
+  enum?: unknown[];
+  allOf?: SchemaNode[];
+  anyOf?: SchemaNode[];
+  oneOf?: SchemaNode[];
+  discriminator?: { propertyName: string; mapping?: unknown };
+  properties?: Record<string, SchemaNode>;
 }
 
-let loaded: { ajv: Ajv2020; components: Components } | undefined;
+interface Components {
+  schemas: Record<string, SchemaNode>;
+}
+
+let ajv: Ajv2020 | undefined;
 const validators = new Map<string, ValidateFunction>();
 
 /** What is wrong with `value` as the component schema `schema`: one line per error (path, message, schema path), none when it conforms. */
 export function specIssues(schema: string, value: unknown): string[] {
   const validate = validatorOf(schema);
   if (validate(value)) return [];
-  return (validate.errors ?? []).map((error) => `${error.instancePath || '(root)'} ${error.message ?? error.keyword} (${error.schemaPath})`);
-}
-
-/**
- * The member of `union` (a component that is an `anyOf` of references, as `ResponseStreamEvent` is)
- * whose `type` property is `type`, or undefined when none is. Checking a value against its own member
- * names what is wrong with it; checking it against the whole union lists every member's complaint.
- */
-export function unionMemberOf(union: string, type: string): string | undefined {
-  const { components } = document();
-  const members = components.schemas[union]?.anyOf;
-  if (members === undefined) throw new Error(`the OpenAPI document has no component schema ${union} made of anyOf`);
-  return members
-    .map(({ $ref }) => $ref?.slice('#/components/schemas/'.length) ?? '')
-    .find((name) => components.schemas[name]?.properties?.type?.enum?.includes(type) === true);
+  // An `if` only says that its `then` failed, whose own errors are listed.
+  return (validate.errors ?? []).filter((error) => error.keyword !== 'if').map((error) => `${error.instancePath || '(root)'} ${error.message ?? error.keyword} (${error.schemaPath})`);
 }
 
 function validatorOf(schema: string): ValidateFunction {
   let validate = validators.get(schema);
   if (validate === undefined) {
-    validate = document().ajv.getSchema(`${DOCUMENT_ID}#/components/schemas/${schema}`);
+    ajv ??= specAjv();
+    validate = ajv.getSchema(`${DOCUMENT_ID}#/components/schemas/${schema}`);
     if (validate === undefined) throw new Error(`the OpenAPI document has no component schema ${schema}`);
     validators.set(schema, validate);
   }
   return validate;
 }
 
-function document(): { ajv: Ajv2020; components: Components } {
-  if (loaded !== undefined) return loaded;
+function specAjv(): Ajv2020 {
   const components = nullableAsNull(JSON.parse(readFileSync(inject('openapiComponents'), 'utf8'))) as Components;
+  taggedUnionsNarrowed(components.schemas);
   // Not strict: the document carries OpenAPI keywords (discriminator, x-…) that JSON Schema does not know and must ignore.
-  const ajv = new Ajv2020({ strict: false, allErrors: true, logger: false });
+  const instance = new Ajv2020({ strict: false, allErrors: true, logger: false });
   // ajv-formats is CommonJS: its default export arrives wrapped under ESM.
   const addFormats = ((addFormatsModule as unknown as { default?: typeof addFormatsModule }).default ?? addFormatsModule) as unknown as (ajv: Ajv2020) => void;
-  addFormats(ajv);
+  addFormats(instance);
   // The components as one document, so `$ref: '#/components/schemas/X'` resolves inside it.
-  ajv.addSchema({ $id: DOCUMENT_ID, components });
-  loaded = { ajv, components };
-  return loaded;
+  instance.addSchema({ $id: DOCUMENT_ID, components });
+  return instance;
 }
 
 /**
@@ -106,4 +106,69 @@ function nullableAsNull(node: unknown): unknown {
   const schema = Object.fromEntries(Object.entries(rest).map(([key, value]) => [key, nullableAsNull(value)]));
   if (nullable !== true) return schema;
   return { anyOf: [schema, { type: 'null' }] };
+}
+
+/**
+ * The document's unions name their tag (`discriminator: { propertyName: 'type' }`), which JSON Schema
+ * does not read: a value off its member would get every member's complaint. Rewritten so that a
+ * value whose tag is a string is checked against the members of that tag alone — an unknown tag is one
+ * complaint about the tag — while a value without one is checked against any member. A union with a
+ * member whose tag cannot be read off the document is left as it is.
+ */
+function taggedUnionsNarrowed(schemas: Components['schemas']): void {
+  const rewrites: [SchemaNode, Record<string, unknown>][] = [];
+  const visit = (node: unknown): void => {
+    if (typeof node !== 'object' || node === null) return;
+    Object.values(node).forEach(visit);
+    const rewrite = narrowed(node as SchemaNode, schemas);
+    if (rewrite !== undefined) rewrites.push([node as SchemaNode, rewrite]);
+  };
+  visit(schemas);
+  // Applied once all are known: reading a member's tags needs the unions as written.
+  for (const [node, rewrite] of rewrites) {
+    delete node.oneOf;
+    delete node.anyOf;
+    Object.assign(node, rewrite);
+  }
+}
+
+function narrowed(node: SchemaNode, schemas: Components['schemas']): Record<string, unknown> | undefined {
+  const members = node.oneOf ?? node.anyOf;
+  const tag = node.discriminator?.propertyName;
+  if (members === undefined || tag === undefined || node.discriminator?.mapping !== undefined) return undefined;
+  const byValue = new Map<string, SchemaNode[]>();
+  for (const member of members) {
+    const values = tagValues(member, tag, schemas, 0);
+    if (values === undefined) return undefined;
+    for (const value of values) byValue.set(value, [...(byValue.get(value) ?? []), member]);
+  }
+  return {
+    if: { required: [tag], properties: { [tag]: { type: 'string' } } },
+    then: {
+      properties: { [tag]: { enum: [...byValue.keys()] } },
+      allOf: [...byValue].map(([value, tagged]) => ({ if: { properties: { [tag]: { const: value } } }, then: tagged.length === 1 ? tagged[0] : { anyOf: tagged } })),
+    },
+    // anyOf, not the document's oneOf: an untagged message is both an EasyInputMessage and an
+    // InputMessage, which the tag would tell apart.
+    else: { anyOf: members },
+  };
+}
+
+/** The values `tag` can take in `schema` (through references, `allOf` parts and unions), or undefined when the document does not fix them. */
+function tagValues(schema: SchemaNode | undefined, tag: string, schemas: Components['schemas'], depth: number): string[] | undefined {
+  if (schema === undefined || depth > 8) return undefined;
+  if (schema.$ref !== undefined) return tagValues(schemas[schema.$ref.slice('#/components/schemas/'.length)], tag, schemas, depth + 1);
+  const own = schema.properties?.[tag];
+  if (own !== undefined) return fixedValues(own);
+  if (schema.allOf !== undefined) return schema.allOf.map((part) => tagValues(part, tag, schemas, depth + 1)).find((values) => values !== undefined);
+  const members = schema.oneOf ?? schema.anyOf;
+  if (members === undefined) return undefined;
+  const values = members.filter((member) => member.type !== 'null').map((member) => tagValues(member, tag, schemas, depth + 1));
+  return values.every((each) => each !== undefined) ? values.flat() : undefined;
+}
+
+/** The strings a property schema allows: its `const`, its `enum`, or those of its non-null branches. */
+function fixedValues(property: SchemaNode): string[] | undefined {
+  const values = property.const !== undefined ? [property.const] : property.enum ?? property.anyOf?.filter((branch) => branch.type !== 'null').flatMap((branch) => fixedValues(branch) ?? [undefined]);
+  return values !== undefined && values.length > 0 && values.every((value) => typeof value === 'string') ? values : undefined;
 }
