@@ -32,7 +32,8 @@ export interface ResponseEcho {
   max_output_tokens: number | null;
   metadata: Record<string, string>;
   store: boolean;
-  user: string | null;
+  /** Absent when not sent: the API's `user` is a string, never null. */
+  user?: string;
 }
 
 const text = z.string();
@@ -186,7 +187,8 @@ const textOf = (part: Exclude<InputPart, { type: 'input_image' }>) => (part.type
 function echoOf(fields: ResponsesFields): ResponseEcho {
   return {
     instructions: fields.instructions ?? null,
-    tools: fields.tools ?? [],
+    // As the API answers them: `parameters` and `strict` always there, null when not sent.
+    tools: (fields.tools ?? []).map((tool) => ({ ...tool, parameters: tool.parameters ?? null, strict: tool.strict ?? null })),
     tool_choice: fields.tool_choice ?? 'auto',
     parallel_tool_calls: fields.parallel_tool_calls ?? true,
     text: { format: fields.text?.format ?? { type: 'text' } },
@@ -195,6 +197,6 @@ function echoOf(fields: ResponsesFields): ResponseEcho {
     max_output_tokens: fields.max_output_tokens ?? null,
     metadata: fields.metadata ?? {},
     store: false,
-    user: fields.user ?? null,
+    ...(fields.user !== undefined && { user: fields.user }),
   };
 }

@@ -1,9 +1,10 @@
 /**
  * The check of the Responses answers against the OpenAI OpenAPI document (test/conformance): it must
- * name the event and the path of a drift.
+ * name the event and the path of a drift, and see the bytes the server sent.
  */
 import { describe, expect, it } from 'vitest';
-import { exchangeDrifts } from './conformance/responses.js';
+import { exchangeDrifts, takeResponsesDrifts } from './conformance/responses.js';
+import { startHarness } from './helpers.js';
 
 describe('the Responses answers against the OpenAI OpenAPI document', () => {
   it('names the event, the schema and the path of what drifts', () => {
@@ -20,5 +21,18 @@ describe('the Responses answers against the OpenAI OpenAPI document', () => {
     expect(exchangeDrifts(undefined, 502, 'application/json', '{"error":{"message":"x"}}').join('\n')).toContain("the 502 answer (ErrorResponse): /error must have required property 'type'");
     expect(exchangeDrifts('{"model":"m","input":"hi","temperature":5}', 200, 'text/event-stream', '').join('\n')).toContain('the request (CreateResponse): /temperature must be <= 2');
     expect(exchangeDrifts(undefined, 200, 'application/json', 'not json')).toEqual(['the answer: not JSON: not json']);
+  });
+
+  it('checks the bytes the server sent, not what the SDK made of them', async () => {
+    const dropping = await startHarness(undefined, {}, [], {
+      // What the SDK never notices: a whole answer without its `created_at`.
+      beforeListen: (server) => server.app.addHook('onSend', async (request, _reply, payload) => (request.url === '/v1/responses' ? JSON.stringify({ ...JSON.parse(String(payload)), created_at: undefined }) : payload)),
+    });
+    try {
+      await dropping.openai().responses.create({ model: 'gpt-4o-mini', input: 'hi' });
+      expect(await takeResponsesDrifts()).toContain("the answer (Response): (root) must have required property 'created_at' (#/allOf/2/required)");
+    } finally {
+      await dropping.close();
+    }
   });
 });
