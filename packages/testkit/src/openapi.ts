@@ -156,6 +156,7 @@ function narrowed(node: SchemaNode, schemas: Components['schemas']): Record<stri
 
 /** The values `tag` can take in `schema` (through references, `allOf` parts and unions), or undefined when the document does not fix them. */
 function tagValues(schema: SchemaNode | undefined, tag: string, schemas: Components['schemas'], depth: number): string[] | undefined {
+  // A tag sits a few references deep at most; deeper is a reference cycle, which fixes no tag.
   if (schema === undefined || depth > 8) return undefined;
   if (schema.$ref !== undefined) return tagValues(schemas[schema.$ref.slice('#/components/schemas/'.length)], tag, schemas, depth + 1);
   const own = schema.properties?.[tag];
