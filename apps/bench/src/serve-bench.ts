@@ -8,7 +8,11 @@
  * there the upstream, not the gateways' CPU, bounds the throughput. At a fixed 100 ms the 64
  * connections stay in step and reach a gateway in waves of 64; with the spread they fall out of
  * step, as on a real upstream, so the added latency is the gateway's own, not its queue.
- * Linux only (CPU from /proc/<pid>/stat). `SERVE_BENCH_S` sets the seconds per run (default 8).
+ * Then `pgw serve` alone, at 1 and 64 connections: the same governed call through each of its
+ * protocols' routes — Chat Completions, Responses, Anthropic Messages — whole and streamed, so the
+ * CPU a route adds per request beside Chat Completions is the difference of the same process's CPU.
+ * Linux only (CPU from /proc/<pid>/stat). `SERVE_BENCH_S` sets the seconds per run (default 8);
+ * `--quick` runs each for 1 s and prints without writing bench/serve-results.md, to check the bench.
  */
 import type { EventEmitter } from 'node:events';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
@@ -18,22 +22,38 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { llmopsRouting, portkeyRouting, startChildServer, startLlmopsGateway, startPortkeyGateway, type ChildServer } from '@pgw/interop';
-import { machineLine } from './harness.js';
+import { interleave, machineLine, median, ratio } from './harness.js';
+import { STREAM_TOKENS } from './mock-script.js';
 import { ZeroUpstream } from './zero-upstream.js';
 
 const CONNECTIONS = [1, 64, 512];
-const RUN_S = Number(process.env['SERVE_BENCH_S'] ?? 8);
-const WARMUP_S = 2;
+const QUICK = process.argv.includes('--quick');
+const RUN_S = QUICK ? 1 : Number(process.env['SERVE_BENCH_S'] ?? 8);
+const WARMUP_S = QUICK ? 1 : 2;
 const PGW_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url));
 const RESULTS_DIR = new URL('../../../bench/', import.meta.url);
 const [DIRECT, PGW, PORTKEY] = ['direct (no gateway)', 'pgw serve', 'Portkey 1.15.2'];
-const body = (model: string) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }] });
+const body = (model: string, stream = false) => JSON.stringify({ model, messages: [{ role: 'user', content: 'Hello' }], ...(stream && { stream }) });
 /** The levels where the upstream is the bottleneck: its route, its scope and model for pgw serve. */
 const UNSATURATED = [
   { route: 'slow', scope: 'SLOW', model: 'bench-slow', label: '64, 100 ms upstream' },
   { route: 'spread', scope: 'SPREAD', model: 'bench-spread', label: '64, 50–150 ms upstream' },
 ] as const;
 const UNSATURATED_CONNECTIONS = 64;
+/** pgw serve's protocols: the request of each that makes the same governed call (one user message, "Hello"). */
+const ROUTES = [
+  { name: 'chat completions', path: '/v1/chat/completions', body },
+  { name: 'responses', path: '/v1/responses', body: (model: string, stream = false) => JSON.stringify({ model, input: 'Hello', ...(stream && { stream }) }) },
+  { name: 'messages', path: '/v1/messages', body: (model: string, stream = false) => JSON.stringify({ model, max_tokens: 1024, messages: [{ role: 'user', content: 'Hello' }], ...(stream && { stream }) }) },
+] as const;
+/** Whole, the chat JSON; streamed, 200 tokens in one SSE write (the upstream's /burst), each a delta every route encodes. */
+const ANSWERS = [
+  { label: 'whole', model: 'bench-model', stream: false },
+  { label: `streamed, ${STREAM_TOKENS} tokens`, model: 'bench-streamed', stream: true },
+] as const;
+const ROUTE_CONNECTIONS = [1, 64];
+/** The routes take turns (interleave: a warm-up round, then each round in a rotated order), so a drift of the machine falls on all alike. */
+const ROUTE_ROUNDS = QUICK ? 1 : 4;
 /** Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */
 const TICK_MS = 10;
 
@@ -108,7 +128,10 @@ async function startPgwServe(upstream: ZeroUpstream, cwd: string): Promise<Child
             [`${scope}__SOURCE__MAIN__STREAM`, 'false'],
           ]),
         ),
-        PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', ...Object.fromEntries(UNSATURATED.map(({ model, scope }) => [model, scope])) }),
+        // The streamed answers' scope: the upstream streams, so each token is a delta through the route.
+        STREAMED__SOURCE__MAIN__BASE_URL: upstream.baseUrl('burst'),
+        STREAMED__SOURCE__MAIN__MODEL: 'bench-model',
+        PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', 'bench-streamed': 'STREAMED', ...Object.fromEntries(UNSATURATED.map(({ model, scope }) => [model, scope])) }),
         // Every request must reach the upstream, as it does through the relays.
         PGW_CACHE_BACKEND: 'none',
       },
@@ -137,6 +160,10 @@ async function main(): Promise<void> {
       ];
     };
     const targets = targetsOn('chat', 'bench-model');
+    const routeTargets = ANSWERS.map((answer) => ({
+      answer,
+      targets: ROUTES.map((route): Target => ({ name: route.name, url: `${pgw.url}${route.path}`, headers: {}, pid: pgw.pid, body: route.body(answer.model, answer.stream) })),
+    }));
     for (const target of [...targets, ...UNSATURATED.flatMap(({ route, model }) => targetsOn(route, model))]) await load(target, 8, WARMUP_S);
     const loadStart = readFileSync('/proc/loadavg', 'utf8').trim();
     const table = ['| connections | contender | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU µs/request | failures |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
@@ -165,6 +192,33 @@ async function main(): Promise<void> {
       const added = ours.p50Ms - direct.p50Ms;
       verdicts.push(`| c=${label} | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
     }
+    const routeTable = [
+      '| connections | answer | route | requests/s | p50 ms | CPU µs/request | added CPU µs/request | × chat completions | failures |',
+      '| ---: | --- | --- | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ];
+    for (const connections of ROUTE_CONNECTIONS) {
+      for (const { answer, targets: byRoute } of routeTargets) {
+        const rounds = new Map<string, Run[]>(byRoute.map((target) => [target.name, []]));
+        const contenders = byRoute.map((target) => ({
+          name: target.name,
+          round: async ({ warmUp }: { warmUp: boolean }) => {
+            const run = await load(target, connections, RUN_S / ROUTE_ROUNDS);
+            if (!warmUp) rounds.get(target.name)!.push(run);
+            return run.requestsPerS * (RUN_S / ROUTE_ROUNDS);
+          },
+        }));
+        // Only its order is used: its own CPU figures are this process's, autocannon's, not the server's.
+        await interleave(contenders, { rounds: ROUTE_ROUNDS });
+        const medianOf = (runs: readonly Run[], field: (run: Run) => number | undefined) => median(runs.map(field).filter((value) => value !== undefined));
+        const chatCpu = medianOf(rounds.get(ROUTES[0].name)!, (run) => run.cpuUsPerRequest);
+        for (const [name, runs] of rounds) {
+          const cpu = medianOf(runs, (run) => run.cpuUsPerRequest);
+          const beside = name === ROUTES[0].name ? ['', ''] : [fmt(cpu - chatCpu, 0), `${fmt(ratio(cpu, chatCpu))}×`];
+          const failures = runs.reduce((sum, run) => sum + run.failures, 0);
+          routeTable.push(`| ${connections} | ${answer.label} | ${name} | ${fmt(medianOf(runs, (run) => run.requestsPerS), 0)} | ${fmt(medianOf(runs, (run) => run.p50Ms))} | ${fmt(cpu, 0)} | ${beside[0]} | ${beside[1]} | ${failures} |`);
+        }
+      }
+    }
     const loadEnd = readFileSync('/proc/loadavg', 'utf8').trim();
     const report = [
       `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
@@ -177,8 +231,15 @@ async function main(): Promise<void> {
       '',
       ...table,
       '',
+      `### pgw serve's routes beside Chat Completions`,
+      '',
+      `The same governed call through each protocol's route of \`pgw serve\`; whole: the chat JSON, streamed: ${STREAM_TOKENS} tokens in one SSE write (the upstream's \`/burst\`). At each level the routes take turns, ${ROUTE_ROUNDS} rounds of ${RUN_S / ROUTE_ROUNDS} s after a warm-up round, each in a rotated order; the figures are the rounds' medians. CPU is the pgw serve process's; added = route − chat completions, × = route ÷ chat completions, beside the same answer at the same concurrency.`,
+      '',
+      ...routeTable,
+      '',
     ].join('\n');
     console.log(report);
+    if (QUICK) return void console.log('--quick: bench/serve-results.md left as it was');
     await writeFile(new URL('serve-results.md', RESULTS_DIR), report);
     console.log('wrote bench/serve-results.md (pnpm bench puts it into bench/results.md)');
   } finally {

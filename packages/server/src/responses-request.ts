@@ -39,7 +39,8 @@ export interface ResponseEcho {
   metadata: Record<string, string>;
   previous_response_id: string | null;
   store: boolean;
-  user: string | null;
+  /** Absent when not sent: the API's `user` is a string, never null. */
+  user?: string;
 }
 
 const text = z.string();
@@ -207,7 +208,8 @@ const textOf = (part: Exclude<InputPart, { type: 'input_image' }>) => (part.type
 function echoOf(fields: ResponsesFields): ResponseEcho {
   return {
     instructions: fields.instructions ?? null,
-    tools: fields.tools ?? [],
+    // As the API answers them: `parameters` and `strict` always there, null when not sent.
+    tools: (fields.tools ?? []).map((tool) => (tool.type === 'custom' ? tool : { ...tool, parameters: tool.parameters ?? null, strict: tool.strict ?? null })),
     tool_choice: fields.tool_choice ?? 'auto',
     parallel_tool_calls: fields.parallel_tool_calls ?? true,
     text: { format: fields.text?.format ?? { type: 'text' } },
@@ -217,6 +219,6 @@ function echoOf(fields: ResponsesFields): ResponseEcho {
     metadata: fields.metadata ?? {},
     previous_response_id: fields.previous_response_id ?? null,
     store: fields.store ?? true,
-    user: fields.user ?? null,
+    ...(fields.user !== undefined && { user: fields.user }),
   };
 }

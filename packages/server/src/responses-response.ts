@@ -20,7 +20,7 @@ const nowSeconds = () => Math.floor(Date.now() / 1000);
 function usageOf(usage: Usage): Record<string, unknown> {
   return {
     input_tokens: usage.promptTokens,
-    input_tokens_details: { cached_tokens: usage.cachedPromptTokens ?? 0 },
+    input_tokens_details: { cached_tokens: usage.cachedPromptTokens ?? 0, cache_write_tokens: usage.cacheWritePromptTokens ?? 0 },
     output_tokens: usage.completionTokens,
     output_tokens_details: { reasoning_tokens: usage.reasoningTokens ?? 0 },
     total_tokens: usage.promptTokens + usage.completionTokens,
@@ -34,22 +34,23 @@ function completion(finishReason: string | undefined): { status: 'completed' | '
   return { status: 'completed', incomplete_details: null };
 }
 
+const outputText = (text: string) => ({ type: 'output_text', text, annotations: [], logprobs: [] });
 const reasoningItem = (id: string, text: string): Item => ({ type: 'reasoning', id, summary: [{ type: 'summary_text', text }] });
 const messageItem = (id: string, text: string, status = 'completed'): Item => ({
   type: 'message',
   id,
   status,
   role: 'assistant',
-  content: text === '' && status !== 'completed' ? [] : [{ type: 'output_text', text, annotations: [] }],
+  content: text === '' && status !== 'completed' ? [] : [outputText(text)],
 });
 const callItem = (id: string, call: { id: string; type?: 'custom' | undefined; name: string; arguments: string }, status = 'completed'): Item =>
   call.type === 'custom'
     ? { type: 'custom_tool_call', id, call_id: call.id, name: call.name, input: call.arguments, status }
     : { type: 'function_call', id, call_id: call.id, name: call.name, arguments: call.arguments, status };
 
-/** The fields every response object carries, whatever its status. */
+/** The fields every response object carries, whatever its status; `usage` comes with the end (the API has no null usage). */
 function envelope(id: string, createdAt: number, model: string, echo: ResponseEcho): ResponseObject {
-  return { id, object: 'response', created_at: createdAt, model, error: null, incomplete_details: null, reasoning: null, output: [], usage: null, ...echo };
+  return { id, object: 'response', created_at: createdAt, model, error: null, incomplete_details: null, reasoning: null, output: [], ...echo };
 }
 
 /** A whole answer as a `response` object. */
@@ -112,7 +113,7 @@ export class ResponseEventWriter {
     if (delta.content) {
       if (this.#message === undefined) {
         this.#message = this.#open(messageItem(`msg_${this.#key}`, '', 'in_progress'));
-        events += this.#added(this.#message) + this.#event('response.content_part.added', { ...this.#at(this.#message), content_index: 0, part: { type: 'output_text', text: '', annotations: [] } });
+        events += this.#added(this.#message) + this.#event('response.content_part.added', { ...this.#at(this.#message), content_index: 0, part: outputText('') });
       }
       this.#message.text += delta.content;
       events += this.#event('response.output_text.delta', { ...this.#at(this.#message), content_index: 0, delta: delta.content, logprobs: [] });
@@ -147,11 +148,11 @@ export class ResponseEventWriter {
       } else if (item.type === 'message') {
         done = messageItem(item.id, text);
         events += this.#event('response.output_text.done', { ...this.#at(open), content_index: 0, text, logprobs: [] });
-        events += this.#event('response.content_part.done', { ...this.#at(open), content_index: 0, part: { type: 'output_text', text, annotations: [] } });
+        events += this.#event('response.content_part.done', { ...this.#at(open), content_index: 0, part: outputText(text) });
       } else {
         const custom = item.type === 'custom_tool_call';
         done = callItem(item.id, { id: String(item['call_id']), ...(custom && { type: 'custom' as const }), name: String(item['name']), arguments: text });
-        if (!custom) events += this.#event('response.function_call_arguments.done', { ...this.#at(open), arguments: text });
+        if (!custom) events += this.#event('response.function_call_arguments.done', { ...this.#at(open), name: item['name'], arguments: text });
       }
       output.push(done);
       events += this.#event('response.output_item.done', { output_index: open.index, item: done });
@@ -162,9 +163,13 @@ export class ResponseEventWriter {
     return events + this.#event(ended.status === 'completed' ? 'response.completed' : 'response.incomplete', { response });
   }
 
-  /** `response.failed`: the stream's end after a failure, with the error in the API's shape. */
-  fail(error: { code: string | null; message: string }): string {
-    const response = { ...envelope(this.#id, this.#createdAt, this.#model, this.#echo), status: 'failed', error: { code: error.code ?? 'server_error', message: error.message } };
+  /**
+   * `response.failed`: the stream's end after a failure, with the error in the API's shape, whose
+   * codes are its own: of those, a governed call's failure is a rate limit or the server's.
+   */
+  fail(failure: { status: number; message: string }): string {
+    const code = failure.status === 429 ? 'rate_limit_exceeded' : 'server_error';
+    const response = { ...envelope(this.#id, this.#createdAt, this.#model, this.#echo), status: 'failed', error: { code, message: failure.message } };
     return this.#event('response.failed', { response });
   }
 

@@ -5,6 +5,7 @@
 import { createOpenAI } from '@ai-sdk/openai';
 import { generateText, jsonSchema, stepCountIs, streamText, tool } from 'ai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
+import { responsesCheckingFetch } from './conformance/responses.js';
 import { startHarness, type Harness } from './helpers.js';
 
 describe('@ai-sdk/openai (Responses) against pgw serve', () => {
@@ -14,7 +15,7 @@ describe('@ai-sdk/openai (Responses) against pgw serve', () => {
     h = await startHarness({ sources: { main: { content: 'hello from the mock' } } }, {}, [], { log: (line) => void routes.push(String(JSON.parse(line).route)) });
   });
   afterAll(() => h.close());
-  const model = () => createOpenAI({ baseURL: `${h.url}/v1`, apiKey: 'unused' })('gpt-4o-mini');
+  const model = () => createOpenAI({ baseURL: `${h.url}/v1`, apiKey: 'unused', fetch: responsesCheckingFetch({ requests: 'sdk-built' }) })('gpt-4o-mini');
 
   it('generateText over /v1/responses', async () => {
     const before = h.mock.counters('main').chat;

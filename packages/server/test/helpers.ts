@@ -2,6 +2,7 @@ import { startMockUpstream, type MockScript, type MockUpstream } from '@pgw/mock
 import OpenAI from 'openai';
 import type { GatewaySubscriber } from '@pgw/client';
 import { GatewayServer, type ListenOptions } from '../src/index.js';
+import { responsesCheckingFetch } from './conformance/responses.js';
 
 export interface Harness {
   mock: MockUpstream;
@@ -46,7 +47,7 @@ export async function startHarness(
     mock,
     server,
     url,
-    openai: (apiKey = 'unused') => new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0 }),
+    openai: (apiKey = 'unused') => new OpenAI({ baseURL: `${url}/v1`, apiKey, maxRetries: 0, fetch: responsesCheckingFetch({ requests: 'checked' }) }),
     async close() {
       await server.drain(0);
       await mock.close();

@@ -11,7 +11,7 @@ import { ChatStreamAssembler } from '../src/chat-stream.js';
 import { parseEmbeddings } from '../src/embed-answer.js';
 import { chatBody, embedBody } from '../src/request-body.js';
 import { StrictResponseFormat } from '../src/strict-schema.js';
-import { specIssues } from './conformance/openapi.js';
+import { specIssues } from '@pgw/testkit/internal';
 import { takeRecorded } from './conformance/recorder.js';
 import { chunkJson, completionJson, embeddingsJson } from './spec-fixtures.js';
 

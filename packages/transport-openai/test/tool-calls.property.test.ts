@@ -2,10 +2,10 @@
  * Any spec-valid `tool_calls` — function and custom calls in any mix, with or without text — comes
  * back call for call as what it is (the issue's report: such answers used to fail on a custom call).
  */
+import { specIssues } from '@pgw/testkit/internal';
 import fc from 'fast-check';
 import { describe, expect, it } from 'vitest';
 import { parseChatCompletion } from '../src/chat-answer.js';
-import { specIssues } from './conformance/openapi.js';
 import { completionJson } from './spec-fixtures.js';
 
 const origin = { failure: { sourceName: 'good', secrets: [], route: 'chat/completions', warn: () => {} }, status: 200, headers: {} };

@@ -2,7 +2,14 @@
  * What the provider's own tests send and parse, recorded by the conformance hooks (setup.ts) and
  * checked against the OpenAPI document after each test.
  */
-import type { SpecSchema } from './openapi.js';
+
+/** The component schemas of the vendored OpenAI document (spec/openapi.yaml) a provider's requests and answers are checked against. */
+export type SpecSchema =
+  | 'CreateChatCompletionRequest'
+  | 'CreateChatCompletionResponse'
+  | 'CreateChatCompletionStreamResponse'
+  | 'CreateEmbeddingRequest'
+  | 'CreateEmbeddingResponse';
 
 export interface Recorded {
   schema: SpecSchema;

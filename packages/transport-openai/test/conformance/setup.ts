@@ -5,8 +5,8 @@
  * test that exercised it.
  */
 import { afterEach, expect, vi } from 'vitest';
-import { specIssues, type SpecSchema } from './openapi.js';
-import { record, takeRecorded } from './recorder.js';
+import { specIssues } from '@pgw/testkit/internal';
+import { record, takeRecorded, type SpecSchema } from './recorder.js';
 
 vi.mock('../../src/request-body.js', async (importOriginal) => {
   const original = await importOriginal<typeof import('../../src/request-body.js')>();

@@ -1,0 +1,3 @@
+// `@pgw/testkit/internal`: what the tests of this repository's packages share and its users need not
+// see. Its promise: it moves with testkit's exact version; applications and adapters never import it.
+export { provideOpenapiComponents, specIssues } from './openapi.js';
