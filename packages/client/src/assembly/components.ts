@@ -13,6 +13,7 @@ import type { ClientSeams } from '../client-parts.js';
 import type { Dispatcher } from './providers.js';
 import { loadOptional } from './optional-package.js';
 import { closeWith, type OwnedResources } from './owned-resources.js';
+import { connectRedis } from './redis-connection.js';
 
 /** Components and seams a client accepts instead of building its own. Injected parts are never closed by the client. */
 export interface AssemblyOverrides extends ClientSeams {
@@ -129,33 +130,6 @@ async function redisComponents(settings: GatewaySettings, neededFor: string, own
     cache: () => closeWith(owned, new pkg.RedisCache({ redis, namespace: settings.cache.namespace })),
   };
 }
-
-/**
- * The Redis package and a connection of the mode `backends` names, closed with `owned`. The settings
- * schema requires REDIS_URL whenever a backend is redis (a list only in cluster or sentinel mode) and
- * the master's name exactly in sentinel mode.
- */
-export async function connectRedis(
-  backends: RedisBackend,
-  neededFor: string,
-  owned: OwnedResources,
-): Promise<{ pkg: RedisPackage; redis: ConstructorParameters<RedisPackage['RedisCache']>[0]['redis'] }> {
-  const pkg = await loadOptional('@pgw/backend-redis', neededFor, () => import('@pgw/backend-redis'));
-  const { redisUrl, redisMode, redisSentinelMaster } = backends;
-  const redis =
-    redisMode === 'cluster'
-      ? pkg.createRedisCluster(redisUrl!.split(','))
-      : redisMode === 'sentinel'
-        ? pkg.createRedisSentinel(redisUrl!.split(','), { masterName: redisSentinelMaster! })
-        : pkg.createRedisConnection(redisUrl!);
-  owned.add(async () => {
-    await redis.quit().catch(() => redis.disconnect());
-  });
-  return { pkg, redis };
-}
-
-type RedisPackage = typeof import('@pgw/backend-redis');
-export type RedisBackend = Pick<GatewaySettings['backends'], 'redisUrl' | 'redisMode' | 'redisSentinelMaster'>;
 
 /** The telemetry store. Both stores fail open from the start: a store that is down warns and counts dropped rows. */
 async function createRecorder(

@@ -11,7 +11,7 @@ import { redisIssues } from '../settings/cross-field-rules.js';
 import { ASSEMBLY_KEYS } from '../settings/env-keys.js';
 import { EnvReader, mergedEnv, type EnvRecord } from '../settings/load-env.js';
 import { backendsFields } from '../settings/schema.js';
-import { connectRedis } from './components.js';
+import { connectRedis } from './redis-connection.js';
 import { OwnedResources } from './owned-resources.js';
 
 export interface RecordStoreOptions {
