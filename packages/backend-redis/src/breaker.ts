@@ -5,13 +5,9 @@ import { assertBreakerPolicy, optionalPositiveMs } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { breakerKeys, scopePrefix, type BreakerKeys } from './keys.js';
-import { ACQUIRE_LUA, RECORD_LUA, RELEASE_PROBE_LUA, SNAPSHOT_LUA } from './lua/breaker.js';
-import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
-
-const ACQUIRE = luaScript('breaker_acquire', ACQUIRE_LUA, 2);
-const RECORD = luaScript('breaker_record', RECORD_LUA, 2);
-const RELEASE_PROBE = luaScript('breaker_release_probe', RELEASE_PROBE_LUA, 1);
-const SNAPSHOT = luaScript('breaker_snapshot', SNAPSHOT_LUA, 2);
+import { ACQUIRE, ACQUIRE_REPLIES, BREAKER_POLICY, RECORD, RELEASE_PROBE, SNAPSHOT } from './lua/breaker.js';
+import type { Reply } from './protocol.js';
+import { clockArg } from './scripts.js';
 
 /**
  * A breaker nobody touches forgets itself (closed, epoch 0) this long after its longest period
@@ -58,55 +54,52 @@ export class RedisBreaker implements Breaker {
     const keys = this.keysOf(source);
     const token = randomUUID();
     return failClosed(this.#scope, 'breaker tryAcquire', async () => {
-      const reply = await this.#run(ACQUIRE, [keys.state, keys.samples], [token, this.#policy.probeTtlMs, this.#keyTtlMs]);
-      return parseAcquireReply(reply, source, token);
+      const [probeTtlMs, breakerKeyTtlMs] = this.probeArgs;
+      const reply = await ACQUIRE.run(this.#redis, { keys, args: { now: clockArg(this.#now), probeToken: token, probeTtlMs, breakerKeyTtlMs } }, this.#timeoutMs);
+      return ticketOf(reply, source, token);
     });
   }
 
   async record(ticket: BreakerTicket, verdict: BreakerVerdict): Promise<BreakerTransition | undefined> {
     const keys = this.keysOf(ticket.source);
-    const reply = await failClosed(this.#scope, 'breaker record', () =>
-      this.#run(RECORD, [keys.state, keys.samples], [ticket.epoch, probeTokenOf(ticket), verdict, ...this.policyArgs()]),
-    );
-    return transitionOf(Array.isArray(reply) ? reply[1] : undefined);
+    const args = { now: clockArg(this.#now), ticketEpoch: ticket.epoch, probeToken: probeTokenOf(ticket), outcome: verdict, ...this.policyArgs() };
+    const reply = await failClosed(this.#scope, 'breaker record', () => RECORD.run(this.#redis, { keys, args }, this.#timeoutMs));
+    return transitionOf(reply.transition);
   }
 
   async releaseProbe(ticket: BreakerTicket): Promise<void> {
     const keys = this.keysOf(ticket.source);
     if (!ticket.probe) return;
     await failClosed(this.#scope, 'breaker releaseProbe', () =>
-      runScript(this.#redis, RELEASE_PROBE, [keys.state], [ticket.epoch, probeTokenOf(ticket)], this.#timeoutMs),
+      RELEASE_PROBE.run(this.#redis, { keys, args: { ticketEpoch: ticket.epoch, probeToken: probeTokenOf(ticket) } }, this.#timeoutMs),
     );
   }
 
   async snapshot(source: string): Promise<BreakerSnapshot> {
     const keys = this.keysOf(source);
     return failClosed(this.#scope, 'breaker snapshot', async () => {
-      const reply = await this.#run(SNAPSHOT, [keys.state, keys.samples], [this.#policy.windowMs]);
-      const state = Array.isArray(reply) ? reply[0] : undefined;
-      if (state !== 'closed' && state !== 'open' && state !== 'half_open') {
-        throw new Error(`unexpected breaker snapshot ${JSON.stringify(reply)}`);
-      }
-      const [epoch, openUntil, consecutiveFailures, reopenCount, windowSuccesses, windowFailures, probeHeld] =
-        numbers((reply as unknown[]).slice(1), 7);
-      return {
-        source,
-        state,
-        epoch,
-        openUntil,
-        consecutiveFailures,
-        reopenCount,
-        windowSuccesses,
-        windowFailures,
-        probeHeld: probeHeld === 1,
-      };
+      const { kind: _, state, probeHeld, ...counts } = await SNAPSHOT.run(
+        this.#redis,
+        { keys, args: { now: clockArg(this.#now), breakerWindowMs: this.#policy.windowMs } },
+        this.#timeoutMs,
+      );
+      if (state !== 'closed' && state !== 'open' && state !== 'half_open') throw new Error(`unexpected breaker state ${JSON.stringify(state)}`);
+      return { source, state, ...counts, probeHeld: probeHeld === 1 };
     });
   }
 
-  /** The breaker policy as the record scripts read it (7 values). */
-  policyArgs(): number[] {
+  /** The breaker policy as the record scripts read it (BREAKER_POLICY of lua/breaker.ts). */
+  policyArgs(): Readonly<Record<(typeof BREAKER_POLICY)[number], number>> {
     const p = this.#policy;
-    return [p.failureThreshold, p.failureRate, p.windowMs, p.minSamples, p.cooldownMs, p.maxCooldownMs, this.#keyTtlMs];
+    return {
+      failureThreshold: p.failureThreshold,
+      failureRate: p.failureRate,
+      breakerWindowMs: p.windowMs,
+      minSamples: p.minSamples,
+      cooldownMs: p.cooldownMs,
+      maxCooldownMs: p.maxCooldownMs,
+      breakerKeyTtlMs: this.#keyTtlMs,
+    };
   }
 
   /** The probe lease and key TTL the admission scripts need. */
@@ -119,22 +112,18 @@ export class RedisBreaker implements Breaker {
     if (!this.#sources.has(source)) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
     return breakerKeys(this.#prefix, source);
   }
-
-  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return runScript(this.#redis, script, keys, [clockArg(this.#now), ...args], this.#timeoutMs);
-  }
 }
 
-/** A tryAcquire reply (or the breaker part of a governor's admission) as a ticket or a refusal. */
-export function parseAcquireReply(reply: unknown, source: string, token: string): BreakerTicket | BreakerRefusal {
-  if (Array.isArray(reply) && reply[0] === 0 && (reply[1] === 'open' || reply[1] === 'half_open')) {
-    return { ok: false, source, state: reply[1], retryAfterMs: Number(reply[2]) };
+/** A breaker admission's reply (tryAcquire's, or the breaker part of a governor's admission) as a ticket or a refusal. */
+export function ticketOf(reply: Reply<typeof ACQUIRE_REPLIES>, source: string, token: string): BreakerTicket | BreakerRefusal {
+  if (reply.kind === 'refused') {
+    if (reply.state !== 'open' && reply.state !== 'half_open') throw new Error(`unexpected breaker refusal ${JSON.stringify(reply)}`);
+    return { ok: false, source, state: reply.state, retryAfterMs: reply.retryAfterMs };
   }
-  const [, epoch, probe] = numbers(reply, 3);
-  if (probe !== 1) return { ok: true, source, epoch, probe: false };
-  const ticket = { ok: true, source, epoch, probe: true, probeToken: token } as const;
+  if (reply.kind === 'closed') return { ok: true, source, epoch: reply.epoch, probe: false };
+  const ticket = { ok: true, source, epoch: reply.epoch, probe: true, probeToken: token } as const;
   // The open period's first probe lease is the breaker's open→half_open.
-  return (reply as unknown[])[3] === 1 ? { ...ticket, transition: BREAKER_TRANSITIONS.cooldown_elapsed } : ticket;
+  return reply.first === 1 ? { ...ticket, transition: BREAKER_TRANSITIONS.cooldown_elapsed } : ticket;
 }
 
 /** The transition a record script reports by its reason ('' or absent: none). */

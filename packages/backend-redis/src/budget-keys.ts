@@ -2,7 +2,6 @@ import { type BudgetCharge, type BudgetPeriod, type BudgetPolicy, type BudgetRef
 import { budgetTenantOf, budgetUsdOf, fromNanoUsd, toNanoUsd } from '@pgw/core/internal';
 import { budgetKey, scopePrefix } from './keys.js';
 import { CONCURRENCY_POLL_MS } from './limiter.js';
-import { numbers } from './scripts.js';
 
 /** One attempt's charge as the governor's scripts take it; `periodStart` is the account it reserved in. */
 export interface BudgetPart {
@@ -10,10 +9,18 @@ export interface BudgetPart {
   readonly tenant: string | undefined;
   readonly period: BudgetPeriod;
   readonly budgetNano: number;
-  /** ADMIT's budget ARGV: period, reservation, budget (nano-dollars). */
-  readonly admitArgs: readonly (string | number)[];
+  readonly reservationNano: number;
   readonly periodStart?: string;
 }
+
+/** A budget account's books as the scripts answer them, in nano-dollars. */
+interface BudgetBooks {
+  readonly spent: number;
+  readonly reserved: number;
+  readonly resetAt: number;
+}
+
+const NO_SETTLEMENT = Object.freeze({ budgetPeriodStart: '', costNano: 0 });
 
 /** A scope's spend budget on Redis: the keys an attempt charges, and the scripts' replies read back. */
 export class BudgetKeys {
@@ -34,17 +41,16 @@ export class BudgetKeys {
     const tenant = budgetTenantOf(this.policy, charge.tenantId);
     const budgetNano = toNanoUsd(budgetUsdOf(this.policy, tenant));
     const { period } = this.policy;
-    return { key: this.keyOf(tenant), tenant, period, budgetNano, admitArgs: [period, toNanoUsd(charge.reserveUsd), budgetNano] };
+    return { key: this.keyOf(tenant), tenant, period, budgetNano, reservationNano: toNanoUsd(charge.reserveUsd) };
   }
 
-  /** `{4, exceeded, spent, reserved, resetAt}` from ADMIT. */
-  refusal(reply: unknown, part: BudgetPart): BudgetRefusal {
-    const [, exceeded, spent, reserved, resetAt] = numbers(reply, 5);
-    return { exceeded: exceeded === 1, status: this.status(part.tenant, [spent, reserved, resetAt]), retryAfterMs: exceeded === 1 ? 0 : CONCURRENCY_POLL_MS };
+  /** ADMIT's budgetRefused reply (nano-dollars) as the refusal it is. */
+  refusal({ exceeded, spent, reserved, resetAt }: BudgetBooks & { readonly exceeded: number }, part: BudgetPart): BudgetRefusal {
+    return { exceeded: exceeded === 1, status: this.status(part.tenant, { spent, reserved, resetAt }), retryAfterMs: exceeded === 1 ? 0 : CONCURRENCY_POLL_MS };
   }
 
-  /** `[spent, reserved, resetAt]` in nano-dollars (resetAt -1: never). */
-  status(tenant: string | undefined, [spent, reserved, resetAt]: readonly [number, number, number]): BudgetStatus {
+  /** The books in nano-dollars (resetAt -1: never). */
+  status(tenant: string | undefined, { spent, reserved, resetAt }: BudgetBooks): BudgetStatus {
     return {
       scope: this.scope,
       ...(tenant !== undefined && { tenantId: tenant }),
@@ -55,8 +61,9 @@ export class BudgetKeys {
     };
   }
 
-  /** FINISH's budget ARGV: the account's period start and the cost (a negative or non-finite cost counts 0). */
-  static settleArgs(part: BudgetPart, spentUsd: number): (string | number)[] {
-    return [part.periodStart ?? '', Number.isFinite(spentUsd) && spentUsd > 0 ? toNanoUsd(spentUsd) : 0];
+  /** FINISH's budget fields: the account's period start and the cost (a negative or non-finite cost counts 0). */
+  static settlement(part: BudgetPart | undefined, spentUsd: number): { readonly budgetPeriodStart: string; readonly costNano: number } {
+    if (part === undefined) return NO_SETTLEMENT;
+    return { budgetPeriodStart: part.periodStart ?? '', costNano: Number.isFinite(spentUsd) && spentUsd > 0 ? toNanoUsd(spentUsd) : 0 };
   }
 }

@@ -172,3 +172,10 @@ export function createRedisCluster(seeds: readonly string[], options: RedisConne
   cluster.on('error', options.onError ?? ignoreError);
   return cluster;
 }
+
+/** A new connection with the same options (a subscriber takes no other command, so it needs its own). */
+export function duplicateConnection(redis: RedisClient): RedisClient {
+  // Both client kinds copy themselves when given no overrides; only their override parameters differ.
+  const copyable: { duplicate(): RedisClient } = redis;
+  return copyable.duplicate();
+}

@@ -2,23 +2,19 @@ import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
 import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats } from '@pgw/core';
 import { assertBudgetPolicy, assertNonNegativeInteger, budgetPeriodAt, budgetTenantOf, optionalPositiveMs, TicketLease } from '@pgw/core/internal';
-import { Cluster } from 'ioredis';
-import { DEFAULT_TIMEOUT_MS } from './connection.js';
+import { DEFAULT_TIMEOUT_MS, duplicateConnection } from './connection.js';
 import { failClosed } from './fail-closed.js';
-import { parseAcquireReply, probeTokenOf, RedisBreaker, transitionOf, type RedisBreakerOptions } from './breaker.js';
-import { LIMIT_WINDOW_MS, parseDenial, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
+import { probeTokenOf, RedisBreaker, ticketOf, transitionOf, type RedisBreakerOptions } from './breaker.js';
+import { denialOf, LIMIT_WINDOW_MS, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
 import { BudgetKeys, type BudgetPart } from './budget-keys.js';
+import { Coalescer } from './coalesce.js';
 import { Holdings } from './holdings.js';
-import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
-import { BUDGET_STATUS_LUA } from './lua/budget.js';
-import { ADMIT_LUA, FINISH_LUA, LEAVE_LINE_LUA } from './lua/governor.js';
+import { limiterKeys, lineKeys, scopePrefix, storeEpochKey, type BreakerKeys } from './keys.js';
+import { BUDGET_STATUS } from './lua/budget.js';
+import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
+import type { ItemOf, ReplyOf } from './protocol.js';
 import { WriteBackReplay } from './replay.js';
-import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
-
-const ADMIT = luaScript('governor_admit', ADMIT_LUA, 14);
-const FINISH = luaScript('governor_finish', FINISH_LUA, 13);
-const BUDGET_STATUS = luaScript('governor_budget_status', BUDGET_STATUS_LUA, 1);
-const LEAVE_LINE = luaScript('governor_leave_line', LEAVE_LINE_LUA, 2);
+import { clockArg } from './scripts.js';
 
 /**
  * A turn in line lapses unless its holder tries again within this (a waiter tries at least every
@@ -36,6 +32,13 @@ export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisBreakerOption
 type Refused = Exclude<GovernorRefusal, { refusal: object }>;
 /** The breaker's answer, and the period the budget reserved in (when charged). */
 type Acquired = { readonly ticket: BreakerTicket | BreakerRefusal; readonly periodStart: string };
+
+type AdmitItem = ItemOf<typeof ADMIT>;
+type AdmitReply = ReplyOf<typeof ADMIT>;
+type FinishItem = ItemOf<typeof FINISH>;
+type FinishReply = ReplyOf<typeof FINISH>;
+/** An attempt's own keys in both scripts: its source's breaker and books, the budget it charges. */
+type AttemptKeys = FinishItem['keys'];
 
 /** A lease's end: the breaker's verdict, the permit's settle-and-release, the budget's settlement. */
 type LeaseEnd = (verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd: number) => Promise<BreakerTransition | undefined>;
@@ -60,8 +63,9 @@ const UNANSWERED: BreakerTicket = Object.freeze({ ok: true, source: '', epoch: -
 /**
  * A scope's breakers and six gates on one Redis behind the `Governor` port: one script before an
  * attempt (breaker admission + six gates), one after (breaker verdict + settle + release), each
- * answering the breaker transition it made. `limiter` and `breaker` are the same books seen whole
- * (stats, snapshots, tests).
+ * answering the breaker transition it made. The admissions and the ends this process issues within
+ * one event-loop turn share one script call each way (coalesce.ts). `limiter` and `breaker` are the
+ * same books seen whole (stats, snapshots, tests).
  */
 export class RedisGovernor implements Governor {
   readonly limiter: RedisLimiter;
@@ -75,6 +79,8 @@ export class RedisGovernor implements Governor {
   readonly #budget: BudgetKeys | undefined;
   readonly #holdings: Holdings;
   readonly #scopeWindowed: boolean;
+  readonly #admissions: Coalescer<AdmitItem, AdmitReply>;
+  readonly #ends: Coalescer<FinishItem, FinishReply>;
   #subscriber: RedisClient | undefined;
 
   constructor(options: RedisGovernorOptions) {
@@ -106,24 +112,60 @@ export class RedisGovernor implements Governor {
       now: options.now,
       timeoutMs: this.#timeoutMs,
     });
+    // What every call of the two scripts sends besides its items: the scope's books, line and policies.
+    const globalLimits = { globalRpm: global.rpm, globalTpm: global.tpm, globalMaxConcurrency: global.maxConcurrency };
+    const { line, alive, wake: wakeChannel } = this.#line;
+    const admitKeys = { ...scopeKeys, line, alive, storeEpoch: this.#holdings.epochKey };
+    const admitArgs = { probeTtlMs, breakerKeyTtlMs, ...globalLimits, ...this.limiter.entryPolicy, turnTtlMs: TURN_TTL_MS, wakeChannel };
+    this.#admissions = new Coalescer((items) =>
+      ADMIT.runItems(this.#redis, { keys: admitKeys, args: { ...admitArgs, now: this.#clock(), knownStoreEpoch: this.#holdings.knownEpoch } }, items, this.#timeoutMs),
+    );
+    const finishArgs = { ...this.breaker.policyArgs(), ...globalLimits, windowMs: LIMIT_WINDOW_MS, wakeChannel };
+    const finishKeys = { ...scopeKeys, line };
+    this.#ends = new Coalescer((items) => FINISH.runItems(this.#redis, { keys: finishKeys, args: { ...finishArgs, now: this.#clock() } }, items, this.#timeoutMs));
   }
 
   async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<Lease | GovernorRefusal> {
     const breaker = this.breaker.keysOf(source);
     const plan = this.limiter.planEntry(source, estTokens);
     const token = randomUUID();
-    const { line, alive, wake } = this.#line;
     const budget = charge && this.#budget?.charged(charge);
-    const keys = [breaker.state, breaker.samples, ...plan.keys, line, alive, budget?.key ?? line];
-    const args = [plan.id, token, ...this.breaker.probeArgs, estTokens, ...plan.limits, ...plan.enterArgs, turn ?? '', TURN_TTL_MS, wake];
+    const keys = attemptKeys(breaker, plan, budget?.key ?? this.#line.line);
+    const { rpm, tpm, maxConcurrency } = plan.limits;
+    const item: AdmitItem = {
+      keys,
+      args: {
+        permitId: plan.id,
+        probeToken: token,
+        estTokens,
+        rpm,
+        tpm,
+        maxConcurrency,
+        turn: turn ?? '',
+        budgetPeriod: budget?.period ?? '',
+        reservation: budget?.reservationNano ?? 0,
+        budgetNano: budget?.budgetNano ?? 0,
+      },
+    };
     const verdict = await failClosed(this.#scope, 'admit', async (): Promise<Refused | Acquired> => {
-      const reply = await this.#admitIntoKnownBooks(keys, [...args, ...(budget?.admitArgs ?? ['', 0, 0])]);
-      if (Array.isArray(reply) && reply[0] === 3) return QUEUED;
-      if (Array.isArray(reply) && reply[0] === 4) return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
-      if (Array.isArray(reply) && reply[0] === 2) return parseDenial(reply);
-      const ticket = parseAcquireReply(reply, source, token);
-      if (ticket.ok) this.#hold(plan, estTokens, breaker.state, ticket, Number((reply as unknown[])[4]));
-      return { ticket, periodStart: Array.isArray(reply) ? String(reply[5] ?? '') : '' };
+      const reply = await this.#admitIntoKnownBooks(item);
+      switch (reply.kind) {
+        case 'queued':
+          return QUEUED;
+        case 'budgetRefused':
+          return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
+        case 'gateRefused':
+          return denialOf(reply);
+        case 'breakerRefused':
+          return { ticket: ticketOf({ ...reply, kind: 'refused' }, source, token), periodStart: '' };
+        case 'storeForgotten':
+          throw new Error('the store forgot the books again right after they were re-booked');
+        case 'admitted': {
+          const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
+          if (ticket.ok) this.#hold(plan, estTokens, breaker.breakerState, ticket, reply.now);
+          return { ticket, periodStart: reply.periodStart };
+        }
+      }
     }).catch((error: unknown) => {
       // A frozen server may still run the admission it never answered: settling it 0 and releasing
       // it (the budget's reservation too, in the period this worker's clock says), queued behind it
@@ -168,28 +210,27 @@ export class RedisGovernor implements Governor {
   }
 
   /**
-   * Admits only into books that hold what this worker holds. The script refuses ({5}) while the store
-   * lacks the epoch this worker knows; the worker then re-books, and tries once more.
+   * Admits only into books that hold what this worker holds. The script refuses (storeForgotten)
+   * while the store lacks the epoch this worker knows; the worker then re-books, and tries once more.
    */
-  async #admitIntoKnownBooks(keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
+  async #admitIntoKnownBooks(item: AdmitItem): Promise<AdmitReply> {
     for (let tries = 1; ; tries++) {
       const rebooking = this.#holdings.rebooking;
       if (rebooking !== undefined) await rebooking;
-      const reply = await this.#run(ADMIT, [...keys, this.#holdings.epochKey], [...args, this.#holdings.knownEpoch]);
-      if (!Array.isArray(reply) || reply[0] !== 5) return reply;
-      if (tries === 2) throw new Error('the store forgot the books again right after they were re-booked');
+      const reply = await this.#admissions.add(item);
+      if (reply.kind !== 'storeForgotten' || tries === 2) return reply;
       await this.#holdings.rebook();
     }
   }
 
   #hold(plan: EntryPlan, estTokens: number, breakerKey: string, ticket: BreakerTicket, at: number): void {
-    const [rpm, tpm] = plan.limits;
+    const { rpm, tpm } = plan.limits;
     this.#holdings.admitted({
       id: plan.id,
       limiterKeys: plan.keys,
       breakerKey,
       at,
-      windowed: this.#scopeWindowed || rpm! > 0 || tpm! > 0,
+      windowed: this.#scopeWindowed || rpm > 0 || tpm > 0,
       ...(ticket.probe && { probe: { token: probeTokenOf(ticket), epoch: ticket.epoch } }),
       charged: String(estTokens),
       leased: true,
@@ -200,13 +241,22 @@ export class RedisGovernor implements Governor {
    * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
    * one script, which answers the verdict's breaker transition.
    */
-  #finisher(keys: readonly string[], ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
+  #finisher(keys: AttemptKeys, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
+    const { rpm, tpm, maxConcurrency } = plan.limits;
     return async (verdict, actualTokens, spentUsd) => {
-      const args = [ticket.epoch, probeTokenOf(ticket), verdict ?? '', ...this.breaker.policyArgs(), ...plan.settleArgs(actualTokens), this.#line.wake];
-      const settleArgs = budget ? BudgetKeys.settleArgs(budget, spentUsd) : ['', 0];
-      const reply = await failClosed(this.#scope, 'finish', () => this.#run(FINISH, keys, [...args, ...settleArgs]));
-      numbers(reply, 4);
-      return transitionOf((reply as unknown[])[4]);
+      const args = {
+        ticketEpoch: ticket.epoch,
+        probeToken: probeTokenOf(ticket),
+        verdict: verdict ?? '',
+        permitId: plan.id,
+        actualTokens,
+        rpm,
+        tpm,
+        maxConcurrency,
+        ...BudgetKeys.settlement(budget, spentUsd),
+      };
+      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys, args }));
+      return transitionOf(reply.transition);
     };
   }
 
@@ -215,17 +265,18 @@ export class RedisGovernor implements Governor {
     const budget = this.#budget;
     if (budget === undefined) return undefined;
     const tenant = budgetTenantOf(budget.policy, tenantId);
-    const reply = await failClosed(this.#scope, 'budgetStatus', () =>
-      this.#run(BUDGET_STATUS, [budget.keyOf(tenant)], [budget.policy.period]),
+    const books = await failClosed(this.#scope, 'budgetStatus', () =>
+      BUDGET_STATUS.run(this.#redis, { keys: { budget: budget.keyOf(tenant) }, args: { now: this.#clock(), budgetPeriod: budget.policy.period } }, this.#timeoutMs),
     );
-    return budget.status(tenant, numbers(reply, 3));
+    return budget.status(tenant, books);
   }
 
   async leaveLine(turn: string): Promise<void> {
     const { line, alive, wake } = this.#line;
     // Kept and replayed like settle and release, so a turn left during an outage or a failover is
     // gone from the line as soon as Redis answers again, not when it lapses.
-    const leave = () => failClosed(this.#scope, 'leaveLine', () => this.#run(LEAVE_LINE, [line, alive], [turn, wake], false));
+    const leave = () =>
+      failClosed(this.#scope, 'leaveLine', () => LEAVE_LINE.run(this.#redis, { keys: { line, alive }, args: { turn, wakeChannel: wake } }, this.#timeoutMs));
     await WriteBackReplay.of(this.#redis).attempt(`${line}:${turn}`, leave);
   }
 
@@ -247,7 +298,7 @@ export class RedisGovernor implements Governor {
 
   #subscribe(): RedisClient {
     // Same options, own connection (a subscribed connection takes no other command).
-    const subscriber: RedisClient = this.#redis instanceof Cluster ? this.#redis.duplicate() : this.#redis.duplicate();
+    const subscriber = duplicateConnection(this.#redis);
     const channel = this.#line.wake;
     const subscribe = (): void => void subscriber.subscribe(channel).catch(() => undefined);
     subscriber.on('error', () => undefined);
@@ -259,7 +310,13 @@ export class RedisGovernor implements Governor {
     return subscriber;
   }
 
-  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[], clocked = true): Promise<unknown> {
-    return runScript(this.#redis, script, keys, clocked ? [clockArg(this.#now), ...args] : args, this.#timeoutMs);
+  #clock(): string {
+    return clockArg(this.#now);
   }
+}
+
+/** An attempt's own keys (its source's breaker and books, the budget it charges), the same in both scripts. */
+function attemptKeys(breaker: BreakerKeys, plan: EntryPlan, budget: string): AttemptKeys {
+  const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = plan.keys;
+  return { ...breaker, sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget };
 }

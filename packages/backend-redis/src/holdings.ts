@@ -3,6 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@pgw/core';
 import { REBOOK_LUA } from './lua/holdings.js';
 import { clockArg, luaScript, runScript } from './scripts.js';
+import type { LimiterKeys } from './keys.js';
 
 const REBOOK = luaScript('holdings_rebook', REBOOK_LUA, null);
 
@@ -22,7 +23,7 @@ export const MAX_HELD = 100_000;
 export interface HeldAdmission {
   readonly id: string;
   /** The source's window, tokens, token sum and leases (then the scope's four: the limiter's order). */
-  readonly limiterKeys: readonly string[];
+  readonly limiterKeys: LimiterKeys;
   readonly breakerKey: string;
   /** Server time of the admission (its window entry's score; its lease ran from it). */
   readonly at: number;
@@ -163,7 +164,8 @@ export class Holdings {
       if (group === undefined) {
         group = groups.size + 1;
         groups.set(admission.breakerKey, group);
-        keys.push(...admission.limiterKeys.slice(0, 4), admission.breakerKey);
+        const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = admission.limiterKeys;
+        keys.push(sourceWindow, sourceTokens, sourceTpm, sourceLeases, admission.breakerKey);
       }
       const { probe } = admission;
       entries.push(group, admission.id, admission.charged, admission.at, admission.leased ? 1 : 0, probe?.token ?? '', probe?.epoch ?? 0);

@@ -46,7 +46,7 @@ export type LimiterKeys = ReturnType<typeof limiterKeys>;
 /** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function breakerKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;
-  return { state: own, samples: `${own}:samples` };
+  return { breakerState: own, breakerSamples: `${own}:samples` };
 }
 export type BreakerKeys = ReturnType<typeof breakerKeys>;
 

@@ -17,10 +17,10 @@ import {
 import { assertNonNegativeInteger, optionalPositiveMs, assertPositiveMs } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { failClosed } from './fail-closed.js';
-import { limiterKeys, scopePrefix } from './keys.js';
-import { ENTER_LUA, RELEASE_LUA, SETTLE_LUA, SETTLE_RELEASE_LUA, STATS_LUA } from './lua/limiter.js';
+import { limiterKeys, scopePrefix, type LimiterKeys } from './keys.js';
+import { ENTER, ENTRY_POLICY, GLOBAL_LIMITS, RELEASE, SOURCE_LIMITS, SETTLE, SETTLE_RELEASE, STATS } from './lua/limiter.js';
 import { WriteBackReplay } from './replay.js';
-import { clockArg, luaScript, numbers, runScript, type LuaScript } from './scripts.js';
+import { clockArg } from './scripts.js';
 
 /** RPM and TPM windows slide over one minute. */
 export const LIMIT_WINDOW_MS = 60_000;
@@ -31,12 +31,6 @@ export const LIMIT_WINDOW_MS = 60_000;
 export const CONCURRENCY_POLL_MS = 250;
 /** Keys outlive the longest thing they hold (a window or a lease) by this much, then expire. */
 const KEY_TTL_SLACK_MS = 60_000;
-
-const ENTER = luaScript('limiter_enter', ENTER_LUA, 8);
-const SETTLE = luaScript('limiter_settle', SETTLE_LUA, 8);
-const RELEASE = luaScript('limiter_release', RELEASE_LUA, 2);
-const SETTLE_RELEASE = luaScript('limiter_settle_release', SETTLE_RELEASE_LUA, 8);
-const STATS = luaScript('limiter_stats', STATS_LUA, 4);
 
 export interface RedisLimiterOptions {
   /** Not owned: the limiter never closes it. */
@@ -85,10 +79,10 @@ export class RedisLimiter implements Limiter {
 
   async tryEnter(source: string, estTokens: number): Promise<LimitAdmission> {
     const plan = this.planEntry(source, estTokens);
-    const reply = await failClosed(this.#scope, 'tryEnter', async () =>
-      parseEnterReply(await this.#run(ENTER, plan.keys, [plan.id, estTokens, ...plan.limits, ...plan.enterArgs])),
+    const reply = await failClosed(this.#scope, 'tryEnter', () =>
+      ENTER.run(this.#redis, { keys: plan.keys, args: { now: this.#clock(), permitId: plan.id, estTokens, ...plan.limits, ...this.entryPolicy } }, this.#timeoutMs),
     );
-    if (!reply.ok) return reply;
+    if (reply.kind === 'refused') return denialOf(reply);
     return { ok: true, permit: plan.permit() };
   }
 
@@ -96,38 +90,29 @@ export class RedisLimiter implements Limiter {
     this.#limitsOf(source);
     const keys = limiterKeys(this.#prefix, source);
     return failClosed(this.#scope, 'sourceStats', async () => {
-      const reply = await this.#run(STATS, [keys.sourceWindow, keys.sourceTokens, keys.sourceTpm, keys.sourceLeases], [LIMIT_WINDOW_MS]);
-      const [inflight, rpmUsed, tpmUsed] = numbers(reply, 3);
+      const { inflight, rpmUsed, tpmUsed } = await STATS.run(this.#redis, { keys, args: { now: this.#clock(), windowMs: LIMIT_WINDOW_MS } }, this.#timeoutMs);
       return { inflight, rpmUsed, tpmUsed };
     });
   }
 
-  /**
-   * What one admission sends and how its permit writes back, shared with the governor's combined
-   * scripts. Keys: the eight of lua/limiter.ts; limits: the six of ARGV; enterArgs: those after them.
-   */
+  /** How every entry is booked (the same for all sources): ENTRY_POLICY of lua/limiter.ts. */
+  get entryPolicy(): EntryPolicy {
+    return { leaseTtlMs: this.#leaseTtlMs, windowMs: LIMIT_WINDOW_MS, limiterKeyTtlMs: this.#keyTtlMs, concurrencyPollMs: CONCURRENCY_POLL_MS };
+  }
+
+  /** What one admission books and how its permit writes back, shared with the governor's combined scripts. */
   planEntry(source: string, estTokens: number): EntryPlan {
-    const limits = this.#limitsOf(source);
+    const own = this.#limitsOf(source);
     assertNonNegativeInteger(estTokens, 'estTokens');
     const keys = limiterKeys(this.#prefix, source);
     const id = randomUUID();
     const g = this.#global;
-    const sixLimits = [limits.rpm, limits.tpm, limits.maxConcurrency, g.rpm, g.tpm, g.maxConcurrency];
-    const keyList = [
-      keys.sourceWindow,
-      keys.sourceTokens,
-      keys.sourceTpm,
-      keys.sourceLeases,
-      keys.globalWindow,
-      keys.globalTokens,
-      keys.globalTpm,
-      keys.globalLeases,
-    ];
-    const settleArgs = (actualTokens: number) => [id, actualTokens, ...sixLimits, LIMIT_WINDOW_MS];
-    const settle = (actualTokens: number) => this.#write('settle', SETTLE, keyList, settleArgs(actualTokens));
-    const release = () =>
-      failClosed(this.#scope, 'release', () => runScript(this.#redis, RELEASE, [keys.sourceLeases, keys.globalLeases], [id], this.#timeoutMs));
-    const settleAndRelease = (actualTokens: number) => this.#write('settleAndRelease', SETTLE_RELEASE, keyList, settleArgs(actualTokens));
+    const limits = { rpm: own.rpm, tpm: own.tpm, maxConcurrency: own.maxConcurrency, globalRpm: g.rpm, globalTpm: g.tpm, globalMaxConcurrency: g.maxConcurrency };
+    const settleCall = (actualTokens: number) => ({ keys, args: { now: this.#clock(), permitId: id, actualTokens, ...limits, windowMs: LIMIT_WINDOW_MS } });
+    const settle = (actualTokens: number) => failClosed(this.#scope, 'settle', () => SETTLE.run(this.#redis, settleCall(actualTokens), this.#timeoutMs));
+    const release = () => failClosed(this.#scope, 'release', () => RELEASE.run(this.#redis, { keys, args: { permitId: id } }, this.#timeoutMs));
+    const settleAndRelease = (actualTokens: number) =>
+      failClosed(this.#scope, 'settleAndRelease', () => SETTLE_RELEASE.run(this.#redis, settleCall(actualTokens), this.#timeoutMs));
     // A failed write-back is kept and replayed when Redis is back (the scripts are idempotent).
     const replay = WriteBackReplay.of(this.#redis);
     const kept =
@@ -136,10 +121,8 @@ export class RedisLimiter implements Limiter {
         replay.attempt(`${id}:${step}`, () => write(...args));
     return {
       id,
-      keys: keyList,
-      limits: sixLimits,
-      enterArgs: [this.#leaseTtlMs, LIMIT_WINDOW_MS, this.#keyTtlMs, CONCURRENCY_POLL_MS],
-      settleArgs,
+      keys,
+      limits,
       permit: () =>
         new RedisPermit(source, estTokens, {
           settle: kept('settle', settle),
@@ -149,27 +132,25 @@ export class RedisLimiter implements Limiter {
     };
   }
 
-  async #write(operation: string, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<void> {
-    await failClosed(this.#scope, operation, () => this.#run(script, keys, args));
-  }
-
   #limitsOf(source: string): SourceLimits {
     const limits = this.#sources.get(source);
     if (limits === undefined) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
     return limits;
   }
 
-  #run(script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
-    return runScript(this.#redis, script, keys, [clockArg(this.#now), ...args], this.#timeoutMs);
+  #clock(): string {
+    return clockArg(this.#now);
   }
 }
 
+/** The six limits of one source's entry, by the names of lua/limiter.ts. */
+export type EntryLimits = Readonly<Record<(typeof SOURCE_LIMITS)[number] | (typeof GLOBAL_LIMITS)[number], number>>;
+export type EntryPolicy = Readonly<Record<(typeof ENTRY_POLICY)[number], number>>;
+
 export interface EntryPlan {
   readonly id: string;
-  readonly keys: readonly string[];
-  readonly limits: readonly number[];
-  readonly enterArgs: readonly number[];
-  settleArgs(actualTokens: number): (string | number)[];
+  readonly keys: LimiterKeys;
+  readonly limits: EntryLimits;
   permit(): RedisPermit;
 }
 
@@ -231,15 +212,10 @@ export class RedisPermit implements Permit {
 
 type Denial = { ok: false; gate: LimitGate; retryAfterMs: number };
 
-function parseEnterReply(reply: unknown): { ok: true } | Denial {
-  return Array.isArray(reply) && reply[0] === 1 ? { ok: true } : parseDenial(reply);
-}
-
-/** `{_, gateIndex, retryAfterMs}`: the gate that refused (1-based, in LIMIT_GATES order) and its hint. */
-export function parseDenial(reply: unknown): Denial {
-  const [, gateIndex, retryAfterMs] = numbers(reply, 3);
+/** A gate's refusal (1-based, in LIMIT_GATES order) and its hint. */
+export function denialOf({ gate: gateIndex, retryAfterMs }: { readonly gate: number; readonly retryAfterMs: number }): Denial {
   const gate = LIMIT_GATES[gateIndex - 1];
-  if (gate === undefined) throw new Error(`unexpected limiter reply ${JSON.stringify(reply)}`);
+  if (gate === undefined) throw new Error(`unexpected limiter gate ${gateIndex}`);
   return { ok: false, gate, retryAfterMs };
 }
 

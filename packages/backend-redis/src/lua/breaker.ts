@@ -1,4 +1,5 @@
 import { PRELUDE_LUA } from './clock.js';
+import { scriptProtocol } from '../protocol.js';
 
 /**
  * One source's breaker: a hash (state 'closed'|'open', epoch, open_until, consecutive, reopen,
@@ -168,70 +169,93 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
   return 1, reason
 end
 
--- The breaker policy from ARGV[first..first+6]: failureThreshold, failureRate, windowMs, minSamples,
--- cooldownMs, maxCooldownMs, keyTtlMs.
-local function policy(first)
-  local a = ARGV
-  return {threshold = tonumber(a[first]), rate = tonumber(a[first + 1]), window = tonumber(a[first + 2]),
-    min_samples = tonumber(a[first + 3]), cooldown = tonumber(a[first + 4]), max_cooldown = tonumber(a[first + 5]),
-    key_ttl = tonumber(a[first + 6])}
+-- The breaker policy, by the names of BREAKER_POLICY.
+local function policy(A)
+  return {threshold = tonumber(A.failureThreshold), rate = tonumber(A.failureRate), window = tonumber(A.breakerWindowMs),
+    min_samples = tonumber(A.minSamples), cooldown = tonumber(A.cooldownMs), max_cooldown = tonumber(A.maxCooldownMs),
+    key_ttl = tonumber(A.breakerKeyTtlMs)}
 end
 `;
+
+/** The breaker policy as the record scripts read it. */
+export const BREAKER_POLICY = ['failureThreshold', 'failureRate', 'breakerWindowMs', 'minSamples', 'cooldownMs', 'maxCooldownMs', 'breakerKeyTtlMs'] as const;
+export const BREAKER_KEYS = ['breakerState', 'breakerSamples'] as const;
+
+/** A breaker's admission: `closed`, `probe` (the probe lease is now probeToken's; first = 1 for the open period's first lease) or `refused`. */
+export const ACQUIRE_REPLIES = {
+  closed: { code: 1, fields: { epoch: 'number' } },
+  probe: { code: 2, fields: { epoch: 'number', first: 'number' } },
+  refused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
+} as const;
 
 const BREAKER_LUA = `
 ${PRELUDE_LUA}
 ${BREAKER_FUNCTIONS_LUA}
 `;
 
-/**
- * tryAcquire. KEYS: state, samples   ARGV: injectedNow, probeToken (used if a probe is granted), probeTtlMs, keyTtlMs
- * Returns {1, epoch, 0} (closed), {1, epoch, 1, first} (the probe lease is now probeToken's; first = 1
- * for the open period's first lease), or {0, 'open'|'half_open', retryAfterMs}: until the cooldown
- * ends, or until the probe lease expires.
- */
-export const ACQUIRE_LUA = `
+/** tryAcquire. refused: `state` open or half_open, `retryAfterMs` until the cooldown ends or the probe lease expires. */
+export const ACQUIRE = scriptProtocol({
+  label: 'breaker_acquire',
+  keys: BREAKER_KEYS,
+  args: ['now', 'probeToken', 'probeTtlMs', 'breakerKeyTtlMs'],
+  replies: ACQUIRE_REPLIES,
+  lua: `
 ${BREAKER_LUA}
-local b = load(KEYS[1])
-if not b.open then return {1, b.epoch, 0} end
-local now = clock(ARGV[1])
+local b = load(K.breakerState)
+if not b.open then return REPLY.closed{epoch = b.epoch} end
+local now = clock(A.now)
 local admits, state, wait = breaker_admits(b, now)
-if not admits then return {0, state, wait} end
-local first = take_probe(KEYS[1], ARGV[2], now, tonumber(ARGV[3]))
-refresh_ttl(KEYS, tonumber(ARGV[4]))
-return {1, b.epoch, 1, first}
-`;
+if not admits then return REPLY.refused{state = state, retryAfterMs = wait} end
+local first = take_probe(K.breakerState, A.probeToken, now, tonumber(A.probeTtlMs))
+refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
+return REPLY.probe{epoch = b.epoch, first = first}
+`,
+});
 
 /**
- * record. KEYS: state, samples
- * ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), outcome ('success'|'failure'|'dead'|'invalid'),
- *       then the policy (failureThreshold, failureRate, windowMs, minSamples, cooldownMs, maxCooldownMs, keyTtlMs).
- * Returns {applied (1, or 0 when fenced off), the transition's reason ('' = none)}.
+ * record. `probeToken` is '' for a non-probe ticket; `outcome` success, failure, dead or invalid.
+ * `applied` 1, or 0 when fenced off; `transition` the reason of the transition made ('' = none).
  */
-export const RECORD_LUA = `
+export const RECORD = scriptProtocol({
+  label: 'breaker_record',
+  keys: BREAKER_KEYS,
+  args: ['now', 'ticketEpoch', 'probeToken', 'outcome', ...BREAKER_POLICY],
+  replies: { recorded: { code: 1, fields: { applied: 'number', transition: 'string' } } },
+  lua: `
 ${BREAKER_LUA}
-local applied, reason = record(KEYS[1], KEYS[2], load(KEYS[1]), clock(ARGV[1]), tonumber(ARGV[2]), ARGV[3], ARGV[4], policy(5))
-return {applied, reason or ''}
-`;
+local applied, reason = record(K.breakerState, K.breakerSamples, load(K.breakerState), clock(A.now), tonumber(A.ticketEpoch), A.probeToken, A.outcome, policy(A))
+return REPLY.recorded{applied = applied, transition = reason or ''}
+`,
+});
 
-/**
- * releaseProbe. KEYS: state   ARGV: ticketEpoch, probeToken
- * Frees the probe lease if this ticket still holds it under the current epoch. Returns 1 if freed.
- */
-export const RELEASE_PROBE_LUA = `
+/** releaseProbe: frees the probe lease if this ticket still holds it under the current epoch (`freed` 1). */
+export const RELEASE_PROBE = scriptProtocol({
+  label: 'breaker_release_probe',
+  keys: ['breakerState'],
+  args: ['ticketEpoch', 'probeToken'],
+  replies: { done: { code: 1, fields: { freed: 'number' } } },
+  lua: `
 ${BREAKER_LUA}
-return release_probe(KEYS[1], load(KEYS[1]), tonumber(ARGV[1]), ARGV[2])
-`;
+return REPLY.done{freed = release_probe(K.breakerState, load(K.breakerState), tonumber(A.ticketEpoch), A.probeToken)}
+`,
+});
 
-/**
- * snapshot. KEYS: state, samples   ARGV: injectedNow, windowMs
- * Returns {state, epoch, openUntil (0 unless open or half-open), consecutiveFailures, reopenCount,
- * windowSuccesses, windowFailures, probeHeld (0|1)}.
- */
-export const SNAPSHOT_LUA = `
+/** snapshot: `openUntil` is 0 unless open or half-open. */
+export const SNAPSHOT = scriptProtocol({
+  label: 'breaker_snapshot',
+  keys: BREAKER_KEYS,
+  args: ['now', 'breakerWindowMs'],
+  replies: {
+    snapshot: {
+      code: 1,
+      fields: { state: 'string', epoch: 'number', openUntil: 'number', consecutiveFailures: 'number', reopenCount: 'number', windowSuccesses: 'number', windowFailures: 'number', probeHeld: 'number' },
+    },
+  },
+  lua: `
 ${BREAKER_LUA}
-local now = clock(ARGV[1])
-local b = load(KEYS[1])
-if trim_samples(b, KEYS[1], KEYS[2], now, tonumber(ARGV[2])) then redis.call('HSET', KEYS[1], unpack(window_fields(b))) end
+local now = clock(A.now)
+local b = load(K.breakerState)
+if trim_samples(b, K.breakerState, K.breakerSamples, now, tonumber(A.breakerWindowMs)) then redis.call('HSET', K.breakerState, unpack(window_fields(b))) end
 local state = 'closed'
 local open_until = 0
 if b.open then
@@ -240,5 +264,7 @@ if b.open then
 end
 local probe_held = 0
 if b.probe_token and now < b.probe_until then probe_held = 1 end
-return {state, b.epoch, num(open_until), b.consecutive, b.reopen, b.ok, b.fail, probe_held}
-`;
+return REPLY.snapshot{state = state, epoch = b.epoch, openUntil = num(open_until), consecutiveFailures = b.consecutive,
+  reopenCount = b.reopen, windowSuccesses = b.ok, windowFailures = b.fail, probeHeld = probe_held}
+`,
+});

@@ -7,6 +7,7 @@
  * settled within the lease TTL is charged whole: its attempt may have been billed.
  */
 import { PRELUDE_LUA } from './clock.js';
+import { scriptProtocol } from '../protocol.js';
 
 export const BUDGET_FUNCTIONS_LUA = `
 local DAY_MS = 86400000
@@ -65,12 +66,13 @@ local function budget_books(acct, now)
   return tonumber(books[1]) or 0, tonumber(books[2]) or 0
 end
 
--- nil when the reservation fits; else {4, exceeded (0|1), spent, reserved, resetAt}.
-local function budget_refusal(acct, now, reserve, limit, reset_at)
+-- nil when the reservation fits; else the refusal: exceeded (0|1), spent, reserved.
+local function budget_refusal(acct, now, reserve, limit)
   local spent, reserved = budget_books(acct, now)
-  if spent + reserve > limit then return {4, 1, int(spent), int(reserved), int(reset_at)} end
-  if spent + reserved + reserve > limit then return {4, 0, int(spent), int(reserved), int(reset_at)} end
-  return nil
+  if spent + reserved + reserve <= limit then return nil end
+  local exceeded = 0
+  if spent + reserve > limit then exceeded = 1 end
+  return {exceeded = exceeded, spent = int(spent), reserved = int(reserved)}
 end
 
 local function budget_reserve(acct, id, reserve, now, lease_ttl, reset_at)
@@ -98,15 +100,18 @@ local function budget_settle(acct, id, cost)
 end
 `;
 
-/**
- * budgetStatus. KEYS: the budget's base   ARGV: injectedNow, period
- * Returns {spent, reserved, resetAt (-1 for total)} of the current period, in nano-dollars.
- */
-export const BUDGET_STATUS_LUA = `
+/** budgetStatus: the current period's spent and reserved, in nano-dollars, and when it resets (-1: total, never). */
+export const BUDGET_STATUS = scriptProtocol({
+  label: 'governor_budget_status',
+  keys: ['budget'],
+  args: ['now', 'budgetPeriod'],
+  replies: { status: { code: 1, fields: { spent: 'number', reserved: 'number', resetAt: 'number' } } },
+  lua: `
 ${PRELUDE_LUA}
 ${BUDGET_FUNCTIONS_LUA}
-local now = clock(ARGV[1])
-local start, reset_at = period_bounds(ARGV[2], now)
-local spent, reserved = budget_books(KEYS[1] .. '@' .. int(start), now)
-return {int(spent), int(reserved), int(reset_at)}
-`;
+local now = clock(A.now)
+local start, reset_at = period_bounds(A.budgetPeriod, now)
+local spent, reserved = budget_books(K.budget .. '@' .. int(start), now)
+return REPLY.status{spent = int(spent), reserved = int(reserved), resetAt = int(reset_at)}
+`,
+});

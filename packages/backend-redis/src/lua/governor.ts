@@ -1,15 +1,16 @@
 import { BUDGET_FUNCTIONS_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
-import { BREAKER_FUNCTIONS_LUA } from './breaker.js';
+import { BREAKER_FUNCTIONS_LUA, BREAKER_KEYS, BREAKER_POLICY } from './breaker.js';
 import { STORE_FORGOTTEN_LUA } from './holdings.js';
-import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
+import { ENTRY_POLICY, GLOBAL_LIMITS, LIMITER_FUNCTIONS_LUA, SOURCE_LIMITS } from './limiter.js';
+import { scriptProtocol } from '../protocol.js';
 
 /**
  * One attempt's governance in two scripts: the breaker's admission and the six gates before it, the
- * breaker's verdict and the permit's write-back after it. Both touch one scope, hence one hash slot.
- * KEYS (both): breaker state, breaker samples, the limiter's eight keys (see lua/limiter.ts), the
- * scope's line and its lapse times, then the base of the spend budget the attempt charges (see
- * lua/budget.ts; unused without a charge); admit also takes the store's epoch last (lua/holdings.ts).
+ * breaker's verdict and the permit's write-back after it. Both touch one scope, hence one hash slot,
+ * and both take any number of attempts in one call (an item each, run in order): what a process
+ * issues within one event-loop turn (coalesce.ts). The call's fields are the scope's (its books,
+ * line, policies); an item's are its source's and its own.
  */
 const GOVERNOR_LUA = `
 ${PRELUDE_LUA}
@@ -19,8 +20,8 @@ ${BUDGET_FUNCTIONS_LUA}
 `;
 
 /**
- * The fleet-wide line of callers waiting for room in a scope: KEYS[11] a zset (turn → arrival time),
- * KEYS[12] a zset (turn → when it lapses unless its holder tries again). A turn that lapsed (its
+ * The fleet-wide line of callers waiting for room in a scope: `line` a zset (turn → arrival time),
+ * `alive` a zset (turn → when it lapses unless its holder tries again). A turn that lapsed (its
  * process died, its call ended without leaving) is dropped by the next admission. Room freed while
  * anyone waits is announced on the scope's wake channel.
  */
@@ -38,97 +39,160 @@ local function announce_room(line, channel)
 end
 `;
 
+const SCOPE_BOOKS = ['globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'] as const;
+/** An item's own keys: its source's breaker and books, and the base of the spend budget it charges (any key of the scope without a charge). */
+const ITEM_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'budget'] as const;
+
 /**
- * admit. ARGV: injectedNow, permitId, probeToken, probeTtlMs, breakerKeyTtlMs, estTokens, six limits,
- * leaseTtlMs, windowMs, limiterKeyTtlMs, concurrencyPollMs, turn ('' = none), turnTtlMs, wakeChannel,
- * budget period ('' = no charge), reservation, budget (nano-dollars), knownStoreEpoch
- * Returns {1, epoch, probe (0|1), first, now, periodStart} when admitted (the probe lease, if any, is
- * taken only then — first = 1 for the open period's first lease; the caller's turn is over),
- * {0, 'open'|'half_open', retryAfterMs} when the breaker refuses (nothing else is looked at),
- * {4, exceeded, spent, reserved, resetAt} when the budget refuses and {2, gateIndex, retryAfterMs}
- * when a gate refuses (both: nothing booked, no probe taken), {3} when others are before the caller
- * in line (a caller with a turn joins the line at its back and keeps its place while it tries again
- * within turnTtlMs), or {5} when the store does not have the epoch the caller knows (nothing done:
- * the caller re-books what it holds first).
+ * admit. The call: the scope's books, line and store epoch (`knownStoreEpoch` the epoch this worker
+ * knows), the breaker's probe lease, the scope's limits, how entries are booked, how long a turn in
+ * line lasts and the wake channel. An item: its permit and probe token, its estimate, its source's
+ * limits, its turn in line ('' = none), and its budget charge (`budgetPeriod` '' = none; the
+ * reservation and the budget in nano-dollars).
+ * Replies, per item: `admitted` (a probe lease is taken only then: `probe` 1, `first` 1 for the open
+ * period's first lease; the item's turn is over; `now` the script's clock, `periodStart` the budget
+ * account's), `breakerRefused` (nothing else looked at), `budgetRefused` and `gateRefused` (nothing
+ * booked, no probe taken; `gate` 1-based in LIMIT_GATES order), `queued` (others are before it in
+ * line: an item with a turn joins the line at its back and keeps its place while it tries again
+ * within turnTtlMs), `storeForgotten` (every item: the store lacks the epoch the worker knows, nothing
+ * done; the worker re-books what it holds first).
  */
-export const ADMIT_LUA = `
+export const ADMIT = scriptProtocol({
+  label: 'governor_admit',
+  keys: [...SCOPE_BOOKS, 'line', 'alive', 'storeEpoch'],
+  args: ['now', 'knownStoreEpoch', 'probeTtlMs', 'breakerKeyTtlMs', ...GLOBAL_LIMITS, ...ENTRY_POLICY, 'turnTtlMs', 'wakeChannel'],
+  record: { keys: ITEM_KEYS, args: ['permitId', 'probeToken', 'estTokens', ...SOURCE_LIMITS, 'turn', 'budgetPeriod', 'reservation', 'budgetNano'] },
+  replies: {
+    admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string' } },
+    breakerRefused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
+    gateRefused: { code: 2, fields: { gate: 'number', retryAfterMs: 'number' } },
+    queued: { code: 3, fields: {} },
+    budgetRefused: { code: 4, fields: { exceeded: 'number', spent: 'number', reserved: 'number', resetAt: 'number' } },
+    storeForgotten: { code: 5, fields: {} },
+  },
+  lua: `
 ${GOVERNOR_LUA}
 ${LINE_LUA}
 ${STORE_FORGOTTEN_LUA}
+local replies = {}
 -- a store that forgot the caller's books admits nothing until the caller re-booked them.
-if store_forgotten(KEYS[14], ARGV[23]) then return {5} end
-local now = clock(ARGV[1])
-local line, alive, turn, turn_ttl = KEYS[11], KEYS[12], ARGV[17], tonumber(ARGV[18])
-if turn ~= '' then
-  prune_line(line, alive, now)
-  if not redis.call('ZSCORE', line, turn) then redis.call('ZADD', line, now, turn) end
-  redis.call('ZADD', alive, now + turn_ttl, turn)
-  redis.call('PEXPIRE', line, 2 * turn_ttl)
-  redis.call('PEXPIRE', alive, 2 * turn_ttl)
-  if redis.call('ZRANGE', line, 0, 0)[1] ~= turn then return {3} end
-elseif redis.call('EXISTS', line) == 1 then
-  prune_line(line, alive, now)
-  if redis.call('EXISTS', line) == 1 then return {3} end
+if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
+  for i = 1, ITEMS do replies[i] = REPLY.storeForgotten{} end
+  return replies
 end
-local b = load(KEYS[1])
-local admits, probe, wait = breaker_admits(b, now)
-if not admits then return {0, probe, wait} end
-local charged, acct, period_start, reset_at = ARGV[20] ~= '', nil, 0, -1
-if charged then
-  period_start, reset_at = period_bounds(ARGV[20], now)
-  acct = KEYS[13] .. '@' .. int(period_start)
-  local refusal = budget_refusal(acct, now, tonumber(ARGV[21]), tonumber(ARGV[22]), reset_at)
-  if refusal then return refusal end
-end
-local gate, hint = enter(now, ARGV[2], tonumber(ARGV[6]), triples(3, 7),
-  tonumber(ARGV[13]), tonumber(ARGV[14]), tonumber(ARGV[15]), ARGV[16])
-if gate then return {2, gate, hint} end
-if charged then budget_reserve(acct, ARGV[2], tonumber(ARGV[21]), now, tonumber(ARGV[13]), reset_at) end
-if turn ~= '' then
-  redis.call('ZREM', line, turn)
-  redis.call('ZREM', alive, turn)
-  announce_room(line, ARGV[19])
-end
-if not probe then return {1, b.epoch, 0, 0, num(now), int(period_start)} end
-local first = take_probe(KEYS[1], ARGV[3], now, tonumber(ARGV[4]))
-refresh_ttl({KEYS[1], KEYS[2]}, tonumber(ARGV[5]))
-return {1, b.epoch, 1, first, num(now), int(period_start)}
-`;
+local now = clock(A.now)
+local turn_ttl = tonumber(A.turnTtlMs)
 
-/** leaveLine. KEYS: line, alive   ARGV: turn, wakeChannel. The next in line is woken if the turn was first. */
-export const LEAVE_LINE_LUA = `
+local function admit(K, A)
+  local line, alive, turn = K.line, K.alive, A.turn
+  if turn ~= '' then
+    prune_line(line, alive, now)
+    if not redis.call('ZSCORE', line, turn) then redis.call('ZADD', line, now, turn) end
+    redis.call('ZADD', alive, now + turn_ttl, turn)
+    redis.call('PEXPIRE', line, 2 * turn_ttl)
+    redis.call('PEXPIRE', alive, 2 * turn_ttl)
+    if redis.call('ZRANGE', line, 0, 0)[1] ~= turn then return REPLY.queued{} end
+  elseif redis.call('EXISTS', line) == 1 then
+    prune_line(line, alive, now)
+    if redis.call('EXISTS', line) == 1 then return REPLY.queued{} end
+  end
+  local b = load(K.breakerState)
+  local admits, probe_or_state, wait = breaker_admits(b, now)
+  if not admits then return REPLY.breakerRefused{state = probe_or_state, retryAfterMs = wait} end
+  local probe = probe_or_state
+  local charged, acct, period_start, reset_at = A.budgetPeriod ~= '', nil, 0, -1
+  if charged then
+    period_start, reset_at = period_bounds(A.budgetPeriod, now)
+    acct = K.budget .. '@' .. int(period_start)
+    local refusal = budget_refusal(acct, now, tonumber(A.reservation), tonumber(A.budgetNano))
+    if refusal then
+      refusal.resetAt = int(reset_at)
+      return REPLY.budgetRefused(refusal)
+    end
+  end
+  local lease_ttl = tonumber(A.leaseTtlMs)
+  local gate, hint = enter(now, A.permitId, tonumber(A.estTokens), triples(K, A),
+    lease_ttl, tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
+  if gate then return REPLY.gateRefused{gate = gate, retryAfterMs = hint} end
+  if charged then budget_reserve(acct, A.permitId, tonumber(A.reservation), now, lease_ttl, reset_at) end
+  if turn ~= '' then
+    redis.call('ZREM', line, turn)
+    redis.call('ZREM', alive, turn)
+    announce_room(line, A.wakeChannel)
+  end
+  local first = 0
+  if probe then
+    first = take_probe(K.breakerState, A.probeToken, now, tonumber(A.probeTtlMs))
+    refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
+  end
+  return REPLY.admitted{epoch = b.epoch, probe = probe and 1 or 0, first = first, now = num(now), periodStart = int(period_start)}
+end
+
+for i = 1, ITEMS do replies[i] = admit(item(i)) end
+return replies
+`,
+});
+
+/** leaveLine: gives up a turn; the next in line is woken if the turn was first. */
+export const LEAVE_LINE = scriptProtocol({
+  label: 'governor_leave_line',
+  keys: ['line', 'alive'],
+  args: ['turn', 'wakeChannel'],
+  replies: { left: { code: 1, fields: {} } },
+  lua: `
 ${LINE_LUA}
-local first = redis.call('ZRANGE', KEYS[1], 0, 0)[1] == ARGV[1]
-redis.call('ZREM', KEYS[1], ARGV[1])
-redis.call('ZREM', KEYS[2], ARGV[1])
-if first then announce_room(KEYS[1], ARGV[2]) end
-return 1
-`;
+local first = redis.call('ZRANGE', K.line, 0, 0)[1] == A.turn
+redis.call('ZREM', K.line, A.turn)
+redis.call('ZREM', K.alive, A.turn)
+if first then announce_room(K.line, A.wakeChannel) end
+return REPLY.left{}
+`,
+});
 
 /**
- * finish. ARGV: injectedNow, ticketEpoch, probeToken ('' for a non-probe ticket), verdict ('' = none:
- * the probe lease is released), the breaker policy (7 values, see record), permitId, actualTokens,
- * six limits, windowMs, wakeChannel, the budget's periodStart ('' = no charge), cost (nano-dollars)
- * Returns {verdict applied (0|1), settle applied (0|1), leases removed, budget settled (0|1), the
- * verdict's transition as its reason ('' = none)}; the room freed is announced while anyone waits in line.
+ * finish. The call: the scope's books and line, the breaker policy, the scope's limits, the window
+ * and the wake channel. An item: its ticket's epoch and probe token ('' for a non-probe ticket), the
+ * verdict ('' = none: the probe lease is released), its permit, actual tokens and source's limits,
+ * and the budget account's period start ('' = no charge) with the cost in nano-dollars.
+ * Reply per item: whether the verdict, the settle and the budget's settlement applied (0|1), the
+ * leases removed, and the verdict's transition as its reason ('' = none). Room freed is announced
+ * once per call while anyone waits in line.
  */
-export const FINISH_LUA = `
+export const FINISH = scriptProtocol({
+  label: 'governor_finish',
+  keys: [...SCOPE_BOOKS, 'line'],
+  args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
+  record: { keys: ITEM_KEYS, args: ['ticketEpoch', 'probeToken', 'verdict', 'permitId', 'actualTokens', ...SOURCE_LIMITS, 'budgetPeriodStart', 'costNano'] },
+  replies: {
+    finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', released: 'number', budgetSettled: 'number', transition: 'string' } },
+  },
+  lua: `
 ${GOVERNOR_LUA}
 ${LINE_LUA}
-local now = clock(ARGV[1])
-local epoch, token, verdict = tonumber(ARGV[2]), ARGV[3], ARGV[4]
-local b = load(KEYS[1])
-local applied, reason
-if verdict == '' then
-  applied = release_probe(KEYS[1], b, epoch, token)
-else
-  applied, reason = record(KEYS[1], KEYS[2], b, now, epoch, token, verdict, policy(5))
+local now = clock(A.now)
+local p = policy(A)
+local window = tonumber(A.windowMs)
+
+local function finish(K, A)
+  local epoch, token, verdict = tonumber(A.ticketEpoch), A.probeToken, A.verdict
+  local b = load(K.breakerState)
+  local applied, reason
+  if verdict == '' then
+    applied = release_probe(K.breakerState, b, epoch, token)
+  else
+    applied, reason = record(K.breakerState, K.breakerSamples, b, now, epoch, token, verdict, p)
+  end
+  local t = triples(K, A)
+  local settled = settle(now, A.permitId, tonumber(A.actualTokens), t, window)
+  local released = release(A.permitId, t)
+  local spent = 0
+  if A.budgetPeriodStart ~= '' then spent = budget_settle(K.budget .. '@' .. A.budgetPeriodStart, A.permitId, tonumber(A.costNano)) end
+  return REPLY.finished{verdictApplied = applied, settled = settled, released = released, budgetSettled = spent, transition = reason or ''}
 end
-local t = triples(3, 14)
-local settled = settle(now, ARGV[12], tonumber(ARGV[13]), t, tonumber(ARGV[20]))
-local released = release(ARGV[12], t)
-local spent = 0
-if ARGV[22] ~= '' then spent = budget_settle(KEYS[13] .. '@' .. ARGV[22], ARGV[12], tonumber(ARGV[23])) end
-announce_room(KEYS[11], ARGV[21])
-return {applied, settled, released, spent, reason or ''}
-`;
+
+local replies = {}
+for i = 1, ITEMS do replies[i] = finish(item(i)) end
+announce_room(K.line, A.wakeChannel)
+return replies
+`,
+});

@@ -1,4 +1,5 @@
 import { PRELUDE_LUA } from './clock.js';
+import { scriptProtocol } from '../protocol.js';
 
 /**
  * Sliding windows. A window is a zset (permit id → admission time) with a hash (permit id → tokens
@@ -53,12 +54,11 @@ local function triple(win, tok, sum, lease, rpm, tpm, conc, always)
     windowed = always or rpm > 0 or tpm > 0, leased = always or conc > 0}
 end
 
--- The source's and the scope's triples: their eight keys from KEYS[key], their six limits from ARGV[arg].
-local function triples(key, arg)
-  local k, a = KEYS, ARGV
+-- The source's and the scope's triples, from the limiter's eight keys and six limits by name.
+local function triples(K, A)
   return {
-    triple(k[key], k[key + 1], k[key + 2], k[key + 3], a[arg], a[arg + 1], a[arg + 2], true),
-    triple(k[key + 4], k[key + 5], k[key + 6], k[key + 7], a[arg + 3], a[arg + 4], a[arg + 5], false),
+    triple(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases, A.rpm, A.tpm, A.maxConcurrency, true),
+    triple(K.globalWindow, K.globalTokens, K.globalTpm, K.globalLeases, A.globalRpm, A.globalTpm, A.globalMaxConcurrency, false),
   }
 end
 
@@ -139,69 +139,91 @@ local function release(id, triples)
 end
 `;
 
-/**
- * The limiter's KEYS, in this order for every script: sourceWindow, sourceTokens, sourceTpm,
- * sourceLeases, globalWindow, globalTokens, globalTpm, globalLeases. ARGV[1] is the injected
- * clock ('' = TIME). The six limits: source rpm, tpm, maxConcurrency, global rpm, tpm,
- * maxConcurrency (0 = unlimited).
- */
+/** The limiter's eight keys (keys.ts limiterKeys): a source's window, tokens, token sum and leases, then the scope's. */
+export const LIMITER_KEYS = ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'] as const;
+/** A source's three limits and the scope's (0 = unlimited). */
+export const SOURCE_LIMITS = ['rpm', 'tpm', 'maxConcurrency'] as const;
+export const GLOBAL_LIMITS = ['globalRpm', 'globalTpm', 'globalMaxConcurrency'] as const;
+/** How an entry is booked: its lease's TTL, the window, the keys' TTL, a full concurrency gate's retry hint. */
+export const ENTRY_POLICY = ['leaseTtlMs', 'windowMs', 'limiterKeyTtlMs', 'concurrencyPollMs'] as const;
+
 const LIMITER_LUA = `
 ${PRELUDE_LUA}
 ${LIMITER_FUNCTIONS_LUA}
 `;
 
 /**
- * tryEnter. ARGV: injectedNow, permitId, estTokens, six limits, leaseTtlMs, windowMs, keyTtlMs, concurrencyPollMs
- * Returns {1} when admitted, or {0, gateIndex, retryAfterMs} (gateIndex 1-based, in @pgw/core
- * LIMIT_GATES order). RPM/TPM hints: until the oldest entry leaves the window; concurrency:
- * concurrencyPollMs (a release comes when it comes). An estimate above the whole TPM limit is
- * admitted when the window holds no tokens, otherwise it could never run.
+ * tryEnter. `now` is the injected clock ('' = Redis TIME), as in every clocked script.
+ * admitted: everything booked. refused: `gate` (1-based, in @pgw/core LIMIT_GATES order) and its
+ * hint (RPM/TPM: until the oldest entry leaves the window; concurrency: concurrencyPollMs, a
+ * release comes when it comes); nothing booked. An estimate above the whole TPM limit is admitted
+ * when the window holds no tokens, otherwise it could never run.
  */
-export const ENTER_LUA = `
+export const ENTER = scriptProtocol({
+  label: 'limiter_enter',
+  keys: LIMITER_KEYS,
+  args: ['now', 'permitId', 'estTokens', ...SOURCE_LIMITS, ...GLOBAL_LIMITS, ...ENTRY_POLICY],
+  replies: { admitted: { code: 1, fields: {} }, refused: { code: 0, fields: { gate: 'number', retryAfterMs: 'number' } } },
+  lua: `
 ${LIMITER_LUA}
-local gate, wait = enter(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(1, 4),
-  tonumber(ARGV[10]), tonumber(ARGV[11]), tonumber(ARGV[12]), ARGV[13])
-if gate then return {0, gate, wait} end
-return {1}
-`;
+local gate, wait = enter(clock(A.now), A.permitId, tonumber(A.estTokens), triples(K, A),
+  tonumber(A.leaseTtlMs), tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
+if gate then return REPLY.refused{gate = gate, retryAfterMs = wait} end
+return REPLY.admitted{}
+`,
+});
 
-/** settle. ARGV: injectedNow, permitId, actualTokens, six limits, windowMs. Returns 1 when applied. */
-export const SETTLE_LUA = `
+const SETTLE_ARGS = ['now', 'permitId', 'actualTokens', ...SOURCE_LIMITS, ...GLOBAL_LIMITS, 'windowMs'] as const;
+
+/** settle: `applied` 1 the first time, 0 when settled before or the reservation left its window. */
+export const SETTLE = scriptProtocol({
+  label: 'limiter_settle',
+  keys: LIMITER_KEYS,
+  args: SETTLE_ARGS,
+  replies: { settled: { code: 1, fields: { applied: 'number' } } },
+  lua: `
 ${LIMITER_LUA}
-return settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), triples(1, 4), tonumber(ARGV[10]))
-`;
+return REPLY.settled{applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), triples(K, A), tonumber(A.windowMs))}
+`,
+});
 
-/**
- * settleAndRelease: settle, then release, atomically. ARGV: those of settle.
- * Returns {settle's reply, the number of leases removed}.
- */
-export const SETTLE_RELEASE_LUA = `
+/** settleAndRelease: settle, then release, atomically; `released` counts the leases removed. */
+export const SETTLE_RELEASE = scriptProtocol({
+  label: 'limiter_settle_release',
+  keys: LIMITER_KEYS,
+  args: SETTLE_ARGS,
+  replies: { done: { code: 1, fields: { applied: 'number', released: 'number' } } },
+  lua: `
 ${LIMITER_LUA}
-local t = triples(1, 4)
-local applied = settle(clock(ARGV[1]), ARGV[2], tonumber(ARGV[3]), t, tonumber(ARGV[10]))
-return {applied, release(ARGV[2], t)}
-`;
+local t = triples(K, A)
+local applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), t, tonumber(A.windowMs))
+return REPLY.done{applied = applied, released = release(A.permitId, t)}
+`,
+});
 
-/**
- * release: frees the concurrency slot (both leases). Idempotent.
- * KEYS: sourceLeases, globalLeases   ARGV: permitId
- * Returns the number of leases removed (0 when already released or reclaimed).
- */
-export const RELEASE_LUA = `
-return redis.call('ZREM', KEYS[1], ARGV[1]) + redis.call('ZREM', KEYS[2], ARGV[1])
-`;
+/** release: frees the concurrency slot (both leases), idempotently; `released` is 0 when already released or reclaimed. */
+export const RELEASE = scriptProtocol({
+  label: 'limiter_release',
+  keys: ['sourceLeases', 'globalLeases'],
+  args: ['permitId'],
+  replies: { done: { code: 1, fields: { released: 'number' } } },
+  lua: `
+return REPLY.done{released = redis.call('ZREM', K.sourceLeases, A.permitId) + redis.call('ZREM', K.globalLeases, A.permitId)}
+`,
+});
 
-/**
- * stats: one source's usage after trimming its window and reclaiming its expired leases.
- * KEYS: sourceWindow, sourceTokens, sourceTpm, sourceLeases   ARGV: injectedNow, windowMs
- * Returns {inflight, rpmUsed, tpmUsed}.
- */
-export const STATS_LUA = `
-${PRELUDE_LUA}
-${LIMITER_FUNCTIONS_LUA}
-local now = clock(ARGV[1])
-local t = triple(KEYS[1], KEYS[2], KEYS[3], KEYS[4], 0, 0, 0, true)
-trim(t, now - tonumber(ARGV[2]))
-redis.call('ZREMRANGEBYSCORE', KEYS[4], '-inf', now)
-return {redis.call('ZCARD', KEYS[4]), redis.call('ZCARD', KEYS[1]), read_sum(KEYS[3])}
-`;
+/** stats: one source's usage after trimming its window and reclaiming its expired leases. */
+export const STATS = scriptProtocol({
+  label: 'limiter_stats',
+  keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases'],
+  args: ['now', 'windowMs'],
+  replies: { stats: { code: 1, fields: { inflight: 'number', rpmUsed: 'number', tpmUsed: 'number' } } },
+  lua: `
+${LIMITER_LUA}
+local now = clock(A.now)
+local t = triple(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases, 0, 0, 0, true)
+trim(t, now - tonumber(A.windowMs))
+redis.call('ZREMRANGEBYSCORE', K.sourceLeases, '-inf', now)
+return REPLY.stats{inflight = redis.call('ZCARD', K.sourceLeases), rpmUsed = redis.call('ZCARD', K.sourceWindow), tpmUsed = read_sum(K.sourceTpm)}
+`,
+});

@@ -1,0 +1,165 @@
+import type { RedisClient } from './connection.js';
+import { luaScript, runScript, type LuaScript } from './scripts.js';
+
+/**
+ * The typed store protocol: every script is declared once here, by name — its KEYS and ARGV as
+ * fields, its replies as named kinds with named fields — and both sides are derived from that one
+ * declaration. The TypeScript side encodes objects into positions and decodes replies into tagged
+ * objects; the Lua side gets generated bindings (`K.name`, `A.name`, `REPLY.kind{...}`), so no
+ * script reads `ARGV[21]` and adding a field renumbers nothing. A script with a `record` takes any
+ * number of items in one call (keys and args repeated per item, run in order): the shape admission
+ * and settlement are coalesced into.
+ */
+
+type Names = readonly string[];
+export type FieldValue = string | number;
+type FieldsOf<N extends Names> = { readonly [F in N[number]]: FieldValue };
+type ValueKind = 'number' | 'string';
+type ReplySpec = Readonly<Record<string, { readonly code: number; readonly fields: Readonly<Record<string, ValueKind>> }>>;
+
+/** A reply decoded: its kind, and each field as the kind its declaration names. */
+export type Reply<R extends ReplySpec> = {
+  [Kind in keyof R & string]: { readonly kind: Kind } & { readonly [F in keyof R[Kind]['fields']]: R[Kind]['fields'][F] extends 'number' ? number : string };
+}[keyof R & string];
+
+export interface ProtocolSpec<HK extends Names, HA extends Names, RK extends Names, RA extends Names, R extends ReplySpec> {
+  readonly label: string;
+  /** KEYS and ARGV once per call (`K`, `A` in Lua). */
+  readonly keys: HK;
+  readonly args: HA;
+  /** KEYS and ARGV once per item; Lua reads item i with `item(i)`, whose `K`, `A` fall back to the call's. */
+  readonly record?: { readonly keys: RK; readonly args: RA };
+  readonly replies: R;
+  /** Shared Lua functions, then the body: for a script with a record, the body answers `ITEMS` replies in order. */
+  readonly lua: string;
+}
+
+export interface Call<HK extends Names, HA extends Names> {
+  readonly keys: FieldsOf<HK>;
+  readonly args: FieldsOf<HA>;
+}
+export type Item<RK extends Names, RA extends Names> = Call<RK, RA>;
+
+/** The item a protocol with a record takes, and the reply a protocol answers. */
+export type ItemOf<P> = P extends ScriptProtocol<any, any, infer RK, infer RA, any> ? Item<RK, RA> : never;
+export type ReplyOf<P> = P extends ScriptProtocol<any, any, any, any, infer R> ? Reply<R> : never;
+
+const LUA_NAME = /^[a-z][A-Za-z0-9]*$/;
+const LABEL = /^[a-z][a-z0-9_]*$/;
+
+export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names, RA extends Names, R extends ReplySpec> {
+  readonly script: LuaScript;
+  readonly #spec: ProtocolSpec<HK, HA, RK, RA, R>;
+  readonly #kindOf = new Map<number, { kind: string; fields: [string, ValueKind][] }>();
+
+  constructor(spec: ProtocolSpec<HK, HA, RK, RA, R>) {
+    this.#spec = spec;
+    const { keys, args, record, replies } = spec;
+    if (!LABEL.test(spec.label)) throw new RangeError(`script label ${JSON.stringify(spec.label)} must be lower snake case`);
+    const fieldNames = [keys, args, record?.keys ?? [], record?.args ?? [], Object.keys(replies)];
+    for (const name of fieldNames.flat()) if (!LUA_NAME.test(name)) throw new RangeError(`${spec.label}: field ${name} is not a Lua identifier`);
+    for (const [kind, { code, fields }] of Object.entries(replies)) {
+      if (this.#kindOf.has(code)) throw new RangeError(`${spec.label}: reply code ${code} declared twice`);
+      this.#kindOf.set(code, { kind, fields: Object.entries(fields) });
+    }
+    if (record !== undefined && record.args.length === 0) throw new RangeError(`${spec.label}: a record needs at least one arg`);
+    this.script = luaScript(spec.label, `${this.bindings()}\n${spec.lua}`, null);
+  }
+
+  get spec(): ProtocolSpec<HK, HA, RK, RA, R> {
+    return this.#spec;
+  }
+
+  /** The generated Lua that names KEYS, ARGV and the replies (read by the protocol's own test). */
+  bindings(): string {
+    const { keys, args, record, replies } = this.#spec;
+    const table = (names: Names, from: string, base: string) =>
+      `{${names.map((name, i) => `${name} = ${from}[${base}${i + 1}]`).join(', ')}}`;
+    // Reading a name the declaration lacks is an error, not a silent nil (it costs nothing on a declared name).
+    const lines = [
+      `local function undeclared(what) return {__index = function(_, name) error('${this.#spec.label}: undeclared ' .. what .. ' ' .. tostring(name)) end} end`,
+      `local K = setmetatable(${table(keys, 'KEYS', '')}, undeclared('key'))`,
+      `local A = setmetatable(${table(args, 'ARGV', '')}, undeclared('arg'))`,
+    ];
+    if (record !== undefined) {
+      lines.push(
+        `local ITEMS = (#ARGV - ${args.length}) / ${record.args.length}`,
+        'local K_OF, A_OF = {__index = K}, {__index = A}',
+        'local function item(i)',
+        `  local k, a = ${keys.length} + (i - 1) * ${record.keys.length}, ${args.length} + (i - 1) * ${record.args.length}`,
+        `  return setmetatable(${table(record.keys, 'KEYS', 'k + ')}, K_OF), setmetatable(${table(record.args, 'ARGV', 'a + ')}, A_OF)`,
+        'end',
+      );
+    }
+    const constructors = Object.entries(replies).map(
+      ([kind, { code, fields }]) => `  ${kind} = function(r) return {${[String(code), ...Object.keys(fields).map((f) => `r.${f}`)].join(', ')}} end`,
+    );
+    lines.push(`local REPLY = setmetatable({\n${constructors.join(',\n')}\n}, undeclared('reply'))`);
+    return lines.join('\n');
+  }
+
+  /** KEYS and ARGV of one call, in the declared order. */
+  encode(call: Call<HK, HA>, items: readonly Item<RK, RA>[] = []): { keys: string[]; args: FieldValue[] } {
+    const { keys, args, record } = this.#spec;
+    const outKeys = keys.map((name) => String(field(call.keys, name, this.#spec.label)));
+    const outArgs = args.map((name) => field(call.args, name, this.#spec.label));
+    for (const it of items) {
+      for (const name of record!.keys) outKeys.push(String(field(it.keys, name, this.#spec.label)));
+      for (const name of record!.args) outArgs.push(field(it.args, name, this.#spec.label));
+    }
+    return { keys: outKeys, args: outArgs };
+  }
+
+  decode(reply: unknown): Reply<R> {
+    const code = Array.isArray(reply) ? Number(reply[0]) : NaN;
+    const declared = this.#kindOf.get(code);
+    if (declared === undefined || (reply as unknown[]).length !== declared.fields.length + 1) return this.#unexpected(reply);
+    const decoded: Record<string, FieldValue> = { kind: declared.kind };
+    declared.fields.forEach(([name, kind], i) => {
+      const value = (reply as unknown[])[i + 1];
+      if (kind === 'string') {
+        decoded[name] = String(value);
+      } else {
+        const n = Number(value);
+        if (!Number.isFinite(n)) this.#unexpected(reply);
+        decoded[name] = n;
+      }
+    });
+    return decoded as Reply<R>;
+  }
+
+  /** Runs one call with no items; its reply decoded. */
+  async run(redis: RedisClient, call: Call<HK, HA>, timeoutMs: number): Promise<Reply<R>> {
+    const { keys, args } = this.encode(call);
+    return this.decode(await runScript(redis, this.script, keys, args, timeoutMs));
+  }
+
+  /** Runs one call over `items`, answering each item's reply in their order. */
+  async runItems(redis: RedisClient, call: Call<HK, HA>, items: readonly Item<RK, RA>[], timeoutMs: number): Promise<Reply<R>[]> {
+    const { keys, args } = this.encode(call, items);
+    const replies = await runScript(redis, this.script, keys, args, timeoutMs);
+    if (!Array.isArray(replies) || replies.length !== items.length) return this.#unexpected(replies);
+    return replies.map((reply) => this.decode(reply));
+  }
+
+  #unexpected(reply: unknown): never {
+    throw new Error(`unexpected ${this.#spec.label} reply ${JSON.stringify(reply)}`);
+  }
+}
+
+function field(values: Readonly<Record<string, FieldValue>>, name: string, label: string): FieldValue {
+  const value = values[name];
+  if (value === undefined) throw new RangeError(`${label}: field ${name} missing`);
+  return value;
+}
+
+/** Declares a script's protocol (the const type parameters keep the field names as literal types). */
+export function scriptProtocol<
+  const HK extends Names,
+  const HA extends Names,
+  const R extends ReplySpec,
+  const RK extends Names = [],
+  const RA extends Names = [],
+>(spec: ProtocolSpec<HK, HA, RK, RA, R>): ScriptProtocol<HK, HA, RK, RA, R> {
+  return new ScriptProtocol(spec);
+}
