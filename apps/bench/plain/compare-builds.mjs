@@ -4,6 +4,7 @@
 // median (min–max), and the ratio to raw. A change to the call path is judged by the two ratios.
 // `node apps/bench/plain/compare-builds.mjs <other checkout> [concurrency=64] [calls=4000] [rounds=5]`
 // Build both first: pnpm exec turbo run build --filter=@pgw/client... (in each checkout)
+// COMPARE_BACKEND=redis governs both on the Redis at REDIS_URL (default 127.0.0.1:6379), each its own scope.
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { join } from 'node:path';
@@ -22,10 +23,12 @@ const [{ url }] = await once(upstream, 'message');
 const baseUrl = `${url}/chat/v1`;
 
 const pool = new Pool(url, { connections: 64 });
+const backend = process.env.COMPARE_BACKEND ?? 'memory';
+const redisUrl = process.env.REDIS_URL ?? 'redis://127.0.0.1:6379';
 const settings = (scope) => ({
-  scope,
+  scope: `${scope}_${process.pid}`,
   sources: [{ name: 's0', baseUrl, apiKey: 'k', model: 'bench-model', stream: false }],
-  backends: { limiter: 'memory', breaker: 'memory', cache: 'none', telemetry: 'none' },
+  backends: { limiter: backend, breaker: backend, cache: 'none', telemetry: 'none', ...(backend === 'redis' && { redisUrl }) },
 });
 const dispatchers = [createAgent({ connections: 64 }), createAgent({ connections: 64 })];
 const here = await GatewayClient.fromSettings(settings('HERE'), { dispatcher: dispatchers[0] });
@@ -60,7 +63,7 @@ for (let r = 0; r <= rounds; r += 1) {
 const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spread = (xs, digits) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 const rawRate = median(samples.raw.map((s) => s.rate));
-console.log(`c=${concurrency}, ${calls} calls × ${rounds} rounds, load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
+console.log(`${backend}, c=${concurrency}, ${calls} calls × ${rounds} rounds, load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);
 console.log('| contender | calls/s median (min–max) | ratio vs raw | CPU µs/call median (min–max) |');
 console.log('| --- | --- | --- | --- |');
 for (const name of names) {

@@ -1,6 +1,6 @@
 // A short run to profile (plain node, built dist): `node --cpu-prof --cpu-prof-dir=bench/raw/profiles
 // apps/bench/plain/profile-run.mjs <what> <concurrency> <calls> [sources]`, `what` one of
-// governed | raw | governed-stream. Starts the zero-logic upstream, runs the calls, exits.
+// governed | governed-redis (the Redis at REDIS_URL, default 127.0.0.1:6379) | raw | governed-stream. Starts the zero-logic upstream, runs the calls, exits.
 // Summarise the profile with plain/profile-top.mjs. Build first: pnpm exec turbo run build --filter=@pgw/client...
 import { fork } from 'node:child_process';
 import { once } from 'node:events';
@@ -18,6 +18,11 @@ const [{ url }] = await once(upstream, 'message');
 const route = what === 'governed-stream' ? 'packet' : 'chat';
 const baseUrl = `${url}/${route}/v1`;
 
+function backendsOf(mode) {
+  if (mode !== 'governed-redis') return { limiter: 'memory', breaker: 'memory', cache: 'none', telemetry: 'none' };
+  return { limiter: 'redis', breaker: 'redis', cache: 'none', telemetry: 'none', redisUrl: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
+}
+
 let call;
 let close;
 if (what === 'raw') {
@@ -30,7 +35,7 @@ if (what === 'raw') {
   const dispatcher = createAgent({ connections: stream ? concurrency : 64 });
   const sources = Array.from({ length: Number(sourcesArg) }, (_, i) => ({ name: `s${i}`, baseUrl, apiKey: 'k', model: 'bench-model', stream }));
   const client = await GatewayClient.fromSettings(
-    { scope: 'PROFILE', sources, backends: { limiter: 'memory', breaker: 'memory', cache: 'none', telemetry: 'none' } },
+    { scope: `PROFILE_${process.pid}`, sources, backends: backendsOf(what) },
     { dispatcher },
   );
   call = stream ? async () => { for await (const delta of client.chatStream(messages)) void delta; } : () => client.chat(messages);

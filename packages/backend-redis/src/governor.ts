@@ -1,5 +1,4 @@
 import type { RedisClient } from './connection.js';
-import { randomUUID } from 'node:crypto';
 import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats } from '@pgw/core';
 import { assertBudgetPolicy, assertNonNegativeInteger, budgetPeriodAt, budgetTenantOf, optionalPositiveMs, TicketLease } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS, duplicateConnection } from './connection.js';
@@ -9,7 +8,7 @@ import { denialOf, LIMIT_WINDOW_MS, RedisLimiter, type EntryPlan, type RedisLimi
 import { BudgetKeys, type BudgetPart } from './budget-keys.js';
 import { Coalescer } from './coalesce.js';
 import { Holdings } from './holdings.js';
-import { limiterKeys, lineKeys, scopePrefix, storeEpochKey, type BreakerKeys } from './keys.js';
+import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
 import { BUDGET_STATUS } from './lua/budget.js';
 import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
 import type { ItemOf, ReplyOf } from './protocol.js';
@@ -81,6 +80,7 @@ export class RedisGovernor implements Governor {
   readonly #scopeWindowed: boolean;
   readonly #admissions: Coalescer<AdmitItem, AdmitReply>;
   readonly #ends: Coalescer<FinishItem, FinishReply>;
+  readonly #attemptKeys = new Map<string, AttemptKeys>();
   #subscriber: RedisClient | undefined;
 
   constructor(options: RedisGovernorOptions) {
@@ -126,11 +126,11 @@ export class RedisGovernor implements Governor {
   }
 
   async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<Lease | GovernorRefusal> {
-    const breaker = this.breaker.keysOf(source);
     const plan = this.limiter.planEntry(source, estTokens);
-    const token = randomUUID();
+    // The permit's id is unique per admission, so it doubles as the probe lease's token.
+    const token = plan.id;
     const budget = charge && this.#budget?.charged(charge);
-    const keys = attemptKeys(breaker, plan, budget?.key ?? this.#line.line);
+    const keys = budget === undefined ? this.#attemptKeysOf(plan) : { ...this.#attemptKeysOf(plan), budget: budget.key };
     const { rpm, tpm, maxConcurrency } = plan.limits;
     const item: AdmitItem = {
       keys,
@@ -162,7 +162,7 @@ export class RedisGovernor implements Governor {
           throw new Error('the store forgot the books again right after they were re-booked');
         case 'admitted': {
           const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
-          if (ticket.ok) this.#hold(plan, estTokens, breaker.breakerState, ticket, reply.now);
+          if (ticket.ok) this.#hold(plan, keys.breakerState, ticket, reply.now);
           return { ticket, periodStart: reply.periodStart };
         }
       }
@@ -179,11 +179,11 @@ export class RedisGovernor implements Governor {
     const { ticket } = verdict;
     if (!ticket.ok) return { ok: false, refusal: ticket };
     const finisher = this.#finisher(keys, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart });
-    const permit = plan.permit();
+    const permit = this.limiter.permitOf(plan);
     return new RedisLease(ticket, permit, async (breakerVerdict, actualTokens, spentUsd) => {
       // A finished call holds no lease any more, whether or not its write-back lands now.
       const valid = Number.isSafeInteger(actualTokens) && actualTokens >= 0;
-      this.#holdings.ended(plan.id, valid ? `=${actualTokens}` : String(estTokens));
+      this.#holdings.ended(plan.id, valid ? `=${actualTokens}` : String(plan.estTokens));
       if (!valid) {
         await permit.release(); // a refused amount still frees the slot
         assertNonNegativeInteger(actualTokens, 'actualTokens');
@@ -223,7 +223,7 @@ export class RedisGovernor implements Governor {
     }
   }
 
-  #hold(plan: EntryPlan, estTokens: number, breakerKey: string, ticket: BreakerTicket, at: number): void {
+  #hold(plan: EntryPlan, breakerKey: string, ticket: BreakerTicket, at: number): void {
     const { rpm, tpm } = plan.limits;
     this.#holdings.admitted({
       id: plan.id,
@@ -232,7 +232,7 @@ export class RedisGovernor implements Governor {
       at,
       windowed: this.#scopeWindowed || rpm > 0 || tpm > 0,
       ...(ticket.probe && { probe: { token: probeTokenOf(ticket), epoch: ticket.epoch } }),
-      charged: String(estTokens),
+      charged: String(plan.estTokens),
       leased: true,
     });
   }
@@ -310,13 +310,19 @@ export class RedisGovernor implements Governor {
     return subscriber;
   }
 
+  /** An attempt's own keys in both scripts (its source's breaker and books), charging no budget: the same for every attempt of a source. */
+  #attemptKeysOf({ source, keys }: EntryPlan): AttemptKeys {
+    let attempt = this.#attemptKeys.get(source);
+    if (attempt === undefined) {
+      const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = keys;
+      attempt = Object.freeze({ ...this.breaker.keysOf(source), sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget: this.#line.line });
+      this.#attemptKeys.set(source, attempt);
+    }
+    return attempt;
+  }
+
   #clock(): string {
     return clockArg(this.#now);
   }
 }
 
-/** An attempt's own keys (its source's breaker and books, the budget it charges), the same in both scripts. */
-function attemptKeys(breaker: BreakerKeys, plan: EntryPlan, budget: string): AttemptKeys {
-  const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = plan.keys;
-  return { ...breaker, sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget };
-}

@@ -51,8 +51,8 @@ export class RedisLimiter implements Limiter {
   readonly #redis: RedisClient;
   readonly #scope: string;
   readonly #prefix: string;
-  readonly #sources: ReadonlyMap<string, SourceLimits>;
-  readonly #global: GlobalLimits;
+  /** Each source's keys and the six limits its entries are checked against. */
+  readonly #entries: ReadonlyMap<string, { readonly keys: LimiterKeys; readonly limits: EntryLimits }>;
   readonly #leaseTtlMs: number;
   readonly #keyTtlMs: number;
   readonly #now: Clock | undefined;
@@ -62,10 +62,14 @@ export class RedisLimiter implements Limiter {
     this.#redis = options.redis;
     this.#scope = options.scope;
     this.#prefix = scopePrefix(options.scope);
-    this.#sources = new Map(
-      Object.entries(options.sources).map(([name, limits]) => [name, checkedLimits(limits, `sources.${name}`)]),
+    const g = checkedLimits(options.global, 'global');
+    this.#entries = new Map(
+      Object.entries(options.sources).map(([name, limits]) => {
+        const own = checkedLimits(limits, `sources.${name}`);
+        const sixLimits = { rpm: own.rpm, tpm: own.tpm, maxConcurrency: own.maxConcurrency, globalRpm: g.rpm, globalTpm: g.tpm, globalMaxConcurrency: g.maxConcurrency };
+        return [name, { keys: limiterKeys(this.#prefix, name), limits: sixLimits }];
+      }),
     );
-    this.#global = checkedLimits(options.global, 'global');
     this.#leaseTtlMs = assertPositiveMs(options.leaseTtlMs, 'leaseTtlMs');
     this.#keyTtlMs = Math.max(LIMIT_WINDOW_MS, this.#leaseTtlMs) + KEY_TTL_SLACK_MS;
     this.#now = options.now;
@@ -83,12 +87,11 @@ export class RedisLimiter implements Limiter {
       ENTER.run(this.#redis, { keys: plan.keys, args: { now: this.#clock(), permitId: plan.id, estTokens, ...plan.limits, ...this.entryPolicy } }, this.#timeoutMs),
     );
     if (reply.kind === 'refused') return denialOf(reply);
-    return { ok: true, permit: plan.permit() };
+    return { ok: true, permit: this.permitOf(plan) };
   }
 
   async sourceStats(source: string): Promise<SourceStats> {
-    this.#limitsOf(source);
-    const keys = limiterKeys(this.#prefix, source);
+    const { keys } = this.#entryOf(source);
     return failClosed(this.#scope, 'sourceStats', async () => {
       const { inflight, rpmUsed, tpmUsed } = await STATS.run(this.#redis, { keys, args: { now: this.#clock(), windowMs: LIMIT_WINDOW_MS } }, this.#timeoutMs);
       return { inflight, rpmUsed, tpmUsed };
@@ -100,14 +103,19 @@ export class RedisLimiter implements Limiter {
     return { leaseTtlMs: this.#leaseTtlMs, windowMs: LIMIT_WINDOW_MS, limiterKeyTtlMs: this.#keyTtlMs, concurrencyPollMs: CONCURRENCY_POLL_MS };
   }
 
-  /** What one admission books and how its permit writes back, shared with the governor's combined scripts. */
+  /** What one admission books, shared with the governor's combined scripts. */
   planEntry(source: string, estTokens: number): EntryPlan {
-    const own = this.#limitsOf(source);
+    const { keys, limits } = this.#entryOf(source);
     assertNonNegativeInteger(estTokens, 'estTokens');
-    const keys = limiterKeys(this.#prefix, source);
-    const id = randomUUID();
-    const g = this.#global;
-    const limits = { rpm: own.rpm, tpm: own.tpm, maxConcurrency: own.maxConcurrency, globalRpm: g.rpm, globalTpm: g.tpm, globalMaxConcurrency: g.maxConcurrency };
+    return { id: randomUUID(), source, estTokens, keys, limits };
+  }
+
+  /** The permit of a planned entry: its write-backs are made on first use (a governor's lease seldom needs them). */
+  permitOf(plan: EntryPlan): RedisPermit {
+    return new RedisPermit(plan.source, plan.estTokens, () => this.#booksOf(plan));
+  }
+
+  #booksOf({ id, keys, limits }: EntryPlan): PermitBooks {
     const settleCall = (actualTokens: number) => ({ keys, args: { now: this.#clock(), permitId: id, actualTokens, ...limits, windowMs: LIMIT_WINDOW_MS } });
     const settle = (actualTokens: number) => failClosed(this.#scope, 'settle', () => SETTLE.run(this.#redis, settleCall(actualTokens), this.#timeoutMs));
     const release = () => failClosed(this.#scope, 'release', () => RELEASE.run(this.#redis, { keys, args: { permitId: id } }, this.#timeoutMs));
@@ -119,23 +127,13 @@ export class RedisLimiter implements Limiter {
       <A extends unknown[]>(step: string, write: (...args: A) => Promise<unknown>) =>
       (...args: A): Promise<unknown> =>
         replay.attempt(`${id}:${step}`, () => write(...args));
-    return {
-      id,
-      keys,
-      limits,
-      permit: () =>
-        new RedisPermit(source, estTokens, {
-          settle: kept('settle', settle),
-          release: kept('release', release),
-          settleAndRelease: kept('settle-release', settleAndRelease),
-        }),
-    };
+    return { settle: kept('settle', settle), release: kept('release', release), settleAndRelease: kept('settle-release', settleAndRelease) };
   }
 
-  #limitsOf(source: string): SourceLimits {
-    const limits = this.#sources.get(source);
-    if (limits === undefined) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
-    return limits;
+  #entryOf(source: string) {
+    const entry = this.#entries.get(source);
+    if (entry === undefined) throw new SourceNotConfiguredError({ scope: this.#scope, sourceName: source });
+    return entry;
   }
 
   #clock(): string {
@@ -149,9 +147,10 @@ export type EntryPolicy = Readonly<Record<(typeof ENTRY_POLICY)[number], number>
 
 export interface EntryPlan {
   readonly id: string;
+  readonly source: string;
+  readonly estTokens: number;
   readonly keys: LimiterKeys;
   readonly limits: EntryLimits;
-  permit(): RedisPermit;
 }
 
 interface PermitBooks {
@@ -163,12 +162,17 @@ interface PermitBooks {
 export class RedisPermit implements Permit {
   #settled = false;
   #released = false;
+  #books: PermitBooks | undefined;
 
   constructor(
     readonly source: string,
     readonly estTokens: number,
-    private readonly books: PermitBooks,
+    private readonly makeBooks: () => PermitBooks,
   ) {}
+
+  private get books(): PermitBooks {
+    return (this.#books ??= this.makeBooks());
+  }
 
   /**
    * Only the first call counts. The flag is set once Redis confirmed, so a settle that failed may be

@@ -14,6 +14,7 @@ import { luaScript, runScript, type LuaScript } from './scripts.js';
 type Names = readonly string[];
 export type FieldValue = string | number;
 type FieldsOf<N extends Names> = { readonly [F in N[number]]: FieldValue };
+type KeysOf<N extends Names> = { readonly [F in N[number]]: string };
 type ValueKind = 'number' | 'string';
 type ReplySpec = Readonly<Record<string, { readonly code: number; readonly fields: Readonly<Record<string, ValueKind>> }>>;
 
@@ -35,7 +36,7 @@ export interface ProtocolSpec<HK extends Names, HA extends Names, RK extends Nam
 }
 
 export interface Call<HK extends Names, HA extends Names> {
-  readonly keys: FieldsOf<HK>;
+  readonly keys: KeysOf<HK>;
   readonly args: FieldsOf<HA>;
 }
 export type Item<RK extends Names, RA extends Names> = Call<RK, RA>;
@@ -101,10 +102,10 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
   /** KEYS and ARGV of one call, in the declared order. */
   encode(call: Call<HK, HA>, items: readonly Item<RK, RA>[] = []): { keys: string[]; args: FieldValue[] } {
     const { keys, args, record } = this.#spec;
-    const outKeys = keys.map((name) => String(field(call.keys, name, this.#spec.label)));
+    const outKeys = keys.map((name) => field(call.keys, name, this.#spec.label) as string);
     const outArgs = args.map((name) => field(call.args, name, this.#spec.label));
     for (const it of items) {
-      for (const name of record!.keys) outKeys.push(String(field(it.keys, name, this.#spec.label)));
+      for (const name of record!.keys) outKeys.push(field(it.keys, name, this.#spec.label) as string);
       for (const name of record!.args) outArgs.push(field(it.args, name, this.#spec.label));
     }
     return { keys: outKeys, args: outArgs };

@@ -35,13 +35,33 @@ local function holds_probe(b, token)
   return token ~= '' and token == b.probe_token
 end
 
+-- The samples hashes whose TTL this run of the script checked or set (forgotten when one is deleted).
+local samples_ttl_checked = {}
+
+-- keys: {state, samples}. Both are refreshed together, so the samples hash's TTL (absent: -2,
+-- just created: -1) tells when: when (re)created or past half of it, not on every call.
+local function refresh_ttl(keys, key_ttl)
+  if samples_ttl_checked[keys[2]] then return end
+  local ttl = redis.call('PTTL', keys[2])
+  if ttl < key_ttl / 2 then
+    for _, key in ipairs(keys) do redis.call('PEXPIRE', key, key_ttl) end
+  end
+  -- An absent hash gets its TTL when a later sample creates it.
+  if ttl ~= -2 then samples_ttl_checked[keys[2]] = true end
+end
+
+local function delete_samples(samples)
+  redis.call('DEL', samples)
+  samples_ttl_checked[samples] = nil
+end
+
 -- Drops the buckets that left the window; true when the counts changed (the caller writes them back).
 local function trim_samples(b, state, samples, now, window)
   if not b.from then return false end
   local last_out = math.floor((now - window) / 1000)
   if last_out < b.from then return false end
   if last_out >= b.to then
-    redis.call('DEL', samples)
+    delete_samples(samples)
     redis.call('HDEL', state, 'from', 'to')
     b.ok, b.fail, b.from, b.to = 0, 0, nil, nil
     return true
@@ -71,13 +91,6 @@ local function window_fields(b)
   return {'ok', b.ok, 'fail', b.fail, 'from', b.from, 'to', b.to}
 end
 
--- keys: {state, samples}. Both are refreshed together, so the samples hash's TTL (absent: -2,
--- just created: -1) tells when: when (re)created or past half of it, not on every call.
-local function refresh_ttl(keys, key_ttl)
-  if redis.call('PTTL', keys[2]) < key_ttl / 2 then
-    for _, key in ipairs(keys) do redis.call('PEXPIRE', key, key_ttl) end
-  end
-end
 
 -- Admission: {true, probe} (probe: the half-open lease is to be taken) or {false, state, retryAfterMs}.
 local function breaker_admits(b, now)
@@ -124,7 +137,7 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
     if served then
       redis.call('HSET', state, 'state', 'closed', 'epoch', b.epoch + 1, 'open_until', 0, 'consecutive', 0, 'reopen', 0)
       redis.call('HDEL', state, 'probe_token', 'probe_until', 'probed', 'ok', 'fail', 'from', 'to')
-      redis.call('DEL', samples)
+      delete_samples(samples)
     else
       trip(b.reopen + 1)
     end
@@ -152,6 +165,7 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
   fields[#fields + 1] = 'consecutive'
   fields[#fields + 1] = consecutive
   redis.call('HSET', state, unpack(fields))
+  b.consecutive = consecutive
   local reason
   if not served then
     local samples_n = b.ok + b.fail

@@ -82,21 +82,29 @@ if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
 end
 local now = clock(A.now)
 local turn_ttl = tonumber(A.turnTtlMs)
+-- Within the call: the breakers read (an item that takes a probe lease drops its source's), and
+-- whether the line was seen empty since the last item with a turn.
+local breakers, line_empty = {}, false
 
 local function admit(K, A)
   local line, alive, turn = K.line, K.alive, A.turn
   if turn ~= '' then
+    line_empty = false
     prune_line(line, alive, now)
     if not redis.call('ZSCORE', line, turn) then redis.call('ZADD', line, now, turn) end
     redis.call('ZADD', alive, now + turn_ttl, turn)
     redis.call('PEXPIRE', line, 2 * turn_ttl)
     redis.call('PEXPIRE', alive, 2 * turn_ttl)
     if redis.call('ZRANGE', line, 0, 0)[1] ~= turn then return REPLY.queued{} end
-  elseif redis.call('EXISTS', line) == 1 then
-    prune_line(line, alive, now)
-    if redis.call('EXISTS', line) == 1 then return REPLY.queued{} end
+  elseif not line_empty then
+    if redis.call('EXISTS', line) == 1 then
+      prune_line(line, alive, now)
+      if redis.call('EXISTS', line) == 1 then return REPLY.queued{} end
+    end
+    line_empty = true
   end
-  local b = load(K.breakerState)
+  local b = breakers[K.breakerState] or load(K.breakerState)
+  breakers[K.breakerState] = b
   local admits, probe_or_state, wait = breaker_admits(b, now)
   if not admits then return REPLY.breakerRefused{state = probe_or_state, retryAfterMs = wait} end
   local probe = probe_or_state
@@ -122,6 +130,7 @@ local function admit(K, A)
   end
   local first = 0
   if probe then
+    breakers[K.breakerState] = nil
     first = take_probe(K.breakerState, A.probeToken, now, tonumber(A.probeTtlMs))
     refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
   end
@@ -129,6 +138,7 @@ local function admit(K, A)
 end
 
 for i = 1, ITEMS do replies[i] = admit(item(i)) end
+write_bookings(tonumber(A.limiterKeyTtlMs))
 return replies
 `,
 });
@@ -173,15 +183,20 @@ local now = clock(A.now)
 local p = policy(A)
 local window = tonumber(A.windowMs)
 
+-- The breakers read within the call, while what this call wrote to them is all they changed: a
+-- closed breaker's record keeps its copy true; a transition, an open breaker or a probe release does not.
+local breakers = {}
+
 local function finish(K, A)
   local epoch, token, verdict = tonumber(A.ticketEpoch), A.probeToken, A.verdict
-  local b = load(K.breakerState)
+  local b = breakers[K.breakerState] or load(K.breakerState)
   local applied, reason
   if verdict == '' then
     applied = release_probe(K.breakerState, b, epoch, token)
   else
     applied, reason = record(K.breakerState, K.breakerSamples, b, now, epoch, token, verdict, p)
   end
+  if verdict == '' or b.open or reason then breakers[K.breakerState] = nil else breakers[K.breakerState] = b end
   local t = triples(K, A)
   local settled = settle(now, A.permitId, tonumber(A.actualTokens), t, window)
   local released = release(A.permitId, t)

@@ -17,6 +17,11 @@ local TRIM_BATCH = 500
 -- A window no limit reads is trimmed in batches of this much time (sourceStats trims it exactly).
 local LAZY_TRIM_MS = 1000
 
+-- What this run of the script already did to a book. All of a call's items share one clock reading,
+-- so a window trimmed or a lease set reclaimed stays so for the rest of the call, and a book whose
+-- TTL was checked or set does not need it again.
+local trimmed, ttl_checked = {}, {}
+
 local function read_sum(sum)
   return tonumber(redis.call('GET', sum) or '0')
 end
@@ -62,50 +67,128 @@ local function triples(K, A)
   }
 end
 
--- Admission: nil when admitted (everything booked), else the first full gate (1-based within the
--- triples: rpm, tpm, concurrency; +3 for the scope's) and its retry hint. A denial books nothing.
+-- A call's bookings, written when it ends (write_bookings): one ZADD, HSET and INCRBY per key, not
+-- one per item. What a later item of the call reads of a book (the window's count, its token sum, the
+-- leases held) includes them, so every gate sees exactly what it would have seen item by item.
+local pending, pending_order, known = {}, {}, {}
+
+local function pending_of(t)
+  local p = pending[t.win]
+  if not p then
+    p = {t = t, win = {}, tok = {}, lease = {}, entries = 0, tokens = 0, leases = 0}
+    pending[t.win] = p
+    pending_order[#pending_order + 1] = p
+  end
+  return p
+end
+
+-- A book's size as Redis has it plus what the call booked into it: read once, then kept current.
+local function known_value(key, read, booked)
+  local value = known[key]
+  if value == nil then
+    value = read(key) + booked
+    known[key] = value
+  end
+  return value
+end
+
+local function zcard(key) return redis.call('ZCARD', key) end
+
+local function window_count(t)
+  local p = pending[t.win]
+  return known_value(t.win, zcard, p and p.entries or 0)
+end
+
+local function tokens_used(t)
+  local p = pending[t.win]
+  return known_value(t.sum, read_sum, p and p.tokens or 0)
+end
+
+local function leases_held(t)
+  local p = pending[t.win]
+  return known_value(t.lease, zcard, p and p.leases or 0)
+end
+
+local function add_known(key, delta)
+  if known[key] ~= nil then known[key] = known[key] + delta end
+end
+
+local function book(t, now, id, est, lease_ttl)
+  local p = pending_of(t)
+  if t.windowed then
+    p.win[#p.win + 1] = now
+    p.win[#p.win + 1] = id
+    p.tok[#p.tok + 1] = id
+    p.tok[#p.tok + 1] = est
+    p.entries = p.entries + 1
+    p.tokens = p.tokens + est
+    add_known(t.win, 1)
+    add_known(t.sum, est)
+  end
+  if t.leased then
+    p.lease[#p.lease + 1] = now + lease_ttl
+    p.lease[#p.lease + 1] = id
+    p.leases = p.leases + 1
+    add_known(t.lease, 1)
+  end
+end
+
+-- Writes the call's bookings. Keys are given their TTL when (re)created or past half of it, not on
+-- every call.
+local function write_bookings(key_ttl)
+  for _, p in ipairs(pending_order) do
+    local t = p.t
+    if p.entries > 0 then
+      redis.call('ZADD', t.win, unpack(p.win))
+      redis.call('HSET', t.tok, unpack(p.tok))
+      add_sum(t.sum, p.tokens)
+    end
+    if p.leases > 0 then redis.call('ZADD', t.lease, unpack(p.lease)) end
+    if not ttl_checked[t.win] then
+      ttl_checked[t.win] = true
+      if (p.entries > 0 and redis.call('PTTL', t.win) < key_ttl / 2) or (p.leases > 0 and redis.call('PTTL', t.lease) < key_ttl / 2) then
+        for _, key in ipairs({t.win, t.tok, t.sum, t.lease}) do redis.call('PEXPIRE', key, key_ttl) end
+      end
+    end
+  end
+  pending, pending_order = {}, {}
+end
+
+-- Admission: nil when admitted (booked, written by write_bookings), else the first full gate
+-- (1-based within the triples: rpm, tpm, concurrency; +3 for the scope's) and its retry hint. A
+-- denial books nothing.
 local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
   local cutoff = now - window
   for _, t in ipairs(triples) do
-    if t.rpm > 0 or t.tpm > 0 then
-      trim(t, cutoff)
-    elseif t.windowed and #redis.call('ZRANGEBYSCORE', t.win, '-inf', cutoff - LAZY_TRIM_MS, 'LIMIT', 0, 1) > 0 then
-      trim(t, cutoff)
+    if not trimmed[t.win] then
+      trimmed[t.win] = true
+      if t.rpm > 0 or t.tpm > 0 then
+        trim(t, cutoff)
+      elseif t.windowed and #redis.call('ZRANGEBYSCORE', t.win, '-inf', cutoff - LAZY_TRIM_MS, 'LIMIT', 0, 1) > 0 then
+        trim(t, cutoff)
+      end
     end
-    if t.conc > 0 then redis.call('ZREMRANGEBYSCORE', t.lease, '-inf', now) end
+    if t.conc > 0 and not trimmed[t.lease] then
+      trimmed[t.lease] = true
+      redis.call('ZREMRANGEBYSCORE', t.lease, '-inf', now)
+    end
   end
   local function until_oldest_leaves(win)
+    -- The oldest entry may be one this call booked.
+    write_bookings(key_ttl)
     local oldest = redis.call('ZRANGE', win, 0, 0, 'WITHSCORES')
     return num(tonumber(oldest[2]) + window - now)
   end
   for level, t in ipairs(triples) do
     local base = (level - 1) * 3
-    if t.rpm > 0 and redis.call('ZCARD', t.win) >= t.rpm then return base + 1, until_oldest_leaves(t.win) end
+    if t.rpm > 0 and window_count(t) >= t.rpm then return base + 1, until_oldest_leaves(t.win) end
     if t.tpm > 0 then
-      local used = read_sum(t.sum)
+      local used = tokens_used(t)
       if used > 0 and used + est > t.tpm then return base + 2, until_oldest_leaves(t.win) end
     end
-    if t.conc > 0 and redis.call('ZCARD', t.lease) >= t.conc then return base + 3, poll end
+    if t.conc > 0 and leases_held(t) >= t.conc then return base + 3, poll end
   end
-  -- Keys are given their TTL when (re)created or past half of it, not on every call.
-  local fresh = false
-  for _, t in ipairs(triples) do
-    if t.windowed then
-      redis.call('ZADD', t.win, now, id)
-      redis.call('HSET', t.tok, id, est)
-      add_sum(t.sum, est)
-      fresh = fresh or redis.call('PTTL', t.win) < key_ttl / 2
-    end
-    if t.leased then
-      redis.call('ZADD', t.lease, now + lease_ttl, id)
-      fresh = fresh or redis.call('PTTL', t.lease) < key_ttl / 2
-    end
-  end
-  if fresh then
-    for _, t in ipairs(triples) do
-      for _, key in ipairs({t.win, t.tok, t.sum, t.lease}) do redis.call('PEXPIRE', key, key_ttl) end
-    end
-  end
+  for _, t in ipairs(triples) do book(t, now, id, est, lease_ttl) end
   return nil
 end
 
@@ -169,6 +252,7 @@ ${LIMITER_LUA}
 local gate, wait = enter(clock(A.now), A.permitId, tonumber(A.estTokens), triples(K, A),
   tonumber(A.leaseTtlMs), tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
 if gate then return REPLY.refused{gate = gate, retryAfterMs = wait} end
+write_bookings(tonumber(A.limiterKeyTtlMs))
 return REPLY.admitted{}
 `,
 });
