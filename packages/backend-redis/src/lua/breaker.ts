@@ -55,6 +55,50 @@ local function delete_samples(samples)
   samples_ttl_checked[samples] = nil
 end
 
+local function window_fields(b)
+  if not b.from then return {'ok', 0, 'fail', 0} end
+  return {'ok', b.ok, 'fail', b.fail, 'from', b.from, 'to', b.to}
+end
+
+-- A call's records into closed breakers, written when it ends (write_all_counts) or before its breaker is
+-- written otherwise: one HINCRBY per sample bucket and one HSET per breaker, not one each per item.
+-- All of a call's items share one clock reading, so nothing of this the call trims again.
+local pending_counts, pending_counts_order = {}, {}
+
+local function defer_counts(state, samples, b, bucket, key_ttl)
+  local w = pending_counts[state]
+  if not w then
+    w = {state = state, samples = samples, buckets = {}, bucket_order = {}, key_ttl = key_ttl}
+    pending_counts[state] = w
+    pending_counts_order[#pending_counts_order + 1] = w
+  end
+  w.b = b
+  if bucket then
+    if not w.buckets[bucket] then
+      w.buckets[bucket] = 0
+      w.bucket_order[#w.bucket_order + 1] = bucket
+    end
+    w.buckets[bucket] = w.buckets[bucket] + 1
+  end
+end
+
+local function write_counts(state)
+  local w = pending_counts[state]
+  if not w then return end
+  pending_counts[state] = nil
+  for _, bucket in ipairs(w.bucket_order) do redis.call('HINCRBY', w.samples, bucket, w.buckets[bucket]) end
+  local fields = window_fields(w.b)
+  fields[#fields + 1] = 'consecutive'
+  fields[#fields + 1] = w.b.consecutive
+  redis.call('HSET', state, unpack(fields))
+  refresh_ttl({state, w.samples}, w.key_ttl)
+end
+
+local function write_all_counts()
+  for _, w in ipairs(pending_counts_order) do write_counts(w.state) end
+  pending_counts_order = {}
+end
+
 -- Drops the buckets that left the window; true when the counts changed (the caller writes them back).
 local function trim_samples(b, state, samples, now, window)
   if not b.from then return false end
@@ -85,12 +129,6 @@ local function trim_samples(b, state, samples, now, window)
   b.from = last_out + 1
   return true
 end
-
-local function window_fields(b)
-  if not b.from then return {'ok', 0, 'fail', 0} end
-  return {'ok', b.ok, 'fail', b.fail, 'from', b.from, 'to', b.to}
-end
-
 
 -- Admission: {true, probe} (probe: the half-open lease is to be taken) or {false, state, retryAfterMs}.
 local function breaker_admits(b, now)
@@ -148,12 +186,12 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
 
   trim_samples(b, state, samples, now, p.window)
   local second = math.floor(now / 1000)
-  local consecutive = 0
+  local consecutive, bucket = 0, nil
   if outcome == 'success' then
-    redis.call('HINCRBY', samples, 'o' .. second, 1)
+    bucket = 'o' .. second
     b.ok = b.ok + 1
   elseif not served then
-    redis.call('HINCRBY', samples, 'f' .. second, 1)
+    bucket = 'f' .. second
     b.fail = b.fail + 1
     consecutive = b.consecutive + 1
   end
@@ -161,11 +199,8 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
     b.from = b.from or second
     b.to = second
   end
-  local fields = window_fields(b)
-  fields[#fields + 1] = 'consecutive'
-  fields[#fields + 1] = consecutive
-  redis.call('HSET', state, unpack(fields))
   b.consecutive = consecutive
+  defer_counts(state, samples, b, bucket, p.key_ttl)
   local reason
   if not served then
     local samples_n = b.ok + b.fail
@@ -177,9 +212,11 @@ local function record(state, samples, b, now, epoch, token, outcome, p)
       trips = (not healthy) or consecutive >= 2 * p.threshold
     end
     if outcome == 'dead' then reason = 'source_dead' elseif trips then reason = 'failures' end
-    if reason then trip(b.reopen) end
+    if reason then
+      write_counts(state)
+      trip(b.reopen)
+    end
   end
-  refresh_ttl({state, samples}, p.key_ttl)
   return 1, reason
 end
 
@@ -238,6 +275,7 @@ export const RECORD = scriptProtocol({
   lua: `
 ${BREAKER_LUA}
 local applied, reason = record(K.breakerState, K.breakerSamples, load(K.breakerState), clock(A.now), tonumber(A.ticketEpoch), A.probeToken, A.outcome, policy(A))
+write_all_counts()
 return REPLY.recorded{applied = applied, transition = reason or ''}
 `,
 });

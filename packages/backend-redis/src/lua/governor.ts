@@ -81,7 +81,7 @@ if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
   return replies
 end
 local now = clock(A.now)
-local turn_ttl = tonumber(A.turnTtlMs)
+local now_text, turn_ttl = num(now), tonumber(A.turnTtlMs)
 -- Within the call: the breakers read (an item that takes a probe lease drops its source's), and
 -- whether the line was seen empty since the last item with a turn.
 local breakers, line_empty = {}, false
@@ -134,7 +134,7 @@ local function admit(K, A)
     first = take_probe(K.breakerState, A.probeToken, now, tonumber(A.probeTtlMs))
     refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
   end
-  return REPLY.admitted{epoch = b.epoch, probe = probe and 1 or 0, first = first, now = num(now), periodStart = int(period_start)}
+  return REPLY.admitted{epoch = b.epoch, probe = probe and 1 or 0, first = first, now = now_text, periodStart = int(period_start)}
 end
 
 for i = 1, ITEMS do replies[i] = admit(item(i)) end
@@ -164,8 +164,8 @@ return REPLY.left{}
  * and the wake channel. An item: its ticket's epoch and probe token ('' for a non-probe ticket), the
  * verdict ('' = none: the probe lease is released), its permit, actual tokens and source's limits,
  * and the budget account's period start ('' = no charge) with the cost in nano-dollars.
- * Reply per item: whether the verdict, the settle and the budget's settlement applied (0|1), the
- * leases removed, and the verdict's transition as its reason ('' = none). Room freed is announced
+ * Reply per item: whether the verdict, the settle and the budget's settlement applied (0|1), and the
+ * verdict's transition as its reason ('' = none). Room freed is announced
  * once per call while anyone waits in line.
  */
 export const FINISH = scriptProtocol({
@@ -174,7 +174,7 @@ export const FINISH = scriptProtocol({
   args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
   record: { keys: ITEM_KEYS, args: ['ticketEpoch', 'probeToken', 'verdict', 'permitId', 'actualTokens', ...SOURCE_LIMITS, 'budgetPeriodStart', 'costNano'] },
   replies: {
-    finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', released: 'number', budgetSettled: 'number', transition: 'string' } },
+    finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },
   lua: `
 ${GOVERNOR_LUA}
@@ -196,17 +196,24 @@ local function finish(K, A)
   else
     applied, reason = record(K.breakerState, K.breakerSamples, b, now, epoch, token, verdict, p)
   end
-  if verdict == '' or b.open or reason then breakers[K.breakerState] = nil else breakers[K.breakerState] = b end
+  if verdict == '' or b.open or reason then
+    write_counts(K.breakerState)
+    breakers[K.breakerState] = nil
+  else
+    breakers[K.breakerState] = b
+  end
   local t = triples(K, A)
   local settled = settle(now, A.permitId, tonumber(A.actualTokens), t, window)
-  local released = release(A.permitId, t)
+  release(A.permitId, t)
   local spent = 0
   if A.budgetPeriodStart ~= '' then spent = budget_settle(K.budget .. '@' .. A.budgetPeriodStart, A.permitId, tonumber(A.costNano)) end
-  return REPLY.finished{verdictApplied = applied, settled = settled, released = released, budgetSettled = spent, transition = reason or ''}
+  return REPLY.finished{verdictApplied = applied, settled = settled, budgetSettled = spent, transition = reason or ''}
 end
 
 local replies = {}
 for i = 1, ITEMS do replies[i] = finish(item(i)) end
+write_all_counts()
+write_settlements()
 announce_room(K.line, A.wakeChannel)
 return replies
 `,

@@ -59,12 +59,19 @@ local function triple(win, tok, sum, lease, rpm, tpm, conc, always)
     windowed = always or rpm > 0 or tpm > 0, leased = always or conc > 0}
 end
 
--- The source's and the scope's triples, from the limiter's eight keys and six limits by name.
+-- The source's and the scope's triples, from the limiter's eight keys and six limits by name: the
+-- same for every item of a source in a call (a source's limits are its own), so built once.
+local triples_of = {}
 local function triples(K, A)
-  return {
-    triple(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases, A.rpm, A.tpm, A.maxConcurrency, true),
-    triple(K.globalWindow, K.globalTokens, K.globalTpm, K.globalLeases, A.globalRpm, A.globalTpm, A.globalMaxConcurrency, false),
-  }
+  local t = triples_of[K.sourceWindow]
+  if not t then
+    t = {
+      triple(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases, A.rpm, A.tpm, A.maxConcurrency, true),
+      triple(K.globalWindow, K.globalTokens, K.globalTpm, K.globalLeases, A.globalRpm, A.globalTpm, A.globalMaxConcurrency, false),
+    }
+    triples_of[K.sourceWindow] = t
+  end
+  return t
 end
 
 -- A call's bookings, written when it ends (write_bookings): one ZADD, HSET and INCRBY per key, not
@@ -154,6 +161,13 @@ local function write_bookings(key_ttl)
   pending, pending_order = {}, {}
 end
 
+-- A full window's retry hint: until its oldest entry leaves (which may be one this call booked).
+local function until_oldest_leaves(win, now, window, key_ttl)
+  write_bookings(key_ttl)
+  local oldest = redis.call('ZRANGE', win, 0, 0, 'WITHSCORES')
+  return num(tonumber(oldest[2]) + window - now)
+end
+
 -- Admission: nil when admitted (booked, written by write_bookings), else the first full gate
 -- (1-based within the triples: rpm, tpm, concurrency; +3 for the scope's) and its retry hint. A
 -- denial books nothing.
@@ -173,18 +187,12 @@ local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
       redis.call('ZREMRANGEBYSCORE', t.lease, '-inf', now)
     end
   end
-  local function until_oldest_leaves(win)
-    -- The oldest entry may be one this call booked.
-    write_bookings(key_ttl)
-    local oldest = redis.call('ZRANGE', win, 0, 0, 'WITHSCORES')
-    return num(tonumber(oldest[2]) + window - now)
-  end
   for level, t in ipairs(triples) do
     local base = (level - 1) * 3
-    if t.rpm > 0 and window_count(t) >= t.rpm then return base + 1, until_oldest_leaves(t.win) end
+    if t.rpm > 0 and window_count(t) >= t.rpm then return base + 1, until_oldest_leaves(t.win, now, window, key_ttl) end
     if t.tpm > 0 then
       local used = tokens_used(t)
-      if used > 0 and used + est > t.tpm then return base + 2, until_oldest_leaves(t.win) end
+      if used > 0 and used + est > t.tpm then return base + 2, until_oldest_leaves(t.win, now, window, key_ttl) end
     end
     if t.conc > 0 and leases_held(t) >= t.conc then return base + 3, poll end
   end
@@ -192,21 +200,52 @@ local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
   return nil
 end
 
+-- A call's settlements and releases, written when it ends (write_settlements): one HSET and one
+-- SET per book, one ZREM per lease set. A permit settles once per call whatever its items say (a
+-- second settle of it would have found it settled); a sum is read once and kept in the call, clamped
+-- at 0 after each change as INCRBY would have been.
+local settled_now, retagged, retagged_order, sums, sums_read, sums_order, releases, releases_order = {}, {}, {}, {}, {}, {}, {}, {}
+
+local function retag(tok, id, value)
+  local fields = retagged[tok]
+  if not fields then
+    fields = {}
+    retagged[tok] = fields
+    retagged_order[#retagged_order + 1] = tok
+  end
+  fields[#fields + 1] = id
+  fields[#fields + 1] = value
+end
+
+local function adjust_sum(sum, delta)
+  local value = sums[sum]
+  if value == nil then
+    value = read_sum(sum)
+    sums_read[sum] = value
+    sums_order[#sums_order + 1] = sum
+  end
+  value = value + delta
+  if value < 0 then value = 0 end
+  sums[sum] = value
+end
+
 -- Re-charges a reservation to actual tokens in the window it was made in, once: its tokens entry
 -- becomes '=' .. actual. A reservation that already left its window (trimmed or not yet) is not
 -- touched: no refund into, no charge to, the current window. Returns 1 when applied, else 0.
 local function settle(now, id, actual, triples, window)
+  if settled_now[id] then return 0 end
   local admitted = redis.call('ZSCORE', triples[1].win, id)
   if not admitted or tonumber(admitted) <= now - window then return 0 end
   local before = redis.call('HGET', triples[1].tok, id)
   if not before or string.sub(before, 1, 1) == '=' then return 0 end
+  settled_now[id] = true
   for i, t in ipairs(triples) do
     if t.windowed then
       local value = before
       if i > 1 then value = redis.call('HGET', t.tok, id) end
       if value then
-        redis.call('HSET', t.tok, id, '=' .. actual)
-        add_sum(t.sum, actual - charged(value))
+        retag(t.tok, id, '=' .. actual)
+        adjust_sum(t.sum, actual - charged(value))
       end
     end
   end
@@ -214,11 +253,26 @@ local function settle(now, id, actual, triples, window)
 end
 
 local function release(id, triples)
-  local removed = 0
   for _, t in ipairs(triples) do
-    if t.leased then removed = removed + redis.call('ZREM', t.lease, id) end
+    if t.leased then
+      local ids = releases[t.lease]
+      if not ids then
+        ids = {}
+        releases[t.lease] = ids
+        releases_order[#releases_order + 1] = t.lease
+      end
+      ids[#ids + 1] = id
+    end
   end
-  return removed
+end
+
+local function write_settlements()
+  for _, tok in ipairs(retagged_order) do redis.call('HSET', tok, unpack(retagged[tok])) end
+  for _, sum in ipairs(sums_order) do
+    if sums[sum] ~= sums_read[sum] then redis.call('SET', sum, sums[sum], 'KEEPTTL') end
+  end
+  for _, lease in ipairs(releases_order) do redis.call('ZREM', lease, unpack(releases[lease])) end
+  settled_now, retagged, retagged_order, sums, sums_read, sums_order, releases, releases_order = {}, {}, {}, {}, {}, {}, {}, {}
 end
 `;
 
@@ -267,21 +321,25 @@ export const SETTLE = scriptProtocol({
   replies: { settled: { code: 1, fields: { applied: 'number' } } },
   lua: `
 ${LIMITER_LUA}
-return REPLY.settled{applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), triples(K, A), tonumber(A.windowMs))}
+local applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), triples(K, A), tonumber(A.windowMs))
+write_settlements()
+return REPLY.settled{applied = applied}
 `,
 });
 
-/** settleAndRelease: settle, then release, atomically; `released` counts the leases removed. */
+/** settleAndRelease: settle, then release, atomically. */
 export const SETTLE_RELEASE = scriptProtocol({
   label: 'limiter_settle_release',
   keys: LIMITER_KEYS,
   args: SETTLE_ARGS,
-  replies: { done: { code: 1, fields: { applied: 'number', released: 'number' } } },
+  replies: { done: { code: 1, fields: { applied: 'number' } } },
   lua: `
 ${LIMITER_LUA}
 local t = triples(K, A)
 local applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), t, tonumber(A.windowMs))
-return REPLY.done{applied = applied, released = release(A.permitId, t)}
+release(A.permitId, t)
+write_settlements()
+return REPLY.done{applied = applied}
 `,
 });
 
