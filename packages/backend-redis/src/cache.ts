@@ -3,11 +3,9 @@ import { optionalPositiveMs, assertPositiveInteger, assertPositiveMs } from '@pg
 import type { Cache, Clock } from '@pgw/core';
 import { DEFAULT_TIMEOUT_MS } from './connection.js';
 import { cachePrefix } from './keys.js';
-import { CACHE_GET_LUA, CACHE_SET_LUA } from './lua/cache.js';
-import { clockArg, luaScript, runScript, type LuaScript } from './scripts.js';
+import { CACHE_GET, CACHE_SET } from './lua/cache.js';
+import { clockArg } from './scripts.js';
 
-const GET = luaScript('cache_get', CACHE_GET_LUA, 3);
-const SET = luaScript('cache_set', CACHE_SET_LUA, 3);
 
 export interface RedisCacheOptions {
   /** Not owned: the cache never closes it. */
@@ -42,23 +40,27 @@ export class RedisCache implements Cache {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const reply = await this.#run('get', GET, key, []);
-    if (reply === null) return undefined;
-    if (typeof reply !== 'string') throw new Error(`redis cache get: unexpected reply ${JSON.stringify(reply)}`);
-    return reply;
+    const keys = this.#keysOf(key);
+    const reply = await this.#fallible('get', () => CACHE_GET.run(this.#redis, { keys, args: { now: clockArg(this.#now), key } }, this.#timeoutMs));
+    return reply.kind === 'hit' ? reply.value : undefined;
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
+    const keys = this.#keysOf(key);
     if (typeof value !== 'string') throw new TypeError(`value must be a string, got ${typeof value}`);
     assertPositiveMs(ttlMs, 'ttlMs');
-    await this.#run('set', SET, key, [value, ttlMs, this.#maxEntries, `${this.#prefix}v:`]);
+    const args = { now: clockArg(this.#now), key, value, ttlMs, maxEntries: this.#maxEntries, entryKeyPrefix: `${this.#prefix}v:` };
+    await this.#fallible('set', () => CACHE_SET.run(this.#redis, { keys, args }, this.#timeoutMs));
   }
 
-  async #run(operation: string, script: LuaScript, key: string, args: readonly (string | number)[]): Promise<unknown> {
+  #keysOf(key: string): { entry: string; lru: string; counter: string } {
     if (typeof key !== 'string') throw new TypeError(`key must be a string, got ${typeof key}`);
-    const keys = [`${this.#prefix}v:${key}`, `${this.#prefix}lru`, `${this.#prefix}seq`];
+    return { entry: `${this.#prefix}v:${key}`, lru: `${this.#prefix}lru`, counter: `${this.#prefix}seq` };
+  }
+
+  async #fallible<T>(operation: string, run: () => Promise<T>): Promise<T> {
     try {
-      return await runScript(this.#redis, script, keys, [clockArg(this.#now), key, ...args], this.#timeoutMs);
+      return await run();
     } catch (cause) {
       const reason = cause instanceof Error ? cause.message : String(cause);
       throw new Error(`redis cache ${operation} failed: ${reason}`, { cause });

@@ -101,7 +101,7 @@ export class RedisGovernor implements Governor {
     this.#holdings = new Holdings({
       redis: options.redis,
       epochKey: storeEpochKey(prefix),
-      scopeKeys: [scopeKeys.globalWindow, scopeKeys.globalTokens, scopeKeys.globalTpm, scopeKeys.globalLeases],
+      scopeKeys,
       windowMs: LIMIT_WINDOW_MS,
       leaseTtlMs: options.leaseTtlMs,
       limiterKeyTtlMs: this.limiter.keyTtlMs,

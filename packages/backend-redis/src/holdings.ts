@@ -1,18 +1,16 @@
 import type { RedisClient } from './connection.js';
 import { randomUUID } from 'node:crypto';
 import type { Clock } from '@pgw/core';
-import { REBOOK_LUA } from './lua/holdings.js';
-import { clockArg, luaScript, runScript } from './scripts.js';
+import { REBOOK } from './lua/holdings.js';
+import { clockArg } from './scripts.js';
 import type { LimiterKeys } from './keys.js';
-
-const REBOOK = luaScript('holdings_rebook', REBOOK_LUA, null);
 
 /**
  * The epoch key lives this long after the store last lost it; when it expires, every worker
  * re-books once (a no-op on books that were kept), so it never outlives its scope by more.
  */
 const EPOCH_TTL_MS = 86_400_000;
-/** Admissions re-booked per script (each takes 7 arguments; Lua's unpack and a script's run stay small). */
+/** Admissions re-booked per script (each an item of 5 keys and 6 arguments: a script's run stays short). */
 const REBOOK_BATCH = 500;
 /** A store that forgets again while a worker re-books: the worker starts over, this many times at most. */
 const REBOOK_ROUNDS = 3;
@@ -41,7 +39,7 @@ export interface HoldingsOptions {
   redis: RedisClient;
   epochKey: string;
   /** The scope's window, tokens, token sum and leases (the limiter's global keys). */
-  scopeKeys: readonly string[];
+  scopeKeys: Pick<LimiterKeys, 'globalWindow' | 'globalTokens' | 'globalTpm' | 'globalLeases'>;
   windowMs: number;
   leaseTtlMs: number;
   limiterKeyTtlMs: number;
@@ -156,37 +154,28 @@ export class Holdings {
 
   async #rebookBatch(batch: readonly HeldAdmission[], known: string, candidate: string): Promise<[string, number]> {
     const o = this.#options;
-    const groups = new Map<string, number>();
-    const keys = [o.epochKey, ...o.scopeKeys];
-    const entries: (string | number)[] = [];
-    for (const admission of batch) {
-      let group = groups.get(admission.breakerKey);
-      if (group === undefined) {
-        group = groups.size + 1;
-        groups.set(admission.breakerKey, group);
-        const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = admission.limiterKeys;
-        keys.push(sourceWindow, sourceTokens, sourceTpm, sourceLeases, admission.breakerKey);
-      }
-      const { probe } = admission;
-      entries.push(group, admission.id, admission.charged, admission.at, admission.leased ? 1 : 0, probe?.token ?? '', probe?.epoch ?? 0);
-    }
-    const args = [
-      clockArg(o.now),
-      known,
-      candidate,
-      EPOCH_TTL_MS,
-      o.windowMs,
-      o.leaseTtlMs,
-      o.limiterKeyTtlMs,
-      o.breakerKeyTtlMs,
-      o.probeTtlMs,
-      o.scopeWindowed ? 1 : 0,
-      o.scopeLeased ? 1 : 0,
-      ...entries,
-    ];
-    const reply = await runScript(o.redis, REBOOK, keys, args, o.timeoutMs);
-    if (!Array.isArray(reply) || typeof reply[0] !== 'string') throw new Error(`unexpected rebook reply ${JSON.stringify(reply)}`);
-    return [reply[0], Number(reply[1])];
+    const items = batch.map(({ id, limiterKeys, breakerKey, charged, at, leased, probe }) => ({
+      keys: { ...limiterKeys, breakerState: breakerKey },
+      args: { permitId: id, charged, admittedAt: at, leased: leased ? 1 : 0, probeToken: probe?.token ?? '', breakerEpoch: probe?.epoch ?? 0 },
+    }));
+    const call = {
+      keys: { ...o.scopeKeys, storeEpoch: o.epochKey },
+      args: {
+        now: clockArg(o.now),
+        knownStoreEpoch: known,
+        candidateEpoch: candidate,
+        epochTtlMs: EPOCH_TTL_MS,
+        windowMs: o.windowMs,
+        leaseTtlMs: o.leaseTtlMs,
+        limiterKeyTtlMs: o.limiterKeyTtlMs,
+        breakerKeyTtlMs: o.breakerKeyTtlMs,
+        probeTtlMs: o.probeTtlMs,
+        scopeWindowed: o.scopeWindowed ? 1 : 0,
+        scopeLeased: o.scopeLeased ? 1 : 0,
+      },
+    };
+    const { epoch, rebooked } = await REBOOK.run(o.redis, call, o.timeoutMs, items);
+    return [epoch, rebooked];
   }
 
   /** Drops what no store would count any more: out of the window, and finished or past its lease. */

@@ -129,9 +129,9 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
     return decoded as Reply<R>;
   }
 
-  /** Runs one call with no items; its reply decoded. */
-  async run(redis: RedisClient, call: Call<HK, HA>, timeoutMs: number): Promise<Reply<R>> {
-    const { keys, args } = this.encode(call);
+  /** Runs one call (over `items`, for a script that answers them together); its reply decoded. */
+  async run(redis: RedisClient, call: Call<HK, HA>, timeoutMs: number, items: readonly Item<RK, RA>[] = []): Promise<Reply<R>> {
+    const { keys, args } = this.encode(call, items);
     return this.decode(await runScript(redis, this.script, keys, args, timeoutMs));
   }
 

@@ -2,12 +2,9 @@ import type { Clock, RecordStore } from '@pgw/core';
 import { assertPositiveMs, optionalPositiveMs } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS, type RedisClient } from './connection.js';
 import { recordPrefix } from './keys.js';
-import { RECORD_DELETE_LUA, RECORD_GET_LUA, RECORD_SET_LUA } from './lua/records.js';
-import { clockArg, luaScript, runScript, type LuaScript } from './scripts.js';
+import { RECORD_DELETE, RECORD_GET, RECORD_SET } from './lua/records.js';
+import { clockArg } from './scripts.js';
 
-const GET = luaScript('record_get', RECORD_GET_LUA, 1);
-const SET = luaScript('record_set', RECORD_SET_LUA, 1);
-const DELETE = luaScript('record_delete', RECORD_DELETE_LUA, 1);
 
 export interface RedisRecordStoreOptions {
   /** Not owned: the store never closes it. */
@@ -38,24 +35,23 @@ export class RedisRecordStore implements RecordStore {
   }
 
   async get(key: string): Promise<string | undefined> {
-    const reply = await this.#run(GET, key, []);
-    if (reply === null) return undefined;
-    if (typeof reply !== 'string') throw new Error(`redis record get: unexpected reply ${JSON.stringify(reply)}`);
-    return reply;
+    const reply = await RECORD_GET.run(this.#redis, { keys: this.#keysOf(key), args: { now: clockArg(this.#now) } }, this.#timeoutMs);
+    return reply.kind === 'found' ? reply.value : undefined;
   }
 
   async set(key: string, value: string, ttlMs: number): Promise<void> {
     if (typeof value !== 'string') throw new TypeError(`value must be a string, got ${typeof value}`);
     assertPositiveMs(ttlMs, 'ttlMs');
-    await this.#run(SET, key, [value, ttlMs]);
+    await RECORD_SET.run(this.#redis, { keys: this.#keysOf(key), args: { now: clockArg(this.#now), value, ttlMs } }, this.#timeoutMs);
   }
 
   async delete(key: string): Promise<boolean> {
-    return (await this.#run(DELETE, key, [])) === 1;
+    const { live } = await RECORD_DELETE.run(this.#redis, { keys: this.#keysOf(key), args: { now: clockArg(this.#now) } }, this.#timeoutMs);
+    return live === 1;
   }
 
-  #run(script: LuaScript, key: string, args: readonly (string | number)[]): Promise<unknown> {
+  #keysOf(key: string): { record: string } {
     if (typeof key !== 'string') throw new TypeError(`key must be a string, got ${typeof key}`);
-    return runScript(this.#redis, script, [`${this.#prefix}${key}`], [clockArg(this.#now), ...args], this.#timeoutMs);
+    return { record: `${this.#prefix}${key}` };
   }
 }

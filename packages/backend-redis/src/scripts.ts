@@ -96,14 +96,3 @@ function send(redis: RedisClient, script: LuaScript, keys: readonly string[], ar
   const command = commands[script.name] as ScriptCommand;
   return numberOfKeys === null ? command.call(redis, keys.length, ...keys, ...args) : command.call(redis, ...keys, ...args);
 }
-
-type Numbers<N extends number, Acc extends number[] = []> = Acc['length'] extends N ? Acc : Numbers<N, [...Acc, number]>;
-
-/** The first `count` items of a script reply as finite numbers (the scripts return fractions as strings). */
-export function numbers<N extends number>(reply: unknown, count: N): Numbers<N> {
-  const values = Array.isArray(reply) ? reply.slice(0, count).map(Number) : [];
-  if (values.length !== count || !values.every(Number.isFinite)) {
-    throw new Error(`unexpected script reply ${JSON.stringify(reply)}`);
-  }
-  return values as Numbers<N>;
-}

@@ -1,6 +1,9 @@
 import { afterAll, expect, it } from 'vitest';
 import { ACQUIRE, RECORD, RELEASE_PROBE, SNAPSHOT } from '../src/lua/breaker.js';
 import { BUDGET_STATUS } from '../src/lua/budget.js';
+import { CACHE_GET, CACHE_SET } from '../src/lua/cache.js';
+import { REBOOK } from '../src/lua/holdings.js';
+import { RECORD_DELETE, RECORD_GET, RECORD_SET } from '../src/lua/records.js';
 import { ADMIT, FINISH, LEAVE_LINE } from '../src/lua/governor.js';
 import { ENTER, RELEASE, SETTLE, SETTLE_RELEASE, STATS } from '../src/lua/limiter.js';
 import { scriptProtocol } from '../src/protocol.js';
@@ -9,7 +12,8 @@ import { connectionPool } from './redis.js';
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
 
-const PROTOCOLS = [ACQUIRE, RECORD, RELEASE_PROBE, SNAPSHOT, BUDGET_STATUS, ADMIT, FINISH, LEAVE_LINE, ENTER, RELEASE, SETTLE, SETTLE_RELEASE, STATS];
+/** Every script the package runs. */
+export const PROTOCOLS = [ACQUIRE, RECORD, RELEASE_PROBE, SNAPSHOT, BUDGET_STATUS, ADMIT, FINISH, LEAVE_LINE, ENTER, RELEASE, SETTLE, SETTLE_RELEASE, STATS, REBOOK, CACHE_GET, CACHE_SET, RECORD_GET, RECORD_SET, RECORD_DELETE];
 
 /** The names a script's Lua reads from `K`, `A` and `REPLY` (the shared functions included). */
 function namesRead(lua: string, table: string): Set<string> {

@@ -1,5 +1,6 @@
 import { PRELUDE_LUA } from './clock.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
+import { scriptProtocol } from '../protocol.js';
 
 /**
  * The store's epoch: a scope's key holding a random value, written when missing. A store that lost
@@ -13,31 +14,37 @@ end
 `;
 
 /**
- * rebook: writes back what one worker holds, unless the store still has the epoch it knows.
- * KEYS: epoch, the scope's window, tokens, token sum and leases, then per source group: its window,
- * tokens, token sum, leases and breaker state.
- * ARGV: injectedNow, knownEpoch ('' = re-book whatever the epoch), candidateEpoch (set when none
- * is), epochTtlMs, windowMs, leaseTtlMs, limiterKeyTtlMs, breakerKeyTtlMs, probeTtlMs, scope
- * windowed (0|1), scope leased (0|1), then per held admission 7 values: group (1-based), permit id,
- * charged (estimate, or '=' .. actual once settled), admitted at, leased (0|1), probe token ('' =
- * none), breaker epoch.
- * Every write is "add if absent" (a window entry, a lease, a breaker that forgot its probe), so
- * re-booking into a store that kept part of the books changes nothing of what it kept.
- * Returns {epoch now in force, 1 when re-booked | 0 when the store still had the known epoch}.
+ * rebook: writes back what one worker holds, unless the store still has the epoch it knows
+ * (`knownStoreEpoch` '' = re-book whatever the epoch); `candidateEpoch` is set when none is. The
+ * call: the store's epoch and the scope's books; an item: one held admission — its source's books and
+ * breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
+ * admitted, whether it holds a lease (0|1), and the probe lease it holds ('' = none) under which
+ * breaker epoch. Every write is "add if absent" (a window entry, a lease, a breaker that forgot its
+ * probe), so re-booking into a store that kept part of the books changes nothing of what it kept.
+ * Reply: the epoch in force, and whether the call re-booked (0: the store still had the known epoch).
  */
-export const REBOOK_LUA = `
+export const REBOOK = scriptProtocol({
+  label: 'holdings_rebook',
+  keys: ['storeEpoch', 'globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'],
+  args: ['now', 'knownStoreEpoch', 'candidateEpoch', 'epochTtlMs', 'windowMs', 'leaseTtlMs', 'limiterKeyTtlMs', 'breakerKeyTtlMs', 'probeTtlMs', 'scopeWindowed', 'scopeLeased'],
+  record: {
+    keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'breakerState'],
+    args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch'],
+  },
+  replies: { rebooked: { code: 1, fields: { epoch: 'string', rebooked: 'number' } } },
+  lua: `
 ${PRELUDE_LUA}
 ${LIMITER_FUNCTIONS_LUA}
-local now = clock(ARGV[1])
-local current = redis.call('GET', KEYS[1])
-if current == ARGV[2] then return {current, 0} end
+local now = clock(A.now)
+local current = redis.call('GET', K.storeEpoch)
+if current == A.knownStoreEpoch then return REPLY.rebooked{epoch = current, rebooked = 0} end
 if not current then
-  current = ARGV[3]
-  redis.call('SET', KEYS[1], current, 'PX', ARGV[4])
+  current = A.candidateEpoch
+  redis.call('SET', K.storeEpoch, current, 'PX', A.epochTtlMs)
 end
-local window, lease_ttl, key_ttl = tonumber(ARGV[5]), tonumber(ARGV[6]), tonumber(ARGV[7])
-local breaker_ttl, probe_ttl = tonumber(ARGV[8]), tonumber(ARGV[9])
-local scope_windowed, scope_leased = ARGV[10] == '1', ARGV[11] == '1'
+local window, lease_ttl, key_ttl = tonumber(A.windowMs), tonumber(A.leaseTtlMs), tonumber(A.limiterKeyTtlMs)
+local breaker_ttl, probe_ttl = tonumber(A.breakerKeyTtlMs), tonumber(A.probeTtlMs)
+local scope_windowed, scope_leased = A.scopeWindowed == '1', A.scopeLeased == '1'
 
 local function book_window(win, tok, sum, id, value, at)
   if redis.call('ZADD', win, 'NX', at, id) == 1 then
@@ -46,29 +53,34 @@ local function book_window(win, tok, sum, id, value, at)
   end
 end
 
-for i = 12, #ARGV, 7 do
-  local k = 5 + (tonumber(ARGV[i]) - 1) * 5
-  local id, value, at = ARGV[i + 1], ARGV[i + 2], tonumber(ARGV[i + 3])
+-- The limiter's books written to live on from now (the breaker states keep their own TTL).
+local written = {}
+local function written_to(...)
+  for _, key in ipairs({...}) do written[key] = true end
+end
+written_to(K.globalWindow, K.globalTokens, K.globalTpm, K.globalLeases)
+
+for i = 1, ITEMS do
+  local K, A = item(i)
+  local id, value, at = A.permitId, A.charged, tonumber(A.admittedAt)
   if at > now - window then
-    book_window(KEYS[k + 1], KEYS[k + 2], KEYS[k + 3], id, value, at)
-    if scope_windowed then book_window(KEYS[2], KEYS[3], KEYS[4], id, value, at) end
+    book_window(K.sourceWindow, K.sourceTokens, K.sourceTpm, id, value, at)
+    if scope_windowed then book_window(K.globalWindow, K.globalTokens, K.globalTpm, id, value, at) end
   end
-  if ARGV[i + 4] == '1' and at + lease_ttl > now then
-    redis.call('ZADD', KEYS[k + 4], 'NX', at + lease_ttl, id)
-    if scope_leased then redis.call('ZADD', KEYS[5], 'NX', at + lease_ttl, id) end
+  if A.leased == '1' and at + lease_ttl > now then
+    redis.call('ZADD', K.sourceLeases, 'NX', at + lease_ttl, id)
+    if scope_leased then redis.call('ZADD', K.globalLeases, 'NX', at + lease_ttl, id) end
   end
   -- A half-open breaker whose probe this worker holds: open since the admission, probe leased, its
   -- open→half_open already reported by the admission that took the probe (probed, see lua/breaker.ts).
-  local token, state = ARGV[i + 5], KEYS[k + 5]
-  if token ~= '' and redis.call('EXISTS', state) == 0 then
-    redis.call('HSET', state, 'state', 'open', 'epoch', ARGV[i + 6], 'open_until', num(at), 'consecutive', 0, 'reopen', 0,
-      'probe_token', token, 'probe_until', num(at + probe_ttl), 'probed', 1)
-    redis.call('PEXPIRE', state, breaker_ttl)
+  if A.probeToken ~= '' and redis.call('EXISTS', K.breakerState) == 0 then
+    redis.call('HSET', K.breakerState, 'state', 'open', 'epoch', A.breakerEpoch, 'open_until', num(at), 'consecutive', 0, 'reopen', 0,
+      'probe_token', A.probeToken, 'probe_until', num(at + probe_ttl), 'probed', 1)
+    redis.call('PEXPIRE', K.breakerState, breaker_ttl)
   end
+  written_to(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases)
 end
--- The limiter's keys (not the breaker states, which keep their own TTL) live on from now.
-for k = 2, #KEYS do
-  if k <= 5 or (k - 6) % 5 ~= 4 then redis.call('PEXPIRE', KEYS[k], key_ttl) end
-end
-return {current, 1}
-`;
+for key in pairs(written) do redis.call('PEXPIRE', key, key_ttl) end
+return REPLY.rebooked{epoch = current, rebooked = 1}
+`,
+});
