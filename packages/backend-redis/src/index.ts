@@ -1,4 +1,5 @@
-// Where the behaviours live: governor.ts runs one attempt's two scripts (lua/governor.ts: the
+// Where the behaviours live: protocol.ts declares every script's fields and replies, coalesce.ts gathers a
+// turn's admissions and ends into one call; governor.ts runs one attempt's two scripts (lua/governor.ts: the
 // breaker's admission and trip in lua/breaker.ts, the six gates in lua/limiter.ts, a spend budget's
 // reservation in lua/budget.ts); holdings.ts re-books a store that forgot, replay.ts replays lost
 // write-backs; connection.ts makes the standalone, Cluster and Sentinel connections; cache.ts and

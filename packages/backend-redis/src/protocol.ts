@@ -64,7 +64,7 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
       this.#kindOf.set(code, { kind, fields: Object.entries(fields) });
     }
     if (record !== undefined && record.args.length === 0) throw new RangeError(`${spec.label}: a record needs at least one arg`);
-    this.script = luaScript(spec.label, `${this.bindings()}\n${spec.lua}`, null);
+    this.script = luaScript(spec.label, `${this.bindings()}\n${spec.lua}`);
   }
 
   get spec(): ProtocolSpec<HK, HA, RK, RA, R> {

@@ -9,13 +9,12 @@ export interface LuaScript {
   /** Command name on the connection; carries a digest so two versions never shadow each other. */
   readonly name: string;
   readonly lua: string;
-  /** null: as many keys as each call passes (a script over a variable set of keys). */
-  readonly numberOfKeys: number | null;
 }
 
-export function luaScript(label: string, lua: string, numberOfKeys: number | null): LuaScript {
+/** A script that takes as many keys as each call passes (a call's items bring their own). */
+export function luaScript(label: string, lua: string): LuaScript {
   const digest = createHash('sha1').update(lua).digest('hex').slice(0, 12);
-  return { name: `pgw_${label}_${digest}`, lua, numberOfKeys };
+  return { name: `pgw_${label}_${digest}`, lua };
 }
 
 /**
@@ -89,10 +88,7 @@ async function invoke(
 
 function send(redis: RedisClient, script: LuaScript, keys: readonly string[], args: readonly (string | number)[]): Promise<unknown> {
   const commands = redis as unknown as Record<string, ScriptCommand | undefined>;
-  const { numberOfKeys } = script;
-  if (typeof commands[script.name] !== 'function') {
-    redis.defineCommand(script.name, { lua: script.lua, ...(numberOfKeys !== null && { numberOfKeys }) });
-  }
+  if (typeof commands[script.name] !== 'function') redis.defineCommand(script.name, { lua: script.lua });
   const command = commands[script.name] as ScriptCommand;
-  return numberOfKeys === null ? command.call(redis, keys.length, ...keys, ...args) : command.call(redis, ...keys, ...args);
+  return command.call(redis, keys.length, ...keys, ...args);
 }

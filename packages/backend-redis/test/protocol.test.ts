@@ -1,19 +1,11 @@
 import { afterAll, expect, it } from 'vitest';
-import { ACQUIRE, RECORD, RELEASE_PROBE, SNAPSHOT } from '../src/lua/breaker.js';
-import { BUDGET_STATUS } from '../src/lua/budget.js';
-import { CACHE_GET, CACHE_SET } from '../src/lua/cache.js';
-import { REBOOK } from '../src/lua/holdings.js';
-import { RECORD_DELETE, RECORD_GET, RECORD_SET } from '../src/lua/records.js';
-import { ADMIT, FINISH, LEAVE_LINE } from '../src/lua/governor.js';
-import { ENTER, RELEASE, SETTLE, SETTLE_RELEASE, STATS } from '../src/lua/limiter.js';
+import { PROTOCOLS } from './protocols.js';
 import { scriptProtocol } from '../src/protocol.js';
 import { connectionPool } from './redis.js';
+import { protocolTable, readmeTable } from './protocol-doc.js';
 
 const pool = connectionPool();
 afterAll(() => pool.closeAll());
-
-/** Every script the package runs. */
-export const PROTOCOLS = [ACQUIRE, RECORD, RELEASE_PROBE, SNAPSHOT, BUDGET_STATUS, ADMIT, FINISH, LEAVE_LINE, ENTER, RELEASE, SETTLE, SETTLE_RELEASE, STATS, REBOOK, CACHE_GET, CACHE_SET, RECORD_GET, RECORD_SET, RECORD_DELETE];
 
 /** The names a script's Lua reads from `K`, `A` and `REPLY` (the shared functions included). */
 function namesRead(lua: string, table: string): Set<string> {
@@ -83,4 +75,8 @@ it('refuses a declaration Lua could not bind', () => {
   expect(() => scriptProtocol({ label: 'Bad', keys: [], args: [], replies, lua: '' })).toThrow('script label "Bad" must be lower snake case');
   expect(() => scriptProtocol({ label: 'bad', keys: ['not-a-name'], args: [], replies, lua: '' })).toThrow('field not-a-name is not a Lua identifier');
   expect(() => scriptProtocol({ label: 'bad', keys: [], args: [], replies: { a: { code: 1, fields: {} }, b: { code: 1, fields: {} } }, lua: '' })).toThrow('reply code 1 declared twice');
+});
+
+it('the README documents every script by its declared fields and replies', async () => {
+  expect(await readmeTable(), 'run `pnpm --filter @pgw/backend-redis protocols:doc` to rewrite it').toBe(protocolTable(PROTOCOLS));
 });
