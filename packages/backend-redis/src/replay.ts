@@ -20,13 +20,19 @@ const queues = new WeakMap<RedisClient, WriteBackReplay>();
  * release removes a lease once), so replaying one that did land changes nothing. One queue per
  * connection, shared by all backends on it; it listens to the connection only while it holds
  * something and arms its retry timer only while the connection is up. The write-backs that landed
- * within RECENT_MS of the connection dropping are kept for the replay too.
+ * within RECENT_MS of the connection dropping (and some up to twice that) are kept for the replay too.
  */
 export class WriteBackReplay {
   readonly #redis: RedisClient;
   readonly #kept = new Map<string, () => Promise<unknown>>();
-  /** Write-backs that landed, oldest first, with when (performance.now()); older than RECENT_MS pruned. */
-  #landed = new Map<string, { readonly at: number; readonly write: () => Promise<unknown> }>();
+  /**
+   * Write-backs that landed, in two generations of RECENT_MS: the one filling now and the one before
+   * it, so everything that landed within RECENT_MS is in one of them (and at most 2 × RECENT_MS old).
+   * A generation is dropped whole: no per-write-back time to keep or prune.
+   */
+  #landed = new Map<string, () => Promise<unknown>>();
+  #landedBefore = new Map<string, () => Promise<unknown>>();
+  #generationStart = 0;
   #watchingClose = false;
   #dropped = 0;
   #timer: NodeJS.Timeout | undefined;
@@ -81,27 +87,29 @@ export class WriteBackReplay {
 
   /** A write-back that went through: nothing of it is left to replay unless the connection drops soon. */
   landed(key: string, write: () => Promise<unknown>): void {
-    if (this.#kept.delete(key)) this.#settleDown();
+    if (this.#kept.size > 0 && this.#kept.delete(key)) this.#settleDown();
     const now = performance.now();
-    for (const [old, { at }] of this.#landed) {
-      if (now - at <= RECENT_MS && this.#landed.size < MAX_KEPT_WRITE_BACKS) break;
-      this.#landed.delete(old);
+    if (now - this.#generationStart > RECENT_MS || this.#landed.size >= MAX_KEPT_WRITE_BACKS / 2) {
+      this.#landedBefore = this.#landed;
+      this.#landed = new Map();
+      this.#generationStart = now;
     }
     if (!this.#watchingClose) {
       this.#watchingClose = true;
       this.#redis.on('close', this.#onClose);
     }
-    this.#landed.delete(key);
-    this.#landed.set(key, { at: now, write });
+    this.#landed.set(key, write);
   }
 
   #keepLanded(): void {
-    const landed = this.#landed;
+    const generations = [this.#landedBefore, this.#landed];
     this.#landed = new Map();
+    this.#landedBefore = new Map();
     this.#watchingClose = false;
     this.#redis.off('close', this.#onClose);
-    const since = performance.now() - RECENT_MS;
-    for (const [key, { at, write }] of landed) if (at >= since && !this.#kept.has(key)) this.keep(key, write);
+    // Older than 2 × RECENT_MS, the generation before is past what a failover can lose.
+    if (performance.now() - this.#generationStart > RECENT_MS) generations.shift();
+    for (const landed of generations) for (const [key, write] of landed) if (!this.#kept.has(key)) this.keep(key, write);
   }
 
   async #replay(): Promise<void> {
