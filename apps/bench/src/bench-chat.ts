@@ -7,7 +7,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { aiSdkBridgeCaller, aiSdkCaller, CONNECTIONS, gatewayCaller, modelCaller, openAiSdkCaller, rawUndiciCaller, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, median, percentile, ratio, runConcurrent, type Contender } from './harness.js';
-import { deleteScopeKeys } from './redis-scope.js';
+import { deleteScopeKeys, redisScriptUsec } from './redis-scope.js';
 import { createTelemetryStores } from './telemetry-stores.js';
 import { ZERO_ROUTES, type ZeroUpstream } from './zero-upstream.js';
 
@@ -49,6 +49,8 @@ export interface ChatRow {
   /** Telemetry contenders: rows written and dropped after the last round's flush. */
   written?: number;
   dropped?: number;
+  /** The Redis contender: the Redis server's CPU µs per call in each round (its scripts' `INFO commandstats` usec). */
+  redisUs?: number[];
   /** Concurrency 1 only: median per-call latency and what it adds over raw undici's. */
   p50Ms?: number;
   p99Ms?: number;
@@ -104,16 +106,19 @@ async function runLevel(callers: readonly Caller[], concurrency: number, options
   const calls = options.callsPerRound(concurrency);
   const latencies = new Map<string, number[]>(callers.map((c) => [c.name, []]));
   const loopDelays = new Map<string, number[]>(callers.map((c) => [c.name, []]));
+  const redisUs: number[] = [];
   const minMs = concurrency === 1 ? options.minRoundMs : 0;
   const contenders: Contender[] = callers.map((caller) => ({
     name: caller.name,
     async round({ warmUp }) {
       const loopDelay = monitorEventLoopDelay({ resolution: 1 });
       loopDelay.enable();
+      const redisBefore = caller.name === CHAT_CONTENDERS.redis ? await redisScriptUsec(options.redisUrl) : undefined;
       const done = await runConcurrent(calls, concurrency, () => caller.call(), concurrency === 1 && !warmUp ? latencies.get(caller.name) : undefined, minMs);
       await caller.recorder?.flush();
       loopDelay.disable();
       if (!warmUp) loopDelays.get(caller.name)!.push(loopDelay.percentile(99) / 1e6);
+      if (redisBefore !== undefined && !warmUp) redisUs.push(((await redisScriptUsec(options.redisUrl)) - redisBefore) / done);
       return done;
     },
   }));
@@ -132,6 +137,7 @@ async function runLevel(callers: readonly Caller[], concurrency: number, options
       cpuUs: result.cpuUs,
       loopDelayP99Ms: loopDelays.get(result.name)!,
       ...(stats && { written: stats.written, dropped: stats.dropped }),
+      ...(result.name === CHAT_CONTENDERS.redis && { redisUs }),
     };
     if (concurrency !== 1) return row;
     const p50Ms = median(own);

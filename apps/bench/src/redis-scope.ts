@@ -37,3 +37,19 @@ export async function redisReady(redis: Redis, redisUrl: string, timeoutMs = 5_0
     clearTimeout(timer);
   }
 }
+
+/**
+ * The CPU µs the Redis at `redisUrl` spent in scripts so far (EVALSHA and EVAL, the commands they
+ * ran included, from `INFO commandstats`): a round's figure is the difference, read on a Redis
+ * nothing else uses meanwhile.
+ */
+export async function redisScriptUsec(redisUrl: string): Promise<number> {
+  const redis = new Redis(redisUrl, { lazyConnect: true, maxRetriesPerRequest: 1 });
+  try {
+    await redis.connect();
+    const info = await redis.info('commandstats');
+    return [...info.matchAll(/^cmdstat_(?:evalsha|eval):calls=\d+,usec=(\d+)/gm)].reduce((sum, m) => sum + Number(m[1]), 0);
+  } finally {
+    redis.disconnect();
+  }
+}
