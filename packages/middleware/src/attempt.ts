@@ -1,5 +1,6 @@
 import { timeOrderedId } from './time-ordered-id.js';
 import {
+  abortError,
   RequestRejectedError,
   ResultInvalidError,
   SourceDeadError,
@@ -17,6 +18,7 @@ import {
   type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
@@ -82,6 +84,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   /** The breaker's verdict, sent with the lease's finish; none (a cancellation, a rejected request) gives a probe lease back. */
   private verdict: BreakerVerdict | undefined;
   private attemptNumber = 0;
+  /** Rejects the race in `sent` when the call's signal aborts first. */
+  private abandonSend: ((error: unknown) => void) | undefined;
 
   constructor(
     private readonly deps: AttemptDeps,
@@ -109,9 +113,9 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     try {
       let result: Res;
       try {
-        // Raced as well: a transport that ignores its signal must not hold a cancelled call.
-        result = await raceAbort(this.send(), signal);
+        result = await this.sent(signal);
       } finally {
+        if (signal !== NEVER_ABORTED) signal.removeEventListener('abort', this);
         this.deltas?.close();
       }
       this.result = result;
@@ -162,6 +166,31 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   /** The pipeline that paired this operation with its sources hands the loop sources of its model kind. */
   private get source(): Source<M> {
     return this.admitted.source as Source<M>;
+  }
+
+  /**
+   * The transport's answer, raced with the call's signal: a transport that ignores its signal must
+   * not hold a cancelled call. The attempt itself is the listener (`handleEvent`), removed by `run`:
+   * every attempt in flight holds this race, so it costs no closure of its own.
+   */
+  private sent(signal: AbortSignal): Promise<Res> {
+    const work = this.send();
+    if (signal === NEVER_ABORTED) return work;
+    return new Promise<Res>((resolve, reject) => {
+      // A late answer or failure of an abandoned transport settles nothing any more.
+      work.then(resolve, reject);
+      if (signal.aborted) {
+        reject(abortError(signal));
+        return;
+      }
+      this.abandonSend = reject;
+      signal.addEventListener('abort', this, { once: true });
+    });
+  }
+
+  /** The call's signal aborted while the transport ran. */
+  handleEvent(): void {
+    this.abandonSend?.(abortError(this.call.ctx.signal));
   }
 
   private send(): Promise<Res> {
