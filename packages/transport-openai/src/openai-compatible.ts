@@ -131,8 +131,10 @@ class OpenAICompatible implements OpenAICompatibleModel {
       method: 'POST',
       headers: stream ? this.requestHeaders.sse : this.requestHeaders.json,
       body: JSON.stringify(payload),
-      attempt: stream ? { ...attempt, timeoutMs: Math.min(attempt.timeoutMs, options.liveness.totalMs) } : attempt,
-      ...(stream && { liveness: options.liveness.limits }),
+      attempt,
+      // Spelt out rather than spread: a spread's fields land outside the object, in a second allocation.
+      liveness: stream ? options.liveness.limits : undefined,
+      maxTotalMs: stream ? options.liveness.totalMs : undefined,
       maxResponseBytes: options.maxResponseBytes,
       warn: options.warn,
       now: options.now,
