@@ -110,22 +110,24 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     if (deps.events?.on.onAttemptStart) {
       deps.events.emit('onAttemptStart', { call: ctx, callId, attempt: this.attemptNumber, source: source.name, model: source.model });
     }
+    // A function, not the attempt as a listener object: Node wraps such an object in a closure of its own.
+    const onAbort = (): void => this.abandonSend?.(abortError(ctx.signal));
     let sent: Promise<Res>;
     try {
-      sent = this.sent(ctx.signal);
+      sent = this.sent(ctx.signal, onAbort);
     } catch (error) {
       sent = Promise.reject(error);
     }
     return sent.then(
-      (result) => this.end(() => this.succeeded(result)),
-      (error: unknown) => this.end(() => this.failed(error)),
+      (result) => this.end(onAbort, () => this.succeeded(result)),
+      (error: unknown) => this.end(onAbort, () => this.failed(error)),
     );
   }
 
   /** What the attempt's answer or failure makes of it, then the pacer slot and the lease given back: whatever `outcome` throws is thrown after. */
-  private end(outcome: () => AttemptOutcome<Res>): MaybePromise<AttemptOutcome<Res>> {
+  private end(onAbort: () => void, outcome: () => AttemptOutcome<Res>): MaybePromise<AttemptOutcome<Res>> {
     const { signal } = this.call.ctx;
-    if (signal !== NEVER_ABORTED) signal.removeEventListener('abort', this);
+    if (signal !== NEVER_ABORTED) signal.removeEventListener('abort', onAbort);
     this.deltas?.close();
     let ended: { ok: true; outcome: AttemptOutcome<Res> } | { ok: false; error: unknown };
     try {
@@ -203,10 +205,10 @@ class Attempt<Req, Res, M extends ModelIdentity> {
 
   /**
    * The transport's answer, raced with the call's signal: a transport that ignores its signal must
-   * not hold a cancelled call. The attempt itself is the listener (`handleEvent`), removed by `end`:
-   * every attempt in flight holds this race, so it costs no closure of its own.
+   * not hold a cancelled call. `onAbort` (removed by `end`) rejects the race through `abandonSend`:
+   * every attempt in flight holds this race, so it keeps no closures of its own.
    */
-  private sent(signal: AbortSignal): Promise<Res> {
+  private sent(signal: AbortSignal, onAbort: () => void): Promise<Res> {
     const work = this.send();
     if (signal === NEVER_ABORTED) return work;
     return new Promise<Res>((resolve, reject) => {
@@ -217,13 +219,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
         return;
       }
       this.abandonSend = reject;
-      signal.addEventListener('abort', this, { once: true });
+      signal.addEventListener('abort', onAbort, { once: true });
     });
-  }
-
-  /** The call's signal aborted while the transport ran. */
-  handleEvent(): void {
-    this.abandonSend?.(abortError(this.call.ctx.signal));
   }
 
   private send(): Promise<Res> {
