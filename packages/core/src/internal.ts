@@ -9,8 +9,9 @@ export { assertModel, isModel } from './models.js';
 export { ensureCallDeadline, withCallDeadline } from './deadline.js';
 export {
   combineSignals,
-  followSharedSignal,
   followSignal,
+  joinSharedSignal,
+  leaveSharedSignal,
   MAX_TIMER_DELAY_MS,
   NEVER_ABORTED,
   sleep,

@@ -46,23 +46,26 @@ const followersOf = new WeakMap<AbortSignal, Followers>();
 /**
  * `followSignal` for a signal many followers may share at once (a caller's signal passed to
  * thousands of concurrent calls): however many follow it, `source` carries ONE listener, removed
- * once nothing follows it — no MaxListenersExceededWarning at any concurrency.
+ * once the last follower left (`leaveSharedSignal`) — no MaxListenersExceededWarning at any
+ * concurrency. A follower is the target itself, not a remover closure: every call in flight holds
+ * one. A target follows once: joined twice, it leaves at the first leave.
  */
-export function followSharedSignal(source: AbortSignal | undefined, target: AbortTarget): () => void {
-  if (source === undefined || source === NEVER_ABORTED || source.aborted) return followSignal(source, target);
-  const followers = followersOf.get(source) ?? listenFor(source);
-  // The target itself, unless it already follows: then a wrapper, so it may follow twice and unfollow once.
-  // (Thousands of calls in flight each hold one registration: a wrapper for each would be memory spent for nothing.)
-  const registration: AbortTarget = followers.targets.has(target) ? { abort: (reason) => target.abort(reason) } : target;
-  followers.targets.add(registration);
-  let following = true;
-  return () => {
-    if (!following) return;
-    following = false;
-    if (!followers.targets.delete(registration) || followers.targets.size > 0) return;
-    source.removeEventListener('abort', followers.onAbort);
-    followersOf.delete(source);
-  };
+export function joinSharedSignal(source: AbortSignal | undefined, target: AbortTarget): void {
+  if (source === undefined || source === NEVER_ABORTED) return;
+  if (source.aborted) {
+    target.abort(source.reason);
+    return;
+  }
+  (followersOf.get(source) ?? listenFor(source)).targets.add(target);
+}
+
+/** Takes `target` off the followers of `source`; the last one to leave removes the listener. Idempotent. */
+export function leaveSharedSignal(source: AbortSignal | undefined, target: AbortTarget): void {
+  if (source === undefined) return;
+  const followers = followersOf.get(source);
+  if (followers === undefined || !followers.targets.delete(target) || followers.targets.size > 0) return;
+  source.removeEventListener('abort', followers.onAbort);
+  followersOf.delete(source);
 }
 
 function listenFor(source: AbortSignal): Followers {

@@ -1,6 +1,6 @@
 import { getEventListeners } from 'node:events';
 import { afterEach, describe, expect, it, vi } from 'vitest';
-import { combineSignals, followSharedSignal, followSignal, MAX_TIMER_DELAY_MS, NEVER_ABORTED, sleep } from '../src/signals.js';
+import { combineSignals, followSignal, joinSharedSignal, leaveSharedSignal, MAX_TIMER_DELAY_MS, NEVER_ABORTED, sleep } from '../src/signals.js';
 
 const listeners = (signal: AbortSignal): number => getEventListeners(signal, 'abort').length;
 const activeTimeouts = (): number => process.getActiveResourcesInfo().filter((r) => r === 'Timeout').length;
@@ -96,47 +96,48 @@ describe('followSignal', () => {
   });
 });
 
-describe('followSharedSignal', () => {
-  it('reaches any number of followers through one listener on the source, removed when the last unfollows', () => {
+describe('joinSharedSignal / leaveSharedSignal', () => {
+  it('reaches any number of followers through one listener on the source, removed when the last leaves', () => {
     const source = new AbortController();
     const targets = Array.from({ length: 1000 }, () => new AbortController());
-    const unfollows = targets.map((target) => followSharedSignal(source.signal, target));
+    for (const target of targets) joinSharedSignal(source.signal, target);
     expect(listeners(source.signal)).toBe(1);
-    unfollows[0]!();
-    unfollows[0]!();
+    leaveSharedSignal(source.signal, targets[0]!);
+    leaveSharedSignal(source.signal, targets[0]!);
     expect(listeners(source.signal)).toBe(1);
     source.abort('all');
     expect(targets[0]!.signal.aborted).toBe(false);
     expect(targets.slice(1).every((target) => target.signal.reason === 'all')).toBe(true);
     expect(listeners(source.signal)).toBe(0);
-    for (const unfollow of unfollows) unfollow();
+    for (const target of targets) leaveSharedSignal(source.signal, target);
   });
 
   it('listens again after the last follower left', () => {
     const source = new AbortController();
-    followSharedSignal(source.signal, new AbortController())();
+    const first = new AbortController();
+    joinSharedSignal(source.signal, first);
+    leaveSharedSignal(source.signal, first);
     expect(listeners(source.signal)).toBe(0);
     const target = new AbortController();
-    followSharedSignal(source.signal, target);
+    joinSharedSignal(source.signal, target);
     expect(listeners(source.signal)).toBe(1);
     source.abort('again');
     expect(target.signal.reason).toBe('again');
   });
 
-  it('lets one target follow twice: each unfollow removes its own registration only, once', () => {
-    const source = new AbortController();
-    const target = { reasons: [] as unknown[], abort(reason: unknown) { this.reasons.push(reason); } };
-    const first = followSharedSignal(source.signal, target);
-    const second = followSharedSignal(source.signal, target);
-    first();
-    first();
-    expect(listeners(source.signal)).toBe(1);
-    source.abort('once');
-    expect(target.reasons).toEqual(['once']);
-    second();
-    expect(listeners(source.signal)).toBe(0);
+  it('aborts a target at once on an aborted source, and adds no listener for an absent or never-aborting one', () => {
+    const aborted = new AbortController();
+    aborted.abort('before');
+    const target = new AbortController();
+    joinSharedSignal(aborted.signal, target);
+    expect(target.signal.reason).toBe('before');
+    expect(listeners(aborted.signal)).toBe(0);
+    joinSharedSignal(NEVER_ABORTED, new AbortController());
+    joinSharedSignal(undefined, new AbortController());
+    expect(listeners(NEVER_ABORTED)).toBe(0);
+    leaveSharedSignal(undefined, target);
+    leaveSharedSignal(aborted.signal, target);
   });
-
 });
 
 describe('NEVER_ABORTED', () => {

@@ -24,36 +24,46 @@ export interface AttemptScopeOptions {
 export class AttemptScope extends LivenessTimer {
   /** Handed to undici: cancelled when the caller aborts or one of our limits fires. */
   readonly cancel = new CancelHandle();
+  // The options' fields, not the options object: one object fewer per attempt in flight.
+  private readonly callerSignal: AbortSignal;
+  private readonly sourceName: string;
+  private readonly route: string;
+  /** As asked: the timer's own total is capped at the timer limit. */
+  private readonly askedTotalMs: number;
 
-  constructor(private readonly options: AttemptScopeOptions) {
+  constructor(options: AttemptScopeOptions) {
     const { callerSignal, totalMs, liveness } = options;
     if (callerSignal.aborted) throw abortError(callerSignal);
     super(Math.min(totalMs, MAX_TIMER_DELAY_MS), liveness);
+    this.callerSignal = callerSignal;
+    this.sourceName = options.sourceName;
+    this.route = options.route;
+    this.askedTotalMs = totalMs;
     if (callerSignal !== NEVER_ABORTED) callerSignal.addEventListener('abort', this, { once: true });
     this.startLimits();
   }
 
   /** The caller's signal aborted. */
   handleEvent(): void {
-    this.cancel.abort(this.options.callerSignal.reason);
+    this.cancel.abort(this.callerSignal.reason);
   }
 
   /** The error an attempt that threw `error` must surface: the caller's abort, our own limit, or `error` itself. */
   outcome(error: unknown): unknown {
     // The caller first: when it aborted, the cancel signal carries the caller's reason, not ours.
-    if (this.options.callerSignal.aborted) return abortError(this.options.callerSignal);
+    if (this.callerSignal.aborted) return abortError(this.callerSignal);
     if (this.cancel.aborted) return this.cancel.reason;
     return error;
   }
 
   dispose(): void {
     this.stop();
-    const { callerSignal } = this.options;
+    const { callerSignal } = this;
     if (callerSignal !== NEVER_ABORTED) callerSignal.removeEventListener('abort', this);
   }
 
   protected expired(limit: AttemptLimit, limitMs: number): void {
-    const { sourceName, route, totalMs } = this.options;
+    const { sourceName, route, askedTotalMs: totalMs } = this;
     const what =
       limit === 'total'
         ? `no complete answer within ${totalMs} ms`

@@ -25,6 +25,8 @@ export interface HttpAttempt {
   attempt: Pick<AttemptContext, 'signal' | 'sourceName' | 'timeoutMs'>;
   /** A stream's first-token / inter-token limits: armed when the request is sent. */
   liveness?: LivenessLimits;
+  /** A stream's cap of its total time: the attempt's timeout is the smaller of the two. */
+  maxTotalMs?: number;
   /** Cap of a 2xx body. */
   maxResponseBytes: number;
   /** Receives non-fatal oddities (a non-finite Retry-After). */
@@ -103,21 +105,13 @@ class AttemptAnswer implements HttpAnswer {
 
 /** Sends one request and hands a 2xx answer to `read`; everything else is thrown in its category. */
 export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAnswer) => Promise<T>): Promise<T> {
-  const { endpoint, route, attempt } = request;
-  const now = request.now ?? Date.now;
-  const failure: HttpFailureContext & { route: string } = { sourceName: attempt.sourceName, secrets: endpoint.secrets, route, warn: request.warn, now };
+  const { endpoint, attempt } = request;
   if (!(typeof attempt.timeoutMs === 'number' && attempt.timeoutMs > 0)) {
     throw new RangeError(`source ${attempt.sourceName}: attempt.timeoutMs must be a positive number of milliseconds, got ${String(attempt.timeoutMs)}`);
   }
-  const target = endpoint.target(route);
-  const scope = new AttemptScope({
-    callerSignal: attempt.signal,
-    sourceName: attempt.sourceName,
-    route,
-    totalMs: attempt.timeoutMs,
-    liveness: request.liveness,
-  });
-  const dispatchedAt = now();
+  const target = endpoint.target(request.route);
+  const scope = attemptScope(request);
+  const dispatchedAt = (request.now ?? Date.now)();
   let response: Dispatcher.ResponseData | undefined;
   try {
     response = await request.dispatcher.request({
@@ -132,19 +126,35 @@ export async function sendAttempt<T>(request: HttpAttempt, read: (answer: HttpAn
     const { statusCode: status, headers, body } = response;
     if (status < 200 || status >= 300) {
       const { text, cut } = await readCappedText(body, ERROR_BODY_LIMIT_BYTES);
-      throw translateHttpFailure({ status, headers, body: text, cut }, failure);
+      throw translateHttpFailure({ status, headers, body: text, cut }, failureContext(request));
     }
-    const result = await read(new AttemptAnswer(status, headers, dispatchedAt, failure, body, request.maxResponseBytes, scope));
+    const result = await read(new AttemptAnswer(status, headers, dispatchedAt, failureContext(request), body, request.maxResponseBytes, scope));
     // Cancellation wins even over an answer that raced it.
     if (attempt.signal.aborted) throw abortError(attempt.signal);
     return result;
   } catch (error) {
     const outcome = scope.outcome(error);
     if (outcome !== error || error instanceof PolyGatewayError) throw outcome;
-    throw translateNetworkFailure(error, failure) ?? error;
+    throw translateNetworkFailure(error, failureContext(request)) ?? error;
   } finally {
     scope.dispose();
     // A body not read to its end would pin its socket: destroying it closes the connection.
     if (response !== undefined && !response.body.readableEnded) response.body.destroy();
   }
+}
+
+/** Outside `sendAttempt`: a suspended async function keeps its temporaries, the options object included. */
+function attemptScope({ attempt, route, maxTotalMs, liveness }: HttpAttempt): AttemptScope {
+  return new AttemptScope({
+    callerSignal: attempt.signal,
+    sourceName: attempt.sourceName,
+    route,
+    totalMs: maxTotalMs === undefined ? attempt.timeoutMs : Math.min(attempt.timeoutMs, maxTotalMs),
+    liveness,
+  });
+}
+
+/** Built when an answer or a failure needs it: an attempt waiting for its answer holds none. */
+function failureContext(request: HttpAttempt): HttpFailureContext & { route: string } {
+  return { sourceName: request.attempt.sourceName, secrets: request.endpoint.secrets, route: request.route, warn: request.warn, now: request.now ?? Date.now };
 }

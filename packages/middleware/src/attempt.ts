@@ -1,5 +1,6 @@
 import { timeOrderedId } from './time-ordered-id.js';
 import {
+  abortError,
   RequestRejectedError,
   ResultInvalidError,
   SourceDeadError,
@@ -17,6 +18,7 @@ import {
   type TelemetryStatus,
   type Usage,
 } from '@pgw/core';
+import { NEVER_ABORTED } from '@pgw/core/internal';
 import { cancellationError, raceAbort } from './abort.js';
 import type { Admitted } from './admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
@@ -82,6 +84,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   /** The breaker's verdict, sent with the lease's finish; none (a cancellation, a rejected request) gives a probe lease back. */
   private verdict: BreakerVerdict | undefined;
   private attemptNumber = 0;
+  /** Rejects the race in `sent` when the call's signal aborts first. */
+  private abandonSend: ((error: unknown) => void) | undefined;
 
   constructor(
     private readonly deps: AttemptDeps,
@@ -95,25 +99,55 @@ class Attempt<Req, Res, M extends ModelIdentity> {
     this.deltas = sink && new AttemptDeltas(deps.events?.on.onFirstToken ? this.firstTokenWatch(sink) : sink);
   }
 
-  async run(): Promise<AttemptOutcome<Res>> {
-    const { deps, operation, settlement, callId } = this;
+  /** Promise handlers rather than an async function: every attempt in flight holds this (docs/decisions.md#lean-hot-path). */
+  run(): Promise<AttemptOutcome<Res>> {
+    const { deps, callId } = this;
     const source = this.source;
-    const { ctx, request } = this.call;
-    const signal = ctx.signal;
+    const { ctx } = this.call;
     // Registered before the transport is called: failed and cancelled attempts were really sent.
     registerAttempt(ctx, source.name);
     this.attemptNumber = ctx.ledger.attempts;
     if (deps.events?.on.onAttemptStart) {
       deps.events.emit('onAttemptStart', { call: ctx, callId, attempt: this.attemptNumber, source: source.name, model: source.model });
     }
+    // A function, not the attempt as a listener object: Node wraps such an object in a closure of its own.
+    const onAbort = (): void => this.abandonSend?.(abortError(ctx.signal));
+    let sent: Promise<Res>;
     try {
-      let result: Res;
-      try {
-        // Raced as well: a transport that ignores its signal must not hold a cancelled call.
-        result = await raceAbort(this.send(), signal);
-      } finally {
-        this.deltas?.close();
-      }
+      sent = this.sent(ctx.signal, onAbort);
+    } catch (error) {
+      sent = Promise.reject(error);
+    }
+    return sent.then(
+      (result) => this.end(onAbort, () => this.succeeded(result)),
+      (error: unknown) => this.end(onAbort, () => this.failed(error)),
+    );
+  }
+
+  /** What the attempt's answer or failure makes of it, then the pacer slot and the lease given back: whatever `outcome` throws is thrown after. */
+  private end(onAbort: () => void, outcome: () => AttemptOutcome<Res>): MaybePromise<AttemptOutcome<Res>> {
+    const { signal } = this.call.ctx;
+    if (signal !== NEVER_ABORTED) signal.removeEventListener('abort', onAbort);
+    this.deltas?.close();
+    let ended: { ok: true; outcome: AttemptOutcome<Res> } | { ok: false; error: unknown };
+    try {
+      ended = { ok: true, outcome: outcome() };
+    } catch (error) {
+      ended = { ok: false, error };
+    }
+    const close = (): AttemptOutcome<Res> => {
+      if (!ended.ok) throw ended.error;
+      return ended.outcome;
+    };
+    const givenBack = this.giveBack();
+    return wentAsync(givenBack) ? givenBack.then(close) : close();
+  }
+
+  private succeeded(result: Res): AttemptOutcome<Res> {
+    const { deps, operation, callId } = this;
+    const source = this.source;
+    const { ctx, request } = this.call;
+    try {
       this.result = result;
       const measured = operation.usageOf(result);
       if (measured) this.learnUsage(measured); // S4: known usage, even 0, is what the permit is charged
@@ -127,41 +161,66 @@ class Attempt<Req, Res, M extends ModelIdentity> {
       this.verdict = 'success';
       return { ok: true, result, callId, latencyMs };
     } catch (error) {
-      if (signal.aborted) {
-        settlement.decide('cancelled'); // S3: in flight, usage unknown → keep the reservation
-        this.report('cancelled', error);
-        throw cancellationError(error, signal);
-      }
-      if (error instanceof TransientError || error instanceof SourceDeadError) {
-        const dead = error instanceof SourceDeadError;
-        settlement.decide(dead ? 'dead' : 'transient'); // S5: fixed before this branch's first await
-        deps.health.onFailure(source.name);
-        if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
-        this.report('error', error);
-        this.verdict = dead ? 'dead' : 'failure';
-        const committedContent = this.deltas?.committedContent;
-        return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
-      }
-      if (error instanceof ResultInvalidError) {
-        settlement.decide('invalid');
-        this.report('error', error);
-        // A bad result is not a bad service: the breaker counts a success without a window sample.
-        this.verdict = 'invalid';
-        throw error;
-      }
-      if (error instanceof RequestRejectedError) settlement.decide('rejected');
-      // A rejected request says nothing about the source; an unclassified exception (a bug) settles 0 (S8).
-      this.report('error', error);
-      throw error;
-    } finally {
-      const givenBack = this.giveBack();
-      if (wentAsync(givenBack)) await givenBack;
+      return this.failed(error);
     }
+  }
+
+  /** Cancellation, a rejected request, an invalid result and a bug are thrown; a transient or dead source is returned for the loop. */
+  private failed(error: unknown): AttemptOutcome<Res> {
+    const { deps, settlement } = this;
+    const source = this.source;
+    const { signal } = this.call.ctx;
+    if (signal.aborted) {
+      settlement.decide('cancelled'); // S3: in flight, usage unknown → keep the reservation
+      this.report('cancelled', error);
+      throw cancellationError(error, signal);
+    }
+    if (error instanceof TransientError || error instanceof SourceDeadError) {
+      const dead = error instanceof SourceDeadError;
+      settlement.decide(dead ? 'dead' : 'transient'); // S5: fixed before this branch's first await
+      deps.health.onFailure(source.name);
+      if (error instanceof TransientError && error.transientKind === 'rate_limited') deps.pacer.onRateLimited(source.name);
+      this.report('error', error);
+      this.verdict = dead ? 'dead' : 'failure';
+      const committedContent = this.deltas?.committedContent;
+      return { ok: false, error, ...(committedContent !== undefined && { committedContent }) };
+    }
+    if (error instanceof ResultInvalidError) {
+      settlement.decide('invalid');
+      this.report('error', error);
+      // A bad result is not a bad service: the breaker counts a success without a window sample.
+      this.verdict = 'invalid';
+      throw error;
+    }
+    if (error instanceof RequestRejectedError) settlement.decide('rejected');
+    // A rejected request says nothing about the source; an unclassified exception (a bug) settles 0 (S8).
+    this.report('error', error);
+    throw error;
   }
 
   /** The pipeline that paired this operation with its sources hands the loop sources of its model kind. */
   private get source(): Source<M> {
     return this.admitted.source as Source<M>;
+  }
+
+  /**
+   * The transport's answer, raced with the call's signal: a transport that ignores its signal must
+   * not hold a cancelled call. `onAbort` (removed by `end`) rejects the race through `abandonSend`:
+   * every attempt in flight holds this race, so it keeps no closures of its own.
+   */
+  private sent(signal: AbortSignal, onAbort: () => void): Promise<Res> {
+    const work = this.send();
+    if (signal === NEVER_ABORTED) return work;
+    return new Promise<Res>((resolve, reject) => {
+      // A late answer or failure of an abandoned transport settles nothing any more.
+      work.then(resolve, reject);
+      if (signal.aborted) {
+        reject(abortError(signal));
+        return;
+      }
+      this.abandonSend = reject;
+      signal.addEventListener('abort', onAbort, { once: true });
+    });
   }
 
   private send(): Promise<Res> {

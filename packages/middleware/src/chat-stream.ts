@@ -1,5 +1,5 @@
 import { wholeAnswerDelta, type ChatDelta, type LLMResponse } from '@pgw/core';
-import { followSharedSignal } from '@pgw/core/internal';
+import { joinSharedSignal, leaveSharedSignal } from '@pgw/core/internal';
 
 /** What a streamed chat call hands back: the deltas as they arrive, and the whole answer once complete. */
 export interface ChatStream extends AsyncIterable<ChatDelta> {
@@ -42,7 +42,7 @@ interface Pull {
 /**
  * The call runs under ONE controller of its own, which the consumer stopping aborts directly and
  * which follows the caller's signal through the single listener that signal carries however many
- * calls share it (`followSharedSignal`). A delta that arrives while the consumer waits settles its
+ * calls share it (`joinSharedSignal`). A delta that arrives while the consumer waits settles its
  * `next()` directly, without a hop through the queue.
  */
 class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
@@ -57,11 +57,11 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
   private pull: Pull | undefined;
 
   constructor(call: (hooks: StreamHooks) => Promise<LLMResponse>, callerSignal: AbortSignal | undefined) {
-    const unfollow = followSharedSignal(callerSignal, this.own);
+    joinSharedSignal(callerSignal, this.own);
     const started = new Promise<LLMResponse>((resolve) => resolve(call({ signal: this.own.signal, onDelta: this.push })));
     this.response = started.then(
       (response) => {
-        unfollow();
+        leaveSharedSignal(callerSignal, this.own);
         // Nothing was streamed (a cache hit, a transport that answered whole): the answer is one delta.
         const answered = response.content !== '' || (response.toolCalls?.length ?? 0) > 0;
         const whole = answered && !this.answerForwarded ? wholeAnswerDelta(response) : undefined;
@@ -70,7 +70,7 @@ class DeltaStream implements ChatStream, AsyncIterator<ChatDelta> {
         return response;
       },
       (error: unknown) => {
-        unfollow();
+        leaveSharedSignal(callerSignal, this.own);
         this.end({ failed: true, error });
         throw error;
       },

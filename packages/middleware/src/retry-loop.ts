@@ -77,12 +77,16 @@ export function retryLoop<Req, Res, M extends ModelIdentity>(
   return (call) => new RetryRun(deps, operation, call).run();
 }
 
+/** No source failed yet: shared, a call that never fails allocates no list. */
+const NONE_FAILED: readonly Source[] = [];
+
 class RetryRun<Req, Res, M extends ModelIdentity> {
-  private readonly stall: StallClock;
   private readonly signal: AbortSignal;
-  private readonly reasons: Record<string, string> = {};
+  // Made on first use (`reasons`, `stall`): most calls never fail nor wait, and every call in flight holds a RetryRun.
+  private knownReasons: Record<string, string> | undefined;
+  private stallClock: StallClock | undefined;
   /** Sources that failed in this call, least recently failed first. */
-  private failedByRecency: Source[] = [];
+  private failedByRecency: readonly Source[] = NONE_FAILED;
   private budgetSpent = 0;
   private transientFailures = 0;
   private lastRetryAfterMs: number | undefined;
@@ -100,8 +104,16 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     private readonly operation: AttemptOperation<Req, Res, M>,
     private readonly call: Call<Req>,
   ) {
-    this.stall = new StallClock(deps.progress, deps.stallWindowMs, deps.scope);
     this.signal = call.ctx.signal;
+  }
+
+  /** Why each source failed or refused so far, by source name. */
+  private get reasons(): Record<string, string> {
+    return (this.knownReasons ??= {});
+  }
+
+  private get stall(): StallClock {
+    return (this.stallClock ??= new StallClock(this.deps.progress, this.deps.stallWindowMs, this.deps.scope));
   }
 
   async run(): Promise<Served<Res, M>> {

@@ -16,7 +16,8 @@ import {
   type Permit,
 } from '@pgw/core';
 import { ThinkingContradictions } from '@pgw/core/internal';
-import { describe, expect, it } from 'vitest';
+import { getEventListeners } from 'node:events';
+import { describe, expect, it, vi } from 'vitest';
 import { chatOperation, type Selector } from './helpers/internals.js';
 import { AccountingLimiter, chatResult, embedResult, HANG, ScriptedBreaker, source, usage, type Script } from './helpers/fakes.js';
 import { chatHarness, embedHarness, HI, loopHarness } from './helpers/harness.js';
@@ -130,6 +131,29 @@ describe('retry loop: failover and accounting', () => {
       },
     ]);
     await expect(h.run({}, { signal: controller.signal })).rejects.toMatchObject({ name: 'AbortError' });
+  });
+
+  it('a transport that ignores its signal does not hold a cancelled call; the attempt leaves no listener on the call', async () => {
+    const controller = new AbortController();
+    const signals: AbortSignal[] = [];
+    const h = chatHarness([
+      (attempt) => {
+        signals.push(attempt.signal);
+        return chatResult();
+      },
+      (attempt) => {
+        signals.push(attempt.signal);
+        return new Promise<ChatResult>(() => undefined);
+      },
+    ]);
+    await h.run({}, { signal: controller.signal });
+    expect(getEventListeners(signals[0]!, 'abort')).toHaveLength(0);
+    const running = h.run({}, { signal: controller.signal });
+    await vi.waitFor(() => expect(signals).toHaveLength(2));
+    expect(getEventListeners(signals[1]!, 'abort')).toHaveLength(1);
+    controller.abort();
+    await expect(running).rejects.toMatchObject({ name: 'AbortError' });
+    expect(getEventListeners(signals[1]!, 'abort')).toHaveLength(0);
   });
 
   it('an already-aborted call starts nothing', async () => {

@@ -77,22 +77,29 @@ class OpenAICompatible implements OpenAICompatibleModel {
     return this.chat(request, attempt, undefined);
   }
 
-  async stream(request: ChatRequest, attempt: StreamAttemptContext): Promise<ChatResult> {
+  /** Not async (docs/decisions.md#lean-hot-path): every stream in flight would hold its frame. */
+  stream(request: ChatRequest, attempt: StreamAttemptContext): Promise<ChatResult> {
     if (!this.options.stream) {
-      const result = await this.chat(request, attempt, undefined);
-      const delta = wholeAnswerDelta(result);
-      if (delta !== undefined && !attempt.signal.aborted) attempt.onDelta(delta);
-      return result;
+      return this.chat(request, attempt, undefined).then((result) => {
+        const delta = wholeAnswerDelta(result);
+        if (delta !== undefined && !attempt.signal.aborted) attempt.onDelta(delta);
+        return result;
+      });
     }
     // Deltas reach the caller only while the attempt is live: none after it settles (readStream drops those after a cancellation).
     let live = true;
-    try {
-      return await this.chat(request, attempt, (delta) => {
-        if (live) attempt.onDelta(delta);
-      });
-    } finally {
-      live = false;
-    }
+    return this.chat(request, attempt, (delta) => {
+      if (live) attempt.onDelta(delta);
+    }).then(
+      (result) => {
+        live = false;
+        return result;
+      },
+      (error: unknown) => {
+        live = false;
+        throw error;
+      },
+    );
   }
 
   async embed(request: EmbedRequest, attempt: AttemptContext): Promise<EmbedResult> {
@@ -131,8 +138,10 @@ class OpenAICompatible implements OpenAICompatibleModel {
       method: 'POST',
       headers: stream ? this.requestHeaders.sse : this.requestHeaders.json,
       body: JSON.stringify(payload),
-      attempt: stream ? { ...attempt, timeoutMs: Math.min(attempt.timeoutMs, options.liveness.totalMs) } : attempt,
-      ...(stream && { liveness: options.liveness.limits }),
+      attempt,
+      // Spelt out rather than spread: a spread's fields land outside the object, in a second allocation.
+      liveness: stream ? options.liveness.limits : undefined,
+      maxTotalMs: stream ? options.liveness.totalMs : undefined,
       maxResponseBytes: options.maxResponseBytes,
       warn: options.warn,
       now: options.now,
