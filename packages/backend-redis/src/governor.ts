@@ -11,7 +11,7 @@ import { Holdings } from './holdings.js';
 import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
 import { BUDGET_STATUS } from './lua/budget.js';
 import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
-import type { ItemOf, ReplyOf } from './protocol.js';
+import type { ItemOf, ReplyOf, SharedOf } from './protocol.js';
 import { WriteBackReplay } from './replay.js';
 import { clockArg } from './scripts.js';
 
@@ -36,8 +36,11 @@ type AdmitItem = ItemOf<typeof ADMIT>;
 type AdmitReply = ReplyOf<typeof ADMIT>;
 type FinishItem = ItemOf<typeof FINISH>;
 type FinishReply = ReplyOf<typeof FINISH>;
-/** An attempt's own keys in both scripts: its source's breaker and books, the budget it charges. */
-type AttemptKeys = FinishItem['keys'];
+/** What an attempt shares in both scripts with the others of its source and budget. */
+type AttemptSet = SharedOf<typeof FINISH>;
+const NO_KEYS = Object.freeze({});
+/** Sets of source and budget kept at most (a scope's sources times its tenants seen lately). */
+const MAX_ATTEMPT_SETS = 10_000;
 
 /** A lease's end: the breaker's verdict, the permit's settle-and-release, the budget's settlement. */
 type LeaseEnd = (verdict: BreakerVerdict | undefined, actualTokens: number, spentUsd: number) => Promise<BreakerTransition | undefined>;
@@ -80,7 +83,7 @@ export class RedisGovernor implements Governor {
   readonly #scopeWindowed: boolean;
   readonly #admissions: Coalescer<AdmitItem, AdmitReply>;
   readonly #ends: Coalescer<FinishItem, FinishReply>;
-  readonly #attemptKeys = new Map<string, AttemptKeys>();
+  readonly #sets = new Map<string, AttemptSet>();
   #subscriber: RedisClient | undefined;
 
   constructor(options: RedisGovernorOptions) {
@@ -130,17 +133,13 @@ export class RedisGovernor implements Governor {
     // The permit's id is unique per admission, so it doubles as the probe lease's token.
     const token = plan.id;
     const budget = charge && this.#budget?.charged(charge);
-    const keys = budget === undefined ? this.#attemptKeysOf(plan) : { ...this.#attemptKeysOf(plan), budget: budget.key };
-    const { rpm, tpm, maxConcurrency } = plan.limits;
+    const shared = this.#sharedOf(plan, budget?.key);
     const item: AdmitItem = {
-      keys,
+      keys: NO_KEYS,
+      shared,
       args: {
         permitId: plan.id,
-        probeToken: token,
         estTokens,
-        rpm,
-        tpm,
-        maxConcurrency,
         turn: turn ?? '',
         budgetPeriod: budget?.period ?? '',
         reservation: budget?.reservationNano ?? 0,
@@ -162,7 +161,7 @@ export class RedisGovernor implements Governor {
           throw new Error('the store forgot the books again right after they were re-booked');
         case 'admitted': {
           const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
-          if (ticket.ok) this.#hold(plan, keys.breakerState, ticket, reply.now);
+          if (ticket.ok) this.#hold(plan, shared.keys.breakerState, ticket, reply.now);
           return { ticket, periodStart: reply.periodStart };
         }
       }
@@ -172,13 +171,13 @@ export class RedisGovernor implements Governor {
       // on the same connection (and replayed if that fails), gives back what nobody holds. All are
       // no-ops for an entry the script never made.
       const part = budget && { ...budget, periodStart: String(budgetPeriodAt(budget.period, (this.#now ?? Date.now)()).start) };
-      void this.#finished(plan, this.#finisher(keys, UNANSWERED, plan, part), undefined, 0, 0).catch(() => undefined);
+      void this.#finished(plan, this.#finisher(shared, UNANSWERED, plan, part), undefined, 0, 0).catch(() => undefined);
       throw error;
     });
     if (!('ticket' in verdict)) return verdict;
     const { ticket } = verdict;
     if (!ticket.ok) return { ok: false, refusal: ticket };
-    const finisher = this.#finisher(keys, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart });
+    const finisher = this.#finisher(shared, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart });
     const permit = this.limiter.permitOf(plan);
     return new RedisLease(ticket, permit, async (breakerVerdict, actualTokens, spentUsd) => {
       // A finished call holds no lease any more, whether or not its write-back lands now.
@@ -241,21 +240,17 @@ export class RedisGovernor implements Governor {
    * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
    * one script, which answers the verdict's breaker transition.
    */
-  #finisher(keys: AttemptKeys, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
-    const { rpm, tpm, maxConcurrency } = plan.limits;
+  #finisher(shared: AttemptSet, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
     return async (verdict, actualTokens, spentUsd) => {
       const args = {
         ticketEpoch: ticket.epoch,
-        probeToken: probeTokenOf(ticket),
+        probe: ticket.probe ? 1 : 0,
         verdict: verdict ?? '',
         permitId: plan.id,
         actualTokens,
-        rpm,
-        tpm,
-        maxConcurrency,
         ...BudgetKeys.settlement(budget, spentUsd),
       };
-      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys, args }));
+      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys: NO_KEYS, shared, args }));
       return transitionOf(reply.transition);
     };
   }
@@ -310,15 +305,26 @@ export class RedisGovernor implements Governor {
     return subscriber;
   }
 
-  /** An attempt's own keys in both scripts (its source's breaker and books), charging no budget: the same for every attempt of a source. */
-  #attemptKeysOf({ source, keys }: EntryPlan): AttemptKeys {
-    let attempt = this.#attemptKeys.get(source);
-    if (attempt === undefined) {
+  /**
+   * What an attempt shares in both scripts with the others of its source and budget: its source's
+   * breaker, books and limits, and the budget it charges. One object per source and budget, so a
+   * call sends each once.
+   */
+  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined): AttemptSet {
+    const id = budgetKey === undefined ? source : `${source}\n${budgetKey}`;
+    let set = this.#sets.get(id);
+    if (set === undefined) {
       const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = keys;
-      attempt = Object.freeze({ ...this.breaker.keysOf(source), sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget: this.#line.line });
-      this.#attemptKeys.set(source, attempt);
+      const { rpm, tpm, maxConcurrency } = limits;
+      set = Object.freeze({
+        keys: { ...this.breaker.keysOf(source), sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget: budgetKey ?? this.#line.line },
+        args: { rpm, tpm, maxConcurrency },
+      });
+      // Tenants are many: the sets are a cache, bounded (a set made anew is equal, only not shared).
+      if (this.#sets.size >= MAX_ATTEMPT_SETS) this.#sets.clear();
+      this.#sets.set(id, set);
     }
-    return attempt;
+    return set;
   }
 
   #clock(): string {

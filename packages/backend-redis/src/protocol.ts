@@ -23,13 +23,24 @@ export type Reply<R extends ReplySpec> = {
   [Kind in keyof R & string]: { readonly kind: Kind } & { readonly [F in keyof R[Kind]['fields']]: R[Kind]['fields'][F] extends 'number' ? number : string };
 }[keyof R & string];
 
-export interface ProtocolSpec<HK extends Names, HA extends Names, RK extends Names, RA extends Names, R extends ReplySpec> {
+export interface RecordSpec<RK extends Names, RA extends Names, SK extends Names, SA extends Names> {
+  /** An item's own KEYS and ARGV. */
+  readonly keys: RK;
+  readonly args: RA;
+  /**
+   * KEYS and ARGV items share (a source's books and limits): sent once per call for every distinct
+   * set its items name, each item carrying only its set's index.
+   */
+  readonly shared?: { readonly keys: SK; readonly args: SA };
+}
+
+export interface ProtocolSpec<HK extends Names, HA extends Names, RK extends Names, RA extends Names, R extends ReplySpec, SK extends Names = [], SA extends Names = []> {
   readonly label: string;
   /** KEYS and ARGV once per call (`K`, `A` in Lua). */
   readonly keys: HK;
   readonly args: HA;
-  /** KEYS and ARGV once per item; Lua reads item i with `item(i)`, whose `K`, `A` fall back to the call's. */
-  readonly record?: { readonly keys: RK; readonly args: RA };
+  /** KEYS and ARGV once per item; Lua reads item i with `item(i)`, whose `K`, `A` fall back to its shared set's, then to the call's. */
+  readonly record?: RecordSpec<RK, RA, SK, SA>;
   readonly replies: R;
   /** Shared Lua functions, then the body: for a script with a record, the body answers `ITEMS` replies in order. */
   readonly lua: string;
@@ -39,35 +50,37 @@ export interface Call<HK extends Names, HA extends Names> {
   readonly keys: KeysOf<HK>;
   readonly args: FieldsOf<HA>;
 }
-export type Item<RK extends Names, RA extends Names> = Call<RK, RA>;
+/** An item: its own fields, and the shared set it names (the same object for every item of the set). */
+export type Item<RK extends Names, RA extends Names, SK extends Names = [], SA extends Names = []> = Call<RK, RA> & { readonly shared?: Call<SK, SA> };
 
-/** The item a protocol with a record takes, and the reply a protocol answers. */
-export type ItemOf<P> = P extends ScriptProtocol<any, any, infer RK, infer RA, any> ? Item<RK, RA> : never;
-export type ReplyOf<P> = P extends ScriptProtocol<any, any, any, any, infer R> ? Reply<R> : never;
+/** The item a protocol with a record takes, its shared set, and the reply a protocol answers. */
+export type ItemOf<P> = P extends ScriptProtocol<any, any, infer RK, infer RA, any, infer SK, infer SA> ? Item<RK, RA, SK, SA> : never;
+export type SharedOf<P> = P extends ScriptProtocol<any, any, any, any, any, infer SK, infer SA> ? Call<SK, SA> : never;
+export type ReplyOf<P> = P extends ScriptProtocol<any, any, any, any, infer R, any, any> ? Reply<R> : never;
 
 const LUA_NAME = /^[a-z][A-Za-z0-9]*$/;
 const LABEL = /^[a-z][a-z0-9_]*$/;
 
-export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names, RA extends Names, R extends ReplySpec> {
+export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names, RA extends Names, R extends ReplySpec, SK extends Names = [], SA extends Names = []> {
   readonly script: LuaScript;
-  readonly #spec: ProtocolSpec<HK, HA, RK, RA, R>;
+  readonly #spec: ProtocolSpec<HK, HA, RK, RA, R, SK, SA>;
   readonly #kindOf = new Map<number, { kind: string; fields: [string, ValueKind][] }>();
 
-  constructor(spec: ProtocolSpec<HK, HA, RK, RA, R>) {
+  constructor(spec: ProtocolSpec<HK, HA, RK, RA, R, SK, SA>) {
     this.#spec = spec;
     const { keys, args, record, replies } = spec;
     if (!LABEL.test(spec.label)) throw new RangeError(`script label ${JSON.stringify(spec.label)} must be lower snake case`);
-    const fieldNames = [keys, args, record?.keys ?? [], record?.args ?? [], Object.keys(replies)];
+    const fieldNames = [keys, args, record?.keys ?? [], record?.args ?? [], record?.shared?.keys ?? [], record?.shared?.args ?? [], Object.keys(replies)];
     for (const name of fieldNames.flat()) if (!LUA_NAME.test(name)) throw new RangeError(`${spec.label}: field ${name} is not a Lua identifier`);
     for (const [kind, { code, fields }] of Object.entries(replies)) {
       if (this.#kindOf.has(code)) throw new RangeError(`${spec.label}: reply code ${code} declared twice`);
       this.#kindOf.set(code, { kind, fields: Object.entries(fields) });
     }
-    if (record !== undefined && record.args.length === 0) throw new RangeError(`${spec.label}: a record needs at least one arg`);
+    if (record !== undefined && record.shared === undefined && record.args.length === 0) throw new RangeError(`${spec.label}: a record needs at least one arg`);
     this.script = luaScript(spec.label, `${this.bindings()}\n${spec.lua}`);
   }
 
-  get spec(): ProtocolSpec<HK, HA, RK, RA, R> {
+  get spec(): ProtocolSpec<HK, HA, RK, RA, R, SK, SA> {
     return this.#spec;
   }
 
@@ -82,7 +95,8 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
       `local K = setmetatable(${table(keys, 'KEYS', '')}, undeclared('key'))`,
       `local A = setmetatable(${table(args, 'ARGV', '')}, undeclared('arg'))`,
     ];
-    if (record !== undefined) {
+    if (record?.shared !== undefined) lines.push(...this.#sharedItems(record as RecordSpec<RK, RA, Names, Names> & { shared: { keys: Names; args: Names } }, table));
+    else if (record !== undefined) {
       lines.push(
         `local ITEMS = (#ARGV - ${args.length}) / ${record.args.length}`,
         'local K_OF, A_OF = {__index = K}, {__index = A}',
@@ -99,15 +113,76 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
     return lines.join('\n');
   }
 
+  /**
+   * KEYS: the call's, each shared set's, each item's own. ARGV: the call's, the number of shared
+   * sets, each set's, then per item its set's index and its own. A set's tables are built once.
+   */
+  #sharedItems(
+    record: RecordSpec<RK, RA, Names, Names> & { shared: { keys: Names; args: Names } },
+    table: (names: Names, from: string, base: string) => string,
+  ): string[] {
+    const { keys, args } = this.#spec;
+    const { shared } = record;
+    const perItem = record.args.length + 1;
+    return [
+      `local SETS = tonumber(ARGV[${args.length + 1}])`,
+      `local ITEM_ARGS, ITEM_KEYS = ${args.length + 1} + SETS * ${shared.args.length}, ${keys.length} + SETS * ${shared.keys.length}`,
+      `local ITEMS = (#ARGV - ITEM_ARGS) / ${perItem}`,
+      'local K_OF, A_OF, sets = {__index = K}, {__index = A}, {}',
+      'local function set_of(s)',
+      '  local found = sets[s]',
+      '  if not found then',
+      `    local k, a = ${keys.length} + (s - 1) * ${shared.keys.length}, ${args.length + 1} + (s - 1) * ${shared.args.length}`,
+      `    local sk, sa = setmetatable(${table(shared.keys, 'KEYS', 'k + ')}, K_OF), setmetatable(${table(shared.args, 'ARGV', 'a + ')}, A_OF)`,
+      '    found = {keys = sk, args_of = {__index = sa}, keys_of = {__index = sk}}',
+      '    sets[s] = found',
+      '  end',
+      '  return found',
+      'end',
+      'local function item(i)',
+      `  local a = ITEM_ARGS + (i - 1) * ${perItem}`,
+      '  local s = set_of(tonumber(ARGV[a + 1]))',
+      record.keys.length === 0
+        ? '  local own_keys = s.keys'
+        : `  local own_keys = setmetatable(${table(record.keys, 'KEYS', `ITEM_KEYS + (i - 1) * ${record.keys.length} + `)}, s.keys_of)`,
+      `  return own_keys, setmetatable(${table(record.args, 'ARGV', 'a + 1 + ')}, s.args_of)`,
+      'end',
+    ];
+  }
+
   /** KEYS and ARGV of one call, in the declared order. */
-  encode(call: Call<HK, HA>, items: readonly Item<RK, RA>[] = []): { keys: string[]; args: FieldValue[] } {
-    const { keys, args, record } = this.#spec;
-    const outKeys = keys.map((name) => field(call.keys, name, this.#spec.label) as string);
-    const outArgs = args.map((name) => field(call.args, name, this.#spec.label));
-    for (const it of items) {
-      for (const name of record!.keys) outKeys.push(field(it.keys, name, this.#spec.label) as string);
-      for (const name of record!.args) outArgs.push(field(it.args, name, this.#spec.label));
+  encode(call: Call<HK, HA>, items: readonly Item<RK, RA, SK, SA>[] = []): { keys: string[]; args: FieldValue[] } {
+    const { keys, args, record, label } = this.#spec;
+    const outKeys = keys.map((name) => field(call.keys, name, label) as string);
+    const outArgs = args.map((name) => field(call.args, name, label));
+    const shared = record?.shared;
+    if (shared === undefined) {
+      for (const it of items) {
+        for (const name of record!.keys) outKeys.push(field(it.keys, name, label) as string);
+        for (const name of record!.args) outArgs.push(field(it.args, name, label));
+      }
+      return { keys: outKeys, args: outArgs };
     }
+    const sets = new Map<Call<SK, SA>, number>();
+    const setArgs: FieldValue[] = [];
+    const ownKeys: string[] = [];
+    const ownArgs: FieldValue[] = [];
+    for (const it of items) {
+      const set = it.shared;
+      if (set === undefined) throw new RangeError(`${label}: an item names no shared set`);
+      let index = sets.get(set);
+      if (index === undefined) {
+        index = sets.size + 1;
+        sets.set(set, index);
+        for (const name of shared.keys) outKeys.push(field(set.keys, name, label) as string);
+        for (const name of shared.args) setArgs.push(field(set.args, name, label));
+      }
+      for (const name of record!.keys) ownKeys.push(field(it.keys, name, label) as string);
+      ownArgs.push(index);
+      for (const name of record!.args) ownArgs.push(field(it.args, name, label));
+    }
+    outKeys.push(...ownKeys);
+    outArgs.push(sets.size, ...setArgs, ...ownArgs);
     return { keys: outKeys, args: outArgs };
   }
 
@@ -130,13 +205,13 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
   }
 
   /** Runs one call (over `items`, for a script that answers them together); its reply decoded. */
-  async run(redis: RedisClient, call: Call<HK, HA>, timeoutMs: number, items: readonly Item<RK, RA>[] = []): Promise<Reply<R>> {
+  async run(redis: RedisClient, call: Call<HK, HA>, timeoutMs: number, items: readonly Item<RK, RA, SK, SA>[] = []): Promise<Reply<R>> {
     const { keys, args } = this.encode(call, items);
     return this.decode(await runScript(redis, this.script, keys, args, timeoutMs));
   }
 
   /** Runs one call over `items`, answering each item's reply in their order. */
-  async runItems(redis: RedisClient, call: Call<HK, HA>, items: readonly Item<RK, RA>[], timeoutMs: number): Promise<Reply<R>[]> {
+  async runItems(redis: RedisClient, call: Call<HK, HA>, items: readonly Item<RK, RA, SK, SA>[], timeoutMs: number): Promise<Reply<R>[]> {
     const { keys, args } = this.encode(call, items);
     const replies = await runScript(redis, this.script, keys, args, timeoutMs);
     if (!Array.isArray(replies) || replies.length !== items.length) return this.#unexpected(replies);
@@ -161,6 +236,8 @@ export function scriptProtocol<
   const R extends ReplySpec,
   const RK extends Names = [],
   const RA extends Names = [],
->(spec: ProtocolSpec<HK, HA, RK, RA, R>): ScriptProtocol<HK, HA, RK, RA, R> {
+  const SK extends Names = [],
+  const SA extends Names = [],
+>(spec: ProtocolSpec<HK, HA, RK, RA, R, SK, SA>): ScriptProtocol<HK, HA, RK, RA, R, SK, SA> {
   return new ScriptProtocol(spec);
 }

@@ -16,9 +16,12 @@ const list = (names: readonly string[]): string => (names.length === 0 ? '—' :
 export function protocolTable(protocols: readonly unknown[]): string {
   const rows = (protocols as AnyProtocol[]).map(({ spec }) => {
     const replies = Object.entries(spec.replies).map(([kind, { code, fields }]) => `**${kind}** (${code})${Object.keys(fields).length === 0 ? '' : `: ${list(Object.keys(fields))}`}`);
-    return `| \`${spec.label}\` | ${list(spec.keys)} | ${list(spec.args)} | ${list(spec.record?.keys ?? [])} | ${list(spec.record?.args ?? [])} | ${replies.join('; ')} |`;
+    const shared = spec.record?.shared;
+    const sharedCells = shared === undefined ? '— | —' : `${list(shared.keys)} | ${list(shared.args)}`;
+    return `| \`${spec.label}\` | ${list(spec.keys)} | ${list(spec.args)} | ${sharedCells} | ${list(spec.record?.keys ?? [])} | ${list(spec.record?.args ?? [])} | ${replies.join('; ')} |`;
   });
-  return ['| script | KEYS of the call | ARGV of the call | KEYS of an item | ARGV of an item | replies (code): fields |', '| --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
+  const head = '| script | KEYS of the call | ARGV of the call | KEYS items share | ARGV items share | KEYS of an item | ARGV of an item | replies (code): fields |';
+  return [head, '| --- | --- | --- | --- | --- | --- | --- | --- |', ...rows].join('\n');
 }
 
 export async function readmeTable(): Promise<string> {

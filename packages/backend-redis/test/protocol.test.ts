@@ -15,8 +15,8 @@ function namesRead(lua: string, table: string): Set<string> {
 it.each(PROTOCOLS.map((p) => [p.spec.label, p] as const))('%s: the Lua reads every declared field and answers every declared reply', (_, protocol) => {
   const { keys, args, record, replies, lua } = protocol.spec;
   // Reading an undeclared name fails at run time (the next test); a declared name nobody reads is dead.
-  expect([...keys, ...(record?.keys ?? [])].filter((name) => !namesRead(lua, 'K').has(name))).toEqual([]);
-  expect([...args, ...(record?.args ?? [])].filter((name) => !namesRead(lua, 'A').has(name))).toEqual([]);
+  expect([...keys, ...(record?.keys ?? []), ...(record?.shared?.keys ?? [])].filter((name) => !namesRead(lua, 'K').has(name))).toEqual([]);
+  expect([...args, ...(record?.args ?? []), ...(record?.shared?.args ?? [])].filter((name) => !namesRead(lua, 'A').has(name))).toEqual([]);
   expect([...namesRead(lua, 'REPLY')].sort()).toEqual(Object.keys(replies).sort());
 });
 
@@ -79,4 +79,31 @@ it('refuses a declaration Lua could not bind', () => {
 
 it('the README documents every script by its declared fields and replies', async () => {
   expect(await readmeTable(), 'run `pnpm --filter @pgw/backend-redis protocols:doc` to rewrite it').toBe(protocolTable(PROTOCOLS));
+});
+
+it('sends what items share once per set, each item naming its set, and reads it back per item', async () => {
+  const redis = pool.open();
+  const demo = scriptProtocol({
+    label: 'demo_shared',
+    keys: ['book'],
+    args: ['now'],
+    record: { keys: [], args: ['id'], shared: { keys: ['own'], args: ['limit'] } },
+    replies: { seen: { code: 1, fields: { id: 'string', own: 'string', limit: 'number', book: 'string' } } },
+    lua: `
+local replies = {}
+for i = 1, ITEMS do
+  local K, A = item(i)
+  replies[i] = REPLY.seen{id = A.id, own = K.own, limit = A.limit, book = K.book}
+end
+return replies`,
+  });
+  const a = { keys: { own: 'ka' }, args: { limit: 1 } };
+  const b = { keys: { own: 'kb' }, args: { limit: 2 } };
+  const items = [a, b, a].map((shared, i) => ({ keys: {}, shared, args: { id: `i${i}` } }));
+  expect(demo.encode({ keys: { book: 'k0' }, args: { now: '' } }, items)).toEqual({ keys: ['k0', 'ka', 'kb'], args: ['', 2, 1, 2, 1, 'i0', 2, 'i1', 1, 'i2'] });
+  expect(await demo.runItems(redis, { keys: { book: 'pgw:{demo}:0' }, args: { now: '' } }, items, 2000)).toEqual([
+    { kind: 'seen', id: 'i0', own: 'ka', limit: 1, book: 'pgw:{demo}:0' },
+    { kind: 'seen', id: 'i1', own: 'kb', limit: 2, book: 'pgw:{demo}:0' },
+    { kind: 'seen', id: 'i2', own: 'ka', limit: 1, book: 'pgw:{demo}:0' },
+  ]);
 });

@@ -40,8 +40,12 @@ end
 `;
 
 const SCOPE_BOOKS = ['globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'] as const;
-/** An item's own keys: its source's breaker and books, and the base of the spend budget it charges (any key of the scope without a charge). */
-const ITEM_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'budget'] as const;
+/**
+ * What an attempt shares with the others of its source (and budget) in a call: its source's breaker
+ * and books, and the base of the spend budget it charges (any key of the scope without a charge),
+ * with the source's limits.
+ */
+const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'budget'] as const;
 
 /**
  * admit. The call: the scope's books, line and store epoch (`knownStoreEpoch` the epoch this worker
@@ -61,7 +65,7 @@ export const ADMIT = scriptProtocol({
   label: 'governor_admit',
   keys: [...SCOPE_BOOKS, 'line', 'alive', 'storeEpoch'],
   args: ['now', 'knownStoreEpoch', 'probeTtlMs', 'breakerKeyTtlMs', ...GLOBAL_LIMITS, ...ENTRY_POLICY, 'turnTtlMs', 'wakeChannel'],
-  record: { keys: ITEM_KEYS, args: ['permitId', 'probeToken', 'estTokens', ...SOURCE_LIMITS, 'turn', 'budgetPeriod', 'reservation', 'budgetNano'] },
+  record: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
   replies: {
     admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string' } },
     breakerRefused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
@@ -131,7 +135,7 @@ local function admit(K, A)
   local first = 0
   if probe then
     breakers[K.breakerState] = nil
-    first = take_probe(K.breakerState, A.probeToken, now, tonumber(A.probeTtlMs))
+    first = take_probe(K.breakerState, A.permitId, now, tonumber(A.probeTtlMs))
     refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
   end
   return REPLY.admitted{epoch = b.epoch, probe = probe and 1 or 0, first = first, now = now_text, periodStart = int(period_start)}
@@ -161,9 +165,10 @@ return REPLY.left{}
 
 /**
  * finish. The call: the scope's books and line, the breaker policy, the scope's limits, the window
- * and the wake channel. An item: its ticket's epoch and probe token ('' for a non-probe ticket), the
- * verdict ('' = none: the probe lease is released), its permit, actual tokens and source's limits,
- * and the budget account's period start ('' = no charge) with the cost in nano-dollars.
+ * and the wake channel. Shared as in admit. An item: its ticket's epoch and whether it holds the probe
+ * lease (0|1, under its permit's id), the verdict ('' = none: the probe lease is released), its
+ * permit and actual tokens, and the budget account's period start ('' = no charge) with the cost in
+ * nano-dollars.
  * Reply per item: whether the verdict, the settle and the budget's settlement applied (0|1), and the
  * verdict's transition as its reason ('' = none). Room freed is announced
  * once per call while anyone waits in line.
@@ -172,7 +177,7 @@ export const FINISH = scriptProtocol({
   label: 'governor_finish',
   keys: [...SCOPE_BOOKS, 'line'],
   args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
-  record: { keys: ITEM_KEYS, args: ['ticketEpoch', 'probeToken', 'verdict', 'permitId', 'actualTokens', ...SOURCE_LIMITS, 'budgetPeriodStart', 'costNano'] },
+  record: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
   replies: {
     finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },
@@ -188,7 +193,9 @@ local window = tonumber(A.windowMs)
 local breakers = {}
 
 local function finish(K, A)
-  local epoch, token, verdict = tonumber(A.ticketEpoch), A.probeToken, A.verdict
+  local epoch, verdict = tonumber(A.ticketEpoch), A.verdict
+  local token = ''
+  if A.probe == '1' then token = A.permitId end
   local b = breakers[K.breakerState] or load(K.breakerState)
   local applied, reason
   if verdict == '' then
