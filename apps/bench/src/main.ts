@@ -14,7 +14,7 @@ import { runTelemetryBench } from './bench-telemetry.js';
 import { machineLine } from './harness.js';
 import { MockProcess } from './mock-process.js';
 import { PLANS, type Mode } from './modes.js';
-import { DEFAULT_REDIS_URL } from './redis-scope.js';
+import { startPrivateRedisServer } from './redis-scope.js';
 import { evaluateTargets, renderMarkdown, renderSections, targetsTable, type BenchResults, type RunInfo } from './report.js';
 import { DEFAULT_PG_DSN } from './telemetry-stores.js';
 import { ZeroUpstream } from './zero-upstream.js';
@@ -51,7 +51,9 @@ function parseOptions() {
 async function main(): Promise<void> {
   const { mode, only } = parseOptions();
   const plan = PLANS[mode];
-  const redisUrl = process.env.REDIS_URL ?? DEFAULT_REDIS_URL;
+  // A private redis-server unless REDIS_URL names one: the Redis CPU per call then counts only the bench's scripts.
+  const privateRedis = process.env.REDIS_URL === undefined ? await startPrivateRedisServer() : undefined;
+  const redisUrl = process.env.REDIS_URL ?? privateRedis!.url;
   const pgDsn = process.env.PGW_TEST_PG_DSN ?? DEFAULT_PG_DSN;
   const started = performance.now();
   const loadStart = await loadavg();
@@ -99,6 +101,7 @@ async function main(): Promise<void> {
   } finally {
     await mock.close();
     await upstream.close();
+    await privateRedis?.stop();
   }
 
   const info: RunInfo = {

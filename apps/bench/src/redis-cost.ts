@@ -6,9 +6,7 @@
  * usec deltas), and the throughput ratio governed / raw. Then the shard's own ceiling: 64 loops of
  * admit + finish straight on a RedisGovernor (no upstream), admissions/s and Redis CPU per admission.
  */
-import { spawn } from 'node:child_process';
 import { once } from 'node:events';
-import { createServer } from 'node:net';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
 import { createRedisConnection, RedisGovernor } from '@pgw/backend-redis';
@@ -17,6 +15,7 @@ import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, ratio, runConcurrent } from './harness.js';
 import { MockProcess } from './mock-process.js';
 import { SOURCES } from './mock-script.js';
+import { startPrivateRedisServer } from './redis-scope.js';
 
 interface CommandStats {
   /** Scripts run (EVALSHA / EVAL): each is one round trip of the governed client, which sends nothing else. */
@@ -41,35 +40,6 @@ async function commandStats(redis: Redis): Promise<CommandStats> {
     }
   }
   return totals;
-}
-
-async function freePort(): Promise<number> {
-  const server = createServer().listen(0, '127.0.0.1');
-  await once(server, 'listening');
-  const { port } = server.address() as { port: number };
-  server.close();
-  await once(server, 'close');
-  return port;
-}
-
-async function startRedis(): Promise<{ url: string; stop: () => Promise<void> }> {
-  const port = await freePort();
-  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
-  const url = `redis://127.0.0.1:${port}`;
-  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
-  probe.on('error', () => undefined);
-  for (let i = 0; i < 100; i++) {
-    if ((await probe.ping().catch(() => '')) === 'PONG') break;
-    await new Promise((resolve) => setTimeout(resolve, 50));
-  }
-  probe.disconnect();
-  return {
-    url,
-    stop: async () => {
-      child.kill('SIGKILL');
-      await once(child, 'exit');
-    },
-  };
 }
 
 /** Admissions per second one shard gives a single scope: the governor alone, 64 loops. */
@@ -109,7 +79,7 @@ async function shardCeiling(url: string, stats: Redis, admissions: number): Prom
 async function main(): Promise<void> {
   const { values } = parseArgs({ options: { calls: { type: 'string', default: '4000' } } });
   const calls = Number(values.calls);
-  const redisServer = await startRedis();
+  const redisServer = await startPrivateRedisServer();
   const mock = await MockProcess.start();
   const stats = new Redis(redisServer.url);
   const callers: Caller[] = [];

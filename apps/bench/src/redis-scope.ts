@@ -1,5 +1,7 @@
 /** Redis housekeeping: every benchmark scope is unique, and its keys are deleted afterwards. */
+import { spawn } from 'node:child_process';
 import { once } from 'node:events';
+import { createServer } from 'node:net';
 import { Redis } from 'ioredis';
 
 export const DEFAULT_REDIS_URL = 'redis://127.0.0.1:6379';
@@ -52,4 +54,34 @@ export async function redisScriptUsec(redisUrl: string): Promise<number> {
   } finally {
     redis.disconnect();
   }
+}
+
+async function freePort(): Promise<number> {
+  const server = createServer().listen(0, '127.0.0.1');
+  await once(server, 'listening');
+  const { port } = server.address() as { port: number };
+  server.close();
+  await once(server, 'close');
+  return port;
+}
+
+/** A redis-server of the bench's own (a free port, no persistence), so its figures count nobody else's scripts. */
+export async function startPrivateRedisServer(): Promise<{ url: string; stop: () => Promise<void> }> {
+  const port = await freePort();
+  const child = spawn('redis-server', ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'], { stdio: 'ignore' });
+  const url = `redis://127.0.0.1:${port}`;
+  const probe = new Redis(url, { lazyConnect: true, retryStrategy: () => 50 });
+  probe.on('error', () => undefined);
+  for (let i = 0; i < 100; i++) {
+    if ((await probe.ping().catch(() => '')) === 'PONG') break;
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  }
+  probe.disconnect();
+  return {
+    url,
+    stop: async () => {
+      child.kill('SIGKILL');
+      await once(child, 'exit');
+    },
+  };
 }
