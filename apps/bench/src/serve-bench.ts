@@ -223,7 +223,7 @@ async function main(): Promise<void> {
     const report = [
       `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
       `- Load average (/proc/loadavg) at start: ${loadStart}; at end: ${loadEnd}`,
-      '- One whole-JSON chat completion per request against the zero-logic upstream (the last levels: the same answer after 100 ms, and after 50–150 ms); autocannon 8.0.0 in the bench process; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
+      '- One whole-JSON chat completion per request against the zero-logic upstream (the last levels: the same answer after 100 ms, and after 50–150 ms); autocannon 8.0.0 in the bench process, the upstream and each gateway in a process of its own; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
       '',
       '| level | target | measured | verdict |',
       '| --- | --- | ---: | --- |',

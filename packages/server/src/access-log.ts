@@ -40,3 +40,30 @@ export class AccessLog {
     this.sink(JSON.stringify({ time: new Date().toISOString(), level: 'error', requestId: requestId ?? null, ...detail }));
   }
 }
+
+/**
+ * Lines gathered into one write per turn of the event loop: a write to a pipe is a system call that
+ * wakes its reader, and one per request was most of the access log's CPU under load (bench/profiles.md,
+ * "pgw serve, proxied chat completion"). Lines still gathered when the process exits are written then.
+ */
+export class LineBatch {
+  #pending: string[] = [];
+  #exitHooked = false;
+
+  constructor(readonly write: (text: string) => void) {}
+
+  readonly line = (line: string): void => {
+    if (this.#pending.push(line) > 1) return;
+    setImmediate(this.flush);
+    if (this.#exitHooked) return;
+    this.#exitHooked = true;
+    process.once('exit', this.flush);
+  };
+
+  readonly flush = (): void => {
+    if (this.#pending.length === 0) return;
+    const lines = this.#pending;
+    this.#pending = [];
+    this.write(`${lines.join('\n')}\n`);
+  };
+}

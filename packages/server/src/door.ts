@@ -8,7 +8,7 @@
  */
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
-import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
+import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from './access-log.js';
 import type { ApiKeys } from './api-keys.js';
 import { replyFailure } from './failure-reply.js';
@@ -35,26 +35,30 @@ export function requestIdOf(request: { headers: Record<string, string | string[]
 }
 
 export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
-  app.addHook('onRequest', async (request, reply) => {
+  // Callback style: an async hook would cost every request a promise and a turn of the microtask queue.
+  app.addHook('onRequest', (request, reply, done) => {
     reply.raw.setHeader('x-request-id', request.id);
     parts.onArrival();
     parts.log.watch(request, reply);
-    if (request.is404) return refuse(request, reply, notFound(request));
-    if (parts.keys.size === 0 && !parts.openToAnyHost() && !isLoopbackHost(request.headers.host)) return refuse(request, reply, httpFailure(new HostNotAllowedError()));
-    if ((request.routeOptions.config as RouteConfig).protected !== true) return undefined;
-    if (parts.draining()) return refuse(request, reply, httpFailure(new ServerDrainingError()));
-    if (parts.keys.size === 0) return undefined;
-    const tenantId = parts.keys.tenantOf(request.headers);
-    if (tenantId === undefined) return refuse(request, reply, httpFailure(new UnauthorizedError()));
-    request.tenantId = tenantId;
-    return undefined;
+    const refusal = refusalOf(request, parts);
+    if (refusal === undefined) return done();
+    // The body the caller sent is never read, so the connection closes after the answer.
+    if (hasBody(request)) reply.header('connection', 'close');
+    replyFailure(request, reply, refusal);
   });
 }
 
-/** Answers now, in the route's protocol; a body the caller sent is never read, so the connection closes after the answer. */
-function refuse(request: FastifyRequest, reply: FastifyReply, failure: HttpFailure): FastifyReply {
-  if (hasBody(request)) reply.header('connection', 'close');
-  return replyFailure(request, reply, failure);
+/** Why the request is answered at once, or undefined to serve it (with its `tenantId` when keys are configured). */
+function refusalOf(request: FastifyRequest, parts: DoorParts): HttpFailure | undefined {
+  if (request.is404) return notFound(request);
+  if (parts.keys.size === 0 && !parts.openToAnyHost() && !isLoopbackHost(request.headers.host)) return httpFailure(new HostNotAllowedError());
+  if ((request.routeOptions.config as RouteConfig).protected !== true) return undefined;
+  if (parts.draining()) return httpFailure(new ServerDrainingError());
+  if (parts.keys.size === 0) return undefined;
+  const tenantId = parts.keys.tenantOf(request.headers);
+  if (tenantId === undefined) return httpFailure(new UnauthorizedError());
+  request.tenantId = tenantId;
+  return undefined;
 }
 
 export const notFound = (request: FastifyRequest): HttpFailure => ({

@@ -7,7 +7,7 @@
 import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { openRecordStore, type EnvRecord, type GatewaySubscriber } from '@pgw/client';
-import { AccessLog } from './access-log.js';
+import { AccessLog, LineBatch } from './access-log.js';
 import { ApiKeys, readKeyFile } from './api-keys.js';
 import { streamContextSubscriber } from './call-context.js';
 import { guardTheDoor, isLoopbackName, requestIdOf } from './door.js';
@@ -22,6 +22,8 @@ import { loadServerSettings, type ServerSettings } from './server-settings.js';
 import { StoredResponses } from './stored-responses.js';
 
 const BYTES_PER_MB = 1024 * 1024;
+/** The default log, shared by every server of the process so its lines keep their order. */
+const stderrLines = new LineBatch((text) => process.stderr.write(text));
 const POLL_MS = 50;
 /** The drain ends early once nothing is in flight and no request came for this long: the load balancer has let go. */
 const DRAIN_QUIET_MS = 1000;
@@ -63,7 +65,7 @@ export class GatewayServer {
     this.#warn = options.warn ?? ((message: string) => console.warn(message));
     this.settings = loadServerSettings(env);
     this.#keys = new ApiKeys(this.settings.keys);
-    const log = new AccessLog(options.log ?? ((line) => process.stderr.write(`${line}\n`)), this.settings.accessLog);
+    const log = new AccessLog(options.log ?? stderrLines.line, this.settings.accessLog);
     const metrics = new ServerMetrics();
     this.#clients = new ScopeClients({
       env,
