@@ -6,7 +6,7 @@ import { luaScript, runScript, type LuaScript } from './scripts.js';
  * fields, its replies as named kinds with named fields — and both sides are derived from that one
  * declaration. The TypeScript side encodes objects into positions and decodes replies into tagged
  * objects; the Lua side gets generated bindings (`K.name`, `A.name`, `REPLY.kind{...}`), so no
- * script reads `ARGV[21]` and adding a field renumbers nothing. A script with a `record` takes any
+ * script reads `ARGV[21]` and adding a field renumbers nothing. A script with an `item` takes any
  * number of items in one call (keys and args repeated per item, run in order): the shape admission
  * and settlement are coalesced into.
  */
@@ -23,7 +23,7 @@ export type Reply<R extends ReplySpec> = {
   [Kind in keyof R & string]: { readonly kind: Kind } & { readonly [F in keyof R[Kind]['fields']]: R[Kind]['fields'][F] extends 'number' ? number : string };
 }[keyof R & string];
 
-export interface RecordSpec<RK extends Names, RA extends Names, SK extends Names, SA extends Names> {
+export interface ItemSpec<RK extends Names, RA extends Names, SK extends Names, SA extends Names> {
   /** An item's own KEYS and ARGV. */
   readonly keys: RK;
   readonly args: RA;
@@ -40,9 +40,9 @@ export interface ProtocolSpec<HK extends Names, HA extends Names, RK extends Nam
   readonly keys: HK;
   readonly args: HA;
   /** KEYS and ARGV once per item; Lua reads item i with `item(i)`, whose `K`, `A` fall back to its shared set's, then to the call's. */
-  readonly record?: RecordSpec<RK, RA, SK, SA>;
+  readonly item?: ItemSpec<RK, RA, SK, SA>;
   readonly replies: R;
-  /** Shared Lua functions, then the body: for a script with a record, the body answers `ITEMS` replies in order. */
+  /** Shared Lua functions, then the body: for a script with items, the body answers `ITEMS` replies in order. */
   readonly lua: string;
 }
 
@@ -53,7 +53,7 @@ export interface Call<HK extends Names, HA extends Names> {
 /** An item: its own fields, and the shared set it names (the same object for every item of the set). */
 export type Item<RK extends Names, RA extends Names, SK extends Names = [], SA extends Names = []> = Call<RK, RA> & { readonly shared?: Call<SK, SA> };
 
-/** The item a protocol with a record takes, its shared set, and the reply a protocol answers. */
+/** The item a protocol with items takes, its shared set, and the reply a protocol answers. */
 export type ItemOf<P> = P extends ScriptProtocol<any, any, infer RK, infer RA, any, infer SK, infer SA> ? Item<RK, RA, SK, SA> : never;
 export type SharedOf<P> = P extends ScriptProtocol<any, any, any, any, any, infer SK, infer SA> ? Call<SK, SA> : never;
 export type ReplyOf<P> = P extends ScriptProtocol<any, any, any, any, infer R, any, any> ? Reply<R> : never;
@@ -68,15 +68,15 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
 
   constructor(spec: ProtocolSpec<HK, HA, RK, RA, R, SK, SA>) {
     this.#spec = spec;
-    const { keys, args, record, replies } = spec;
+    const { keys, args, item: itemSpec, replies } = spec;
     if (!LABEL.test(spec.label)) throw new RangeError(`script label ${JSON.stringify(spec.label)} must be lower snake case`);
-    const fieldNames = [keys, args, record?.keys ?? [], record?.args ?? [], record?.shared?.keys ?? [], record?.shared?.args ?? [], Object.keys(replies)];
+    const fieldNames = [keys, args, itemSpec?.keys ?? [], itemSpec?.args ?? [], itemSpec?.shared?.keys ?? [], itemSpec?.shared?.args ?? [], Object.keys(replies)];
     for (const name of fieldNames.flat()) if (!LUA_NAME.test(name)) throw new RangeError(`${spec.label}: field ${name} is not a Lua identifier`);
     for (const [kind, { code, fields }] of Object.entries(replies)) {
       if (this.#kindOf.has(code)) throw new RangeError(`${spec.label}: reply code ${code} declared twice`);
       this.#kindOf.set(code, { kind, fields: Object.entries(fields) });
     }
-    if (record !== undefined && record.shared === undefined && record.args.length === 0) throw new RangeError(`${spec.label}: a record needs at least one arg`);
+    if (itemSpec !== undefined && itemSpec.shared === undefined && itemSpec.args.length === 0) throw new RangeError(`${spec.label}: an item needs at least one arg`);
     this.script = luaScript(spec.label, `${this.bindings()}\n${spec.lua}`);
   }
 
@@ -86,7 +86,7 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
 
   /** The generated Lua that names KEYS, ARGV and the replies (read by the protocol's own test). */
   bindings(): string {
-    const { keys, args, record, replies } = this.#spec;
+    const { keys, args, item: itemSpec, replies } = this.#spec;
     const table = (names: Names, from: string, base: string) =>
       `{${names.map((name, i) => `${name} = ${from}[${base}${i + 1}]`).join(', ')}}`;
     // Reading a name the declaration lacks is an error, not a silent nil (it costs nothing on a declared name).
@@ -95,14 +95,14 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
       `local K = setmetatable(${table(keys, 'KEYS', '')}, undeclared('key'))`,
       `local A = setmetatable(${table(args, 'ARGV', '')}, undeclared('arg'))`,
     ];
-    if (record?.shared !== undefined) lines.push(...this.#sharedItems(record as RecordSpec<RK, RA, Names, Names> & { shared: { keys: Names; args: Names } }, table));
-    else if (record !== undefined) {
+    if (itemSpec?.shared !== undefined) lines.push(...this.#sharedItems(itemSpec as ItemSpec<RK, RA, Names, Names> & { shared: { keys: Names; args: Names } }, table));
+    else if (itemSpec !== undefined) {
       lines.push(
-        `local ITEMS = (#ARGV - ${args.length}) / ${record.args.length}`,
+        `local ITEMS = (#ARGV - ${args.length}) / ${itemSpec.args.length}`,
         'local K_OF, A_OF = {__index = K}, {__index = A}',
         'local function item(i)',
-        `  local k, a = ${keys.length} + (i - 1) * ${record.keys.length}, ${args.length} + (i - 1) * ${record.args.length}`,
-        `  return setmetatable(${table(record.keys, 'KEYS', 'k + ')}, K_OF), setmetatable(${table(record.args, 'ARGV', 'a + ')}, A_OF)`,
+        `  local k, a = ${keys.length} + (i - 1) * ${itemSpec.keys.length}, ${args.length} + (i - 1) * ${itemSpec.args.length}`,
+        `  return setmetatable(${table(itemSpec.keys, 'KEYS', 'k + ')}, K_OF), setmetatable(${table(itemSpec.args, 'ARGV', 'a + ')}, A_OF)`,
         'end',
       );
     }
@@ -118,12 +118,12 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
    * sets, each set's, then per item its set's index and its own. A set's tables are built once.
    */
   #sharedItems(
-    record: RecordSpec<RK, RA, Names, Names> & { shared: { keys: Names; args: Names } },
+    itemSpec: ItemSpec<RK, RA, Names, Names> & { shared: { keys: Names; args: Names } },
     table: (names: Names, from: string, base: string) => string,
   ): string[] {
     const { keys, args } = this.#spec;
-    const { shared } = record;
-    const perItem = record.args.length + 1;
+    const { shared } = itemSpec;
+    const perItem = itemSpec.args.length + 1;
     return [
       `local SETS = tonumber(ARGV[${args.length + 1}])`,
       `local ITEM_ARGS, ITEM_KEYS = ${args.length + 1} + SETS * ${shared.args.length}, ${keys.length} + SETS * ${shared.keys.length}`,
@@ -142,24 +142,24 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
       'local function item(i)',
       `  local a = ITEM_ARGS + (i - 1) * ${perItem}`,
       '  local s = set_of(tonumber(ARGV[a + 1]))',
-      record.keys.length === 0
+      itemSpec.keys.length === 0
         ? '  local own_keys = s.keys'
-        : `  local own_keys = setmetatable(${table(record.keys, 'KEYS', `ITEM_KEYS + (i - 1) * ${record.keys.length} + `)}, s.keys_of)`,
-      `  return own_keys, setmetatable(${table(record.args, 'ARGV', 'a + 1 + ')}, s.args_of)`,
+        : `  local own_keys = setmetatable(${table(itemSpec.keys, 'KEYS', `ITEM_KEYS + (i - 1) * ${itemSpec.keys.length} + `)}, s.keys_of)`,
+      `  return own_keys, setmetatable(${table(itemSpec.args, 'ARGV', 'a + 1 + ')}, s.args_of)`,
       'end',
     ];
   }
 
   /** KEYS and ARGV of one call, in the declared order. */
   encode(call: Call<HK, HA>, items: readonly Item<RK, RA, SK, SA>[] = []): { keys: string[]; args: FieldValue[] } {
-    const { keys, args, record, label } = this.#spec;
+    const { keys, args, item: itemSpec, label } = this.#spec;
     const outKeys = keys.map((name) => field(call.keys, name, label) as string);
     const outArgs = args.map((name) => field(call.args, name, label));
-    const shared = record?.shared;
+    const shared = itemSpec?.shared;
     if (shared === undefined) {
       for (const it of items) {
-        for (const name of record!.keys) outKeys.push(field(it.keys, name, label) as string);
-        for (const name of record!.args) outArgs.push(field(it.args, name, label));
+        for (const name of itemSpec!.keys) outKeys.push(field(it.keys, name, label) as string);
+        for (const name of itemSpec!.args) outArgs.push(field(it.args, name, label));
       }
       return { keys: outKeys, args: outArgs };
     }
@@ -177,9 +177,9 @@ export class ScriptProtocol<HK extends Names, HA extends Names, RK extends Names
         for (const name of shared.keys) outKeys.push(field(set.keys, name, label) as string);
         for (const name of shared.args) setArgs.push(field(set.args, name, label));
       }
-      for (const name of record!.keys) ownKeys.push(field(it.keys, name, label) as string);
+      for (const name of itemSpec!.keys) ownKeys.push(field(it.keys, name, label) as string);
       ownArgs.push(index);
-      for (const name of record!.args) ownArgs.push(field(it.args, name, label));
+      for (const name of itemSpec!.args) ownArgs.push(field(it.args, name, label));
     }
     outKeys.push(...ownKeys);
     outArgs.push(sets.size, ...setArgs, ...ownArgs);

@@ -16,9 +16,9 @@ const list = (names: readonly string[]): string => (names.length === 0 ? '—' :
 export function protocolTable(protocols: readonly unknown[]): string {
   const rows = (protocols as AnyProtocol[]).map(({ spec }) => {
     const replies = Object.entries(spec.replies).map(([kind, { code, fields }]) => `**${kind}** (${code})${Object.keys(fields).length === 0 ? '' : `: ${list(Object.keys(fields))}`}`);
-    const shared = spec.record?.shared;
+    const shared = spec.item?.shared;
     const sharedCells = shared === undefined ? '— | —' : `${list(shared.keys)} | ${list(shared.args)}`;
-    return `| \`${spec.label}\` | ${list(spec.keys)} | ${list(spec.args)} | ${sharedCells} | ${list(spec.record?.keys ?? [])} | ${list(spec.record?.args ?? [])} | ${replies.join('; ')} |`;
+    return `| \`${spec.label}\` | ${list(spec.keys)} | ${list(spec.args)} | ${sharedCells} | ${list(spec.item?.keys ?? [])} | ${list(spec.item?.args ?? [])} | ${replies.join('; ')} |`;
   });
   const head = '| script | KEYS of the call | ARGV of the call | KEYS items share | ARGV items share | KEYS of an item | ARGV of an item | replies (code): fields |';
   return [head, '| --- | --- | --- | --- | --- | --- | --- | --- |', ...rows].join('\n');

@@ -13,10 +13,10 @@ function namesRead(lua: string, table: string): Set<string> {
 }
 
 it.each(PROTOCOLS.map((p) => [p.spec.label, p] as const))('%s: the Lua reads every declared field and answers every declared reply', (_, protocol) => {
-  const { keys, args, record, replies, lua } = protocol.spec;
+  const { keys, args, item, replies, lua } = protocol.spec;
   // Reading an undeclared name fails at run time (the next test); a declared name nobody reads is dead.
-  expect([...keys, ...(record?.keys ?? []), ...(record?.shared?.keys ?? [])].filter((name) => !namesRead(lua, 'K').has(name))).toEqual([]);
-  expect([...args, ...(record?.args ?? []), ...(record?.shared?.args ?? [])].filter((name) => !namesRead(lua, 'A').has(name))).toEqual([]);
+  expect([...keys, ...(item?.keys ?? []), ...(item?.shared?.keys ?? [])].filter((name) => !namesRead(lua, 'K').has(name))).toEqual([]);
+  expect([...args, ...(item?.args ?? []), ...(item?.shared?.args ?? [])].filter((name) => !namesRead(lua, 'A').has(name))).toEqual([]);
   expect([...namesRead(lua, 'REPLY')].sort()).toEqual(Object.keys(replies).sort());
 });
 
@@ -39,7 +39,7 @@ it('encodes named fields in the declared order, items after the call, and refuse
     label: 'demo',
     keys: ['first', 'second'],
     args: ['now', 'limit'],
-    record: { keys: ['own'], args: ['id', 'amount'] },
+    item: { keys: ['own'], args: ['id', 'amount'] },
     replies: { done: { code: 1, fields: { count: 'number', note: 'string' } } },
     lua: 'return {}',
   });
@@ -60,7 +60,7 @@ it('generates the bindings the Lua reads: KEYS and ARGV by name, items at their 
     label: 'demo',
     keys: ['shared'],
     args: ['now'],
-    record: { keys: ['own'], args: ['id', 'amount'] },
+    item: { keys: ['own'], args: ['id', 'amount'] },
     replies: { done: { code: 7, fields: { count: 'number' } } },
     lua: 'return {}',
   });
@@ -87,7 +87,7 @@ it('sends what items share once per set, each item naming its set, and reads it 
     label: 'demo_shared',
     keys: ['book'],
     args: ['now'],
-    record: { keys: [], args: ['id'], shared: { keys: ['own'], args: ['limit'] } },
+    item: { keys: [], args: ['id'], shared: { keys: ['own'], args: ['limit'] } },
     replies: { seen: { code: 1, fields: { id: 'string', own: 'string', limit: 'number', book: 'string' } } },
     lua: `
 local replies = {}

@@ -65,7 +65,7 @@ export const ADMIT = scriptProtocol({
   label: 'governor_admit',
   keys: [...SCOPE_BOOKS, 'line', 'alive', 'storeEpoch'],
   args: ['now', 'knownStoreEpoch', 'probeTtlMs', 'breakerKeyTtlMs', ...GLOBAL_LIMITS, ...ENTRY_POLICY, 'turnTtlMs', 'wakeChannel'],
-  record: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
+  item: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
   replies: {
     admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string' } },
     breakerRefused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
@@ -177,7 +177,7 @@ export const FINISH = scriptProtocol({
   label: 'governor_finish',
   keys: [...SCOPE_BOOKS, 'line'],
   args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
-  record: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
+  item: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
   replies: {
     finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },

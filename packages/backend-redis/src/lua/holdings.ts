@@ -27,7 +27,7 @@ export const REBOOK = scriptProtocol({
   label: 'holdings_rebook',
   keys: ['storeEpoch', 'globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'],
   args: ['now', 'knownStoreEpoch', 'candidateEpoch', 'epochTtlMs', 'windowMs', 'leaseTtlMs', 'limiterKeyTtlMs', 'breakerKeyTtlMs', 'probeTtlMs', 'scopeWindowed', 'scopeLeased'],
-  record: {
+  item: {
     keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'breakerState'],
     args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch'],
   },
