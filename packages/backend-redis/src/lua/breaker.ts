@@ -60,6 +60,65 @@ local function window_fields(b)
   return {'ok', b.ok, 'fail', b.fail, 'from', b.from, 'to', b.to}
 end
 
+-- Drops the buckets that left the window; true when the counts changed (the caller writes them back).
+local function trim_samples(b, state, samples, now, window)
+  if not b.from then return false end
+  local last_out = math.floor((now - window) / 1000)
+  if last_out < b.from then return false end
+  if last_out >= b.to then
+    delete_samples(samples)
+    redis.call('HDEL', state, 'from', 'to')
+    b.ok, b.fail, b.from, b.to = 0, 0, nil, nil
+    return true
+  end
+  local first = b.from
+  while first <= last_out do
+    local last = math.min(last_out, first + BUCKET_BATCH - 1)
+    local fields = {}
+    for s = first, last do
+      fields[#fields + 1] = 'o' .. s
+      fields[#fields + 1] = 'f' .. s
+    end
+    local counts = redis.call('HMGET', samples, unpack(fields))
+    for i = 1, #counts, 2 do
+      b.ok = b.ok - tonumber(counts[i] or '0')
+      b.fail = b.fail - tonumber(counts[i + 1] or '0')
+    end
+    redis.call('HDEL', samples, unpack(fields))
+    first = last + 1
+  end
+  b.from = last_out + 1
+  return true
+end
+
+local function release_probe(state, b, epoch, token)
+  if epoch ~= b.epoch or not holds_probe(b, token) then return 0 end
+  redis.call('HDEL', state, 'probe_token', 'probe_until')
+  return 1
+end
+
+`;
+
+/** What an admission needs besides: the breaker's answer and the probe lease. */
+export const BREAKER_ADMISSION_LUA = `
+-- Admission: {true, probe} (probe: the half-open lease is to be taken) or {false, state, retryAfterMs}.
+local function breaker_admits(b, now)
+  if not b.open then return true, false end
+  if now < b.open_until then return false, 'open', num(b.open_until - now) end
+  if b.probe_token and now < b.probe_until then return false, 'half_open', num(b.probe_until - now) end
+  return true, true
+end
+
+-- Returns 1 for the first lease of the open period (the breaker's open→half_open, reported once), else 0.
+local function take_probe(state, token, now, probe_ttl)
+  redis.call('HSET', state, 'probe_token', token, 'probe_until', num(now + probe_ttl))
+  return redis.call('HSETNX', state, 'probed', 1)
+end
+
+`;
+
+/** What a verdict needs besides: recording it, a call's closed-breaker counts written once. */
+export const BREAKER_RECORD_LUA = `
 -- A call's records into closed breakers, written when it ends (write_all_counts) or before its breaker is
 -- written otherwise: one HINCRBY per sample bucket and one HSET per breaker, not one each per item.
 -- All of a call's items share one clock reading, so nothing of this the call trims again.
@@ -97,57 +156,6 @@ end
 local function write_all_counts()
   for _, w in ipairs(pending_counts_order) do write_counts(w.state) end
   pending_counts_order = {}
-end
-
--- Drops the buckets that left the window; true when the counts changed (the caller writes them back).
-local function trim_samples(b, state, samples, now, window)
-  if not b.from then return false end
-  local last_out = math.floor((now - window) / 1000)
-  if last_out < b.from then return false end
-  if last_out >= b.to then
-    delete_samples(samples)
-    redis.call('HDEL', state, 'from', 'to')
-    b.ok, b.fail, b.from, b.to = 0, 0, nil, nil
-    return true
-  end
-  local first = b.from
-  while first <= last_out do
-    local last = math.min(last_out, first + BUCKET_BATCH - 1)
-    local fields = {}
-    for s = first, last do
-      fields[#fields + 1] = 'o' .. s
-      fields[#fields + 1] = 'f' .. s
-    end
-    local counts = redis.call('HMGET', samples, unpack(fields))
-    for i = 1, #counts, 2 do
-      b.ok = b.ok - tonumber(counts[i] or '0')
-      b.fail = b.fail - tonumber(counts[i + 1] or '0')
-    end
-    redis.call('HDEL', samples, unpack(fields))
-    first = last + 1
-  end
-  b.from = last_out + 1
-  return true
-end
-
--- Admission: {true, probe} (probe: the half-open lease is to be taken) or {false, state, retryAfterMs}.
-local function breaker_admits(b, now)
-  if not b.open then return true, false end
-  if now < b.open_until then return false, 'open', num(b.open_until - now) end
-  if b.probe_token and now < b.probe_until then return false, 'half_open', num(b.probe_until - now) end
-  return true, true
-end
-
--- Returns 1 for the first lease of the open period (the breaker's open→half_open, reported once), else 0.
-local function take_probe(state, token, now, probe_ttl)
-  redis.call('HSET', state, 'probe_token', token, 'probe_until', num(now + probe_ttl))
-  return redis.call('HSETNX', state, 'probed', 1)
-end
-
-local function release_probe(state, b, epoch, token)
-  if epoch ~= b.epoch or not holds_probe(b, token) then return 0 end
-  redis.call('HDEL', state, 'probe_token', 'probe_until')
-  return 1
 end
 
 -- p: {threshold, rate, window, min_samples, cooldown, max_cooldown, key_ttl}. Returns 1 when applied,
@@ -252,6 +260,7 @@ export const ACQUIRE = scriptProtocol({
   replies: ACQUIRE_REPLIES,
   lua: `
 ${BREAKER_LUA}
+${BREAKER_ADMISSION_LUA}
 local b = load(K.breakerState)
 if not b.open then return REPLY.closed{epoch = b.epoch} end
 local now = clock(A.now)
@@ -274,6 +283,7 @@ export const RECORD = scriptProtocol({
   replies: { recorded: { code: 1, fields: { applied: 'number', transition: 'string' } } },
   lua: `
 ${BREAKER_LUA}
+${BREAKER_RECORD_LUA}
 local applied, reason = record(K.breakerState, K.breakerSamples, load(K.breakerState), clock(A.now), tonumber(A.ticketEpoch), A.probeToken, A.outcome, policy(A))
 write_all_counts()
 return REPLY.recorded{applied = applied, transition = reason or ''}

@@ -9,6 +9,7 @@
 import { PRELUDE_LUA } from './clock.js';
 import { scriptProtocol } from '../protocol.js';
 
+/** The period, the books and what an admission reserves (the status reads the same). */
 export const BUDGET_FUNCTIONS_LUA = `
 local DAY_MS = 86400000
 
@@ -44,10 +45,6 @@ local function period_bounds(period, now)
   local ny, nm = y, m + 1
   if nm > 12 then ny, nm = y + 1, 1 end
   return days_from_civil(y, m, 1) * DAY_MS, days_from_civil(ny, nm, 1) * DAY_MS
-end
-
-local function int(x)
-  return string.format('%d', x)
 end
 
 -- Lapsed reservations become spend; returns the account's spent and reserved.
@@ -88,6 +85,10 @@ local function budget_reserve(acct, id, reserve, now, lease_ttl, reset_at)
   end
 end
 
+`;
+
+/** What a settlement needs of the budget. */
+export const BUDGET_SETTLEMENT_LUA = `
 -- Replaces a reservation with the cost; 0 when it was settled (or charged on lapse) before.
 local function budget_settle(acct, id, cost)
   local held = redis.call('HGET', acct, 'r:' .. id)

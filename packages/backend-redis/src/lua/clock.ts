@@ -14,4 +14,8 @@ end
 local function num(x)
   return string.format('%.17g', x)
 end
+
+local function int(x)
+  return string.format('%d', x)
+end
 `;

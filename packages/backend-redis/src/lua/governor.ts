@@ -1,8 +1,8 @@
-import { BUDGET_FUNCTIONS_LUA } from './budget.js';
+import { BUDGET_FUNCTIONS_LUA, BUDGET_SETTLEMENT_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
-import { BREAKER_FUNCTIONS_LUA, BREAKER_KEYS, BREAKER_POLICY } from './breaker.js';
+import { BREAKER_ADMISSION_LUA, BREAKER_FUNCTIONS_LUA, BREAKER_KEYS, BREAKER_POLICY, BREAKER_RECORD_LUA } from './breaker.js';
 import { STORE_FORGOTTEN_LUA } from './holdings.js';
-import { ENTRY_POLICY, GLOBAL_LIMITS, LIMITER_FUNCTIONS_LUA, SOURCE_LIMITS } from './limiter.js';
+import { ENTRY_POLICY, GLOBAL_LIMITS, LIMITER_ENTRY_LUA, LIMITER_FUNCTIONS_LUA, LIMITER_SETTLEMENT_LUA, SOURCE_LIMITS } from './limiter.js';
 import { scriptProtocol } from '../protocol.js';
 
 /**
@@ -12,11 +12,22 @@ import { scriptProtocol } from '../protocol.js';
  * issues within one event-loop turn (coalesce.ts). The call's fields are the scope's (its books,
  * line, policies); an item's are its source's and its own.
  */
-const GOVERNOR_LUA = `
+const ADMISSION_LUA = `
 ${PRELUDE_LUA}
 ${BREAKER_FUNCTIONS_LUA}
+${BREAKER_ADMISSION_LUA}
 ${LIMITER_FUNCTIONS_LUA}
+${LIMITER_ENTRY_LUA}
 ${BUDGET_FUNCTIONS_LUA}
+`;
+
+const SETTLEMENT_LUA = `
+${PRELUDE_LUA}
+${BREAKER_FUNCTIONS_LUA}
+${BREAKER_RECORD_LUA}
+${LIMITER_FUNCTIONS_LUA}
+${LIMITER_SETTLEMENT_LUA}
+${BUDGET_SETTLEMENT_LUA}
 `;
 
 /**
@@ -75,7 +86,7 @@ export const ADMIT = scriptProtocol({
     storeForgotten: { code: 5, fields: {} },
   },
   lua: `
-${GOVERNOR_LUA}
+${ADMISSION_LUA}
 ${LINE_LUA}
 ${STORE_FORGOTTEN_LUA}
 local replies = {}
@@ -182,7 +193,7 @@ export const FINISH = scriptProtocol({
     finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },
   lua: `
-${GOVERNOR_LUA}
+${SETTLEMENT_LUA}
 ${LINE_LUA}
 local now = clock(A.now)
 local p = policy(A)

@@ -17,11 +17,6 @@ local TRIM_BATCH = 500
 -- A window no limit reads is trimmed in batches of this much time (sourceStats trims it exactly).
 local LAZY_TRIM_MS = 1000
 
--- What this run of the script already did to a book. All of a call's items share one clock reading,
--- so a window trimmed or a lease set reclaimed stays so for the rest of the call, and a book whose
--- TTL was checked or set does not need it again.
-local trimmed, ttl_checked = {}, {}
-
 local function read_sum(sum)
   return tonumber(redis.call('GET', sum) or '0')
 end
@@ -73,6 +68,15 @@ local function triples(K, A)
   end
   return t
 end
+
+`;
+
+/** What an admission needs besides: its bookings, gathered and written once per call. */
+export const LIMITER_ENTRY_LUA = `
+-- What this run of the script already did to a book. All of a call's items share one clock reading,
+-- so a window trimmed or a lease set reclaimed stays so for the rest of the call, and a book whose
+-- TTL was checked or set does not need it again.
+local trimmed, ttl_checked = {}, {}
 
 -- A call's bookings, written when it ends (write_bookings): one ZADD, HSET and INCRBY per key, not
 -- one per item. What a later item of the call reads of a book (the window's count, its token sum, the
@@ -200,6 +204,10 @@ local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
   return nil
 end
 
+`;
+
+/** What a settlement needs besides: the call's settlements and releases, written once. */
+export const LIMITER_SETTLEMENT_LUA = `
 -- A call's settlements and releases, written when it ends (write_settlements): one HSET and one
 -- SET per book, one ZREM per lease set. A permit settles once per call whatever its items say (a
 -- second settle of it would have found it settled); a sum is read once and kept in the call, clamped
@@ -288,6 +296,14 @@ const LIMITER_LUA = `
 ${PRELUDE_LUA}
 ${LIMITER_FUNCTIONS_LUA}
 `;
+const ENTRY_LUA = `
+${LIMITER_LUA}
+${LIMITER_ENTRY_LUA}
+`;
+const SETTLEMENT_LUA = `
+${LIMITER_LUA}
+${LIMITER_SETTLEMENT_LUA}
+`;
 
 /**
  * tryEnter. `now` is the injected clock ('' = Redis TIME), as in every clocked script.
@@ -302,7 +318,7 @@ export const ENTER = scriptProtocol({
   args: ['now', 'permitId', 'estTokens', ...SOURCE_LIMITS, ...GLOBAL_LIMITS, ...ENTRY_POLICY],
   replies: { admitted: { code: 1, fields: {} }, refused: { code: 0, fields: { gate: 'number', retryAfterMs: 'number' } } },
   lua: `
-${LIMITER_LUA}
+${ENTRY_LUA}
 local gate, wait = enter(clock(A.now), A.permitId, tonumber(A.estTokens), triples(K, A),
   tonumber(A.leaseTtlMs), tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
 if gate then return REPLY.refused{gate = gate, retryAfterMs = wait} end
@@ -320,7 +336,7 @@ export const SETTLE = scriptProtocol({
   args: SETTLE_ARGS,
   replies: { settled: { code: 1, fields: { applied: 'number' } } },
   lua: `
-${LIMITER_LUA}
+${SETTLEMENT_LUA}
 local applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), triples(K, A), tonumber(A.windowMs))
 write_settlements()
 return REPLY.settled{applied = applied}
@@ -334,7 +350,7 @@ export const SETTLE_RELEASE = scriptProtocol({
   args: SETTLE_ARGS,
   replies: { done: { code: 1, fields: { applied: 'number' } } },
   lua: `
-${LIMITER_LUA}
+${SETTLEMENT_LUA}
 local t = triples(K, A)
 local applied = settle(clock(A.now), A.permitId, tonumber(A.actualTokens), t, tonumber(A.windowMs))
 release(A.permitId, t)
