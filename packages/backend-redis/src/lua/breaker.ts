@@ -30,6 +30,23 @@ local function load(key)
   }
 end
 
+-- The breakers a call read, kept while what the call wrote to them is all that changed them; a call
+-- that writes a breaker otherwise (a probe lease, a transition) forgets its copy.
+local breakers_read = {}
+
+local function breaker_of(key)
+  local b = breakers_read[key]
+  if not b then
+    b = load(key)
+    breakers_read[key] = b
+  end
+  return b
+end
+
+local function forget_breaker(key)
+  breakers_read[key] = nil
+end
+
 -- The lease on record counts for its holder even past its TTL, until somebody retakes it.
 local function holds_probe(b, token)
   return token ~= '' and token == b.probe_token

@@ -97,9 +97,8 @@ if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
 end
 local now = clock(A.now)
 local now_text, turn_ttl = num(now), tonumber(A.turnTtlMs)
--- Within the call: the breakers read (an item that takes a probe lease drops its source's), and
--- whether the line was seen empty since the last item with a turn.
-local breakers, line_empty = {}, false
+-- Whether the line was seen empty since the last item with a turn.
+local line_empty = false
 
 local function admit(K, A)
   local line, alive, turn = K.line, K.alive, A.turn
@@ -118,8 +117,7 @@ local function admit(K, A)
     end
     line_empty = true
   end
-  local b = breakers[K.breakerState] or load(K.breakerState)
-  breakers[K.breakerState] = b
+  local b = breaker_of(K.breakerState)
   local admits, probe_or_state, wait = breaker_admits(b, now)
   if not admits then return REPLY.breakerRefused{state = probe_or_state, retryAfterMs = wait} end
   local probe = probe_or_state
@@ -145,7 +143,7 @@ local function admit(K, A)
   end
   local first = 0
   if probe then
-    breakers[K.breakerState] = nil
+    forget_breaker(K.breakerState)
     first = take_probe(K.breakerState, A.permitId, now, tonumber(A.probeTtlMs))
     refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
   end
@@ -181,8 +179,8 @@ return REPLY.left{}
  * permit and actual tokens, and the budget account's period start ('' = no charge) with the cost in
  * nano-dollars.
  * Reply per item: whether the verdict, the settle and the budget's settlement applied (0|1), and the
- * verdict's transition as its reason ('' = none). Room freed is announced
- * once per call while anyone waits in line.
+ * verdict's transition as its reason ('' = none). Room freed is announced once per call while
+ * anyone waits in line.
  */
 export const FINISH = scriptProtocol({
   label: 'governor_finish',
@@ -199,26 +197,21 @@ local now = clock(A.now)
 local p = policy(A)
 local window = tonumber(A.windowMs)
 
--- The breakers read within the call, while what this call wrote to them is all they changed: a
--- closed breaker's record keeps its copy true; a transition, an open breaker or a probe release does not.
-local breakers = {}
-
 local function finish(K, A)
   local epoch, verdict = tonumber(A.ticketEpoch), A.verdict
   local token = ''
   if A.probe == '1' then token = A.permitId end
-  local b = breakers[K.breakerState] or load(K.breakerState)
+  local b = breaker_of(K.breakerState)
   local applied, reason
   if verdict == '' then
     applied = release_probe(K.breakerState, b, epoch, token)
   else
     applied, reason = record(K.breakerState, K.breakerSamples, b, now, epoch, token, verdict, p)
   end
+  -- A closed breaker's record keeps its copy true; a transition, an open breaker or a probe release does not.
   if verdict == '' or b.open or reason then
     write_counts(K.breakerState)
-    breakers[K.breakerState] = nil
-  else
-    breakers[K.breakerState] = b
+    forget_breaker(K.breakerState)
   end
   local t = triples(K, A)
   local settled = settle(now, A.permitId, tonumber(A.actualTokens), t, window)

@@ -208,19 +208,25 @@ end
 
 /** What a settlement needs besides: the call's settlements and releases, written once. */
 export const LIMITER_SETTLEMENT_LUA = `
--- A call's settlements and releases, written when it ends (write_settlements): one HSET and one
+-- A call's settlements and releases, written once when it ends (write_settlements): one HSET and one
 -- SET per book, one ZREM per lease set. A permit settles once per call whatever its items say (a
 -- second settle of it would have found it settled); a sum is read once and kept in the call, clamped
 -- at 0 after each change as INCRBY would have been.
 local settled_now, retagged, retagged_order, sums, sums_read, sums_order, releases, releases_order = {}, {}, {}, {}, {}, {}, {}, {}
 
-local function retag(tok, id, value)
-  local fields = retagged[tok]
-  if not fields then
-    fields = {}
-    retagged[tok] = fields
-    retagged_order[#retagged_order + 1] = tok
+-- The list kept for a key in lists, made on first use; order lists the keys as they first came.
+local function list_for(lists, order, key)
+  local list = lists[key]
+  if not list then
+    list = {}
+    lists[key] = list
+    order[#order + 1] = key
   end
+  return list
+end
+
+local function retag(tok, id, value)
+  local fields = list_for(retagged, retagged_order, tok)
   fields[#fields + 1] = id
   fields[#fields + 1] = value
 end
@@ -263,12 +269,7 @@ end
 local function release(id, triples)
   for _, t in ipairs(triples) do
     if t.leased then
-      local ids = releases[t.lease]
-      if not ids then
-        ids = {}
-        releases[t.lease] = ids
-        releases_order[#releases_order + 1] = t.lease
-      end
+      local ids = list_for(releases, releases_order, t.lease)
       ids[#ids + 1] = id
     end
   end
@@ -280,7 +281,6 @@ local function write_settlements()
     if sums[sum] ~= sums_read[sum] then redis.call('SET', sum, sums[sum], 'KEEPTTL') end
   end
   for _, lease in ipairs(releases_order) do redis.call('ZREM', lease, unpack(releases[lease])) end
-  settled_now, retagged, retagged_order, sums, sums_read, sums_order, releases, releases_order = {}, {}, {}, {}, {}, {}, {}, {}
 end
 `;
 
