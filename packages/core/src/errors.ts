@@ -10,6 +10,7 @@ export const SCOPE_REASONS = [
   'retry_exhausted',
   'circuit_open',
   'quota_full',
+  'tenant_quota_full',
   'stalled',
   'no_source',
   'governance_backend',

@@ -68,6 +68,7 @@ export {
   type WireToolCall,
 } from './types.js';
 export {
+  type AdmissionGate,
   type Breaker,
   type BreakerChangeReason,
   type BreakerRefusal,
@@ -96,6 +97,23 @@ export {
   type TelemetryRecorderStats,
 } from './ports.js';
 export { governorOf } from './governor-of.js';
+export {
+  BATCH_GATES,
+  type BatchGate,
+  type Caller,
+  DEFAULT_BATCH_SHARE,
+  DEFAULT_CALLER,
+  type GateUse,
+  type Priority,
+  PRIORITIES,
+  TENANT_GATES,
+  type TenantBounds,
+  type TenantGate,
+  type TenantOverride,
+  type TenantPolicy,
+  type TenantShare,
+  type TenantUse,
+} from './tenants.js';
 export {
   type AnyModel,
   type AttemptContext,

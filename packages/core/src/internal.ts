@@ -56,3 +56,4 @@ export {
   toNanoUsd,
   worstCaseCostUsd,
 } from './budget.js';
+export { assertTenantPolicy, batchLimitsOf, batchShareBinds, NO_TENANT_POLICY, tenantsBounded, tenantShareOf } from './tenants.js';

@@ -4,6 +4,7 @@
  */
 import type { BudgetCharge, BudgetRefusal, BudgetStatus } from './budget.js';
 import type { TelemetryRow } from './telemetry.js';
+import type { BatchGate, Caller, TenantGate, TenantUse } from './tenants.js';
 
 /** Wall-clock milliseconds (epoch). Injected so governance logic is testable. */
 export type Clock = () => number;
@@ -38,6 +39,12 @@ export const LIMIT_GATES = [
 ] as const;
 
 export type LimitGate = (typeof LIMIT_GATES)[number];
+
+/**
+ * Every gate an admission can be refused at: the six, then the tenant's three and the batch class's
+ * three (docs/architecture.md#tenants).
+ */
+export type AdmissionGate = LimitGate | TenantGate | BatchGate;
 
 /** An admission ticket: concurrency + one RPM unit + estimated TPM, held as a lease. */
 export interface Permit {
@@ -193,7 +200,7 @@ export type GovernorRefusal =
   | {
       readonly ok: false;
       readonly refusal?: undefined;
-      readonly gate: LimitGate;
+      readonly gate: AdmissionGate;
       readonly retryAfterMs: number;
       /** An `open→half_open` the breaker reported before the quota refused (see `governorOf`). */
       readonly transition?: BreakerTransition;
@@ -215,12 +222,17 @@ export interface Governor {
    * waits for room passes the same id on every try; it is served when it is first in line (see
    * `onRoomFreed`). Without one, a caller is refused `queued` while anybody waits.
    * `charge`: the attempt's budget reservation, when the scope has a budget (see core `budget.ts`).
+   * `caller`: who the attempt is for (default `DEFAULT_CALLER`): its tenant's gates and, for a batch
+   * call, the batch class's are checked and booked with the six; in line, its tenant's weighted share
+   * and its class decide its place (docs/architecture.md#tenants).
    */
-  admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): MaybePromise<Lease | GovernorRefusal>;
+  admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge, caller?: Caller): MaybePromise<Lease | GovernorRefusal>;
   /** The source's in-flight count and window usage (the health-aware selector ranks on them). */
   sourceStats(source: string): MaybePromise<SourceStats>;
   /** The budget a call of `tenantId` spends, now; undefined when the scope has no budget. */
   budgetStatus?(tenantId?: string): MaybePromise<BudgetStatus | undefined>;
+  /** A tenant's use of the scope against its bound, now. */
+  tenantStatus?(tenantId: string): MaybePromise<TenantUse>;
   /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
   onRoomFreed?(listener: () => void): () => void;
   /** Optional: gives up a place in line (a waiting call that ended); idempotent. */

@@ -1,5 +1,6 @@
 /** The settings shape of one scope (docs/architecture.md#configuration): the validated, immutable value clients are built from. Durations are milliseconds. */
 import type { BudgetPolicy } from './budget.js';
+import type { TenantBounds, TenantOverride } from './tenants.js';
 import type { AnyModel } from './models.js';
 import type { ModelPrice } from './pricing.js';
 import type { EffortMap } from './thinking.js';
@@ -147,6 +148,12 @@ export interface GatewaySettings {
   pricingPath?: string;
   /** The scope's spend budget (`{SCOPE}__BUDGET__*`); absent = none. */
   budget?: BudgetPolicy;
+  /** The bound every tenant gets (`{SCOPE}__TENANT__RPM`, `__TPM`, `__MAX_CONCURRENCY`; 0 = unlimited). */
+  tenant: TenantBounds;
+  /** Per tenant id: its own bound, weight and budget (`{SCOPE}__TENANTS`). Budgets are also in `budget.tenants`. */
+  tenants: Readonly<Record<string, TenantOverride>>;
+  /** The part of the scope's limits batch calls together may hold (`{SCOPE}__BATCH_SHARE`, default 0.8). */
+  batchShare: number;
   backends: BackendSelection;
 }
 

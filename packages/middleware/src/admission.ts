@@ -1,4 +1,4 @@
-import type { BudgetCharge, BudgetRefusal, Governor, GovernorRefusal, Lease, LimitGate, MaybePromise, Source } from '@pgw/core';
+import type { AdmissionGate, BudgetCharge, BudgetRefusal, Governor, GovernorRefusal, Lease, MaybePromise, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import { reportBreakerChange } from './breaker-events.js';
 import type { EventHub } from './event-hub.js';
@@ -17,7 +17,7 @@ export interface Admitted {
 export type Refusal =
   | { readonly kind: 'paced'; readonly source: Source }
   | { readonly kind: 'circuit'; readonly source: Source; readonly retryAfterMs: number }
-  | { readonly kind: 'quota'; readonly source: Source; readonly gate: LimitGate; readonly retryAfterMs: number }
+  | { readonly kind: 'quota'; readonly source: Source; readonly gate: AdmissionGate; readonly retryAfterMs: number }
   /** Others wait before this caller in the fleet-wide line. */
   | { readonly kind: 'queued'; readonly source: Source; readonly retryAfterMs: number }
   /** The spend budget has no room: final when `refusal.exceeded`, else others' reservations hold it. */

@@ -34,6 +34,8 @@ interface Checked {
   retry: { backoffBaseMs: number; backoffMaxMs: number };
   breaker: { cooldownMs: number; maxCooldownMs: number; probeTtlMs?: number | undefined };
   leaseTtlMs?: number | undefined;
+  budget?: { per: string; tenants?: Record<string, number> | undefined } | undefined;
+  tenants: Record<string, { budgetUsd?: number | undefined }>;
   backends: {
     limiter: string;
     breaker?: string | undefined;
@@ -47,7 +49,7 @@ interface Checked {
 }
 
 export function crossFieldIssues(value: Checked): Issue[] {
-  return [...sourceIssues(value), ...policyIssues(value), ...leaseIssues(value), ...backendIssues(value)];
+  return [...sourceIssues(value), ...policyIssues(value), ...leaseIssues(value), ...tenantIssues(value), ...backendIssues(value)];
 }
 
 function sourceIssues({ sources }: Checked): Issue[] {
@@ -113,6 +115,17 @@ function policyIssues({ callDeadlineMs, retry, breaker }: Checked): Issue[] {
     issues.push({ path: ['breaker', 'maxCooldownMs'], message: 'must be ≥ the breaker cooldown' });
   }
   return issues;
+}
+
+/** A tenant's `budgetUsd` is an amount of the scope's per-tenant budget: it needs one, and one amount per tenant. */
+function tenantIssues({ budget, tenants }: Checked): Issue[] {
+  return Object.entries(tenants).flatMap(([id, own]): Issue[] => {
+    if (own.budgetUsd === undefined) return [];
+    const at = (message: string): Issue => ({ path: ['tenants', id, 'budgetUsd'], message });
+    if (budget?.per !== 'tenant') return [at("needs the scope's spend budget per tenant (BUDGET__USD and BUDGET__PER=tenant)")];
+    if (budget.tenants !== undefined && Object.hasOwn(budget.tenants, id)) return [at('is also given in budget.tenants: give it once')];
+    return [];
+  });
 }
 
 function leaseIssues({ sources, breaker, leaseTtlMs }: Checked): Issue[] {

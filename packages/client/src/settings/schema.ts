@@ -2,7 +2,7 @@
  * The one validation both settings paths run (docs/architecture.md#configuration): zod shapes with defaults, cross-field rules,
  * and the canonical normalised value. Durations are milliseconds here.
  */
-import { BUDGET_PERIODS, type AnyModel, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
+import { BUDGET_PERIODS, DEFAULT_BATCH_SHARE, type AnyModel, type BudgetPolicy, type BackendSelection, type EmbeddingSettings, type GatewaySettings, type SourceConfig } from '@pgw/core';
 import { checkEffortMap, isModel, MAX_BUDGET_USD, parseEffortMap, parseModelPrice } from '@pgw/core/internal';
 import { z } from 'zod';
 import { crossFieldIssues, leaseFloorMs } from './cross-field-rules.js';
@@ -91,7 +91,19 @@ const budgetUsd = z
   .positive({ error: `must be a number of USD > 0 and ≤ ${MAX_BUDGET_USD}` })
   .max(MAX_BUDGET_USD, { error: `must be a number of USD > 0 and ≤ ${MAX_BUDGET_USD}` });
 
-/** A scope's spend budget; per-tenant amounts (code only) need `per: 'tenant'`. */
+/** One tenant's own bound, weight and budget (`{SCOPE}__TENANTS`); its budget needs `budget.per: 'tenant'`. */
+const tenantOverride = z.strictObject(
+  {
+    rpm: count.optional(),
+    tpm: count.optional(),
+    maxConcurrency: count.optional(),
+    weight: positive.optional(),
+    budgetUsd: budgetUsd.optional(),
+  },
+  { error: 'must be an object of rpm, tpm, maxConcurrency, weight, budgetUsd' },
+);
+
+/** A scope's spend budget; per-tenant amounts (`tenants`, or each tenant's `budgetUsd`) need `per: 'tenant'`. */
 const budget = z
   .strictObject({
     usd: budgetUsd,
@@ -220,6 +232,9 @@ const settingsShape = <S extends typeof chatSource | typeof ocrSource>(source: S
   maxRequestMb: positive.default(DEFAULTS.maxRequestMb),
   pricingPath: nonEmpty.optional(),
   budget: budget.optional(),
+  tenant: z.strictObject({ rpm: count.default(0), tpm: count.default(0), maxConcurrency: count.default(0) }).prefault({}),
+  tenants: z.record(z.string(), tenantOverride, { error: 'must be a JSON object of tenant ids to objects' }).default({}),
+  batchShare: z.number().gt(0, { error: 'must be a share in (0, 1]' }).max(1, { error: 'must be a share in (0, 1]' }).default(DEFAULT_BATCH_SHARE),
   backends: backendsFields.prefault({}),
 });
 
@@ -278,6 +293,18 @@ function normaliseBackends(b: Parsed['backends']): BackendSelection {
   };
 }
 
+/** The budget's per-tenant amounts: its own `tenants`, then each tenant's `budgetUsd` (the cross-field rules refuse a clash). */
+function normaliseBudget(budget: NonNullable<Parsed['budget']>, tenants: Parsed['tenants']): BudgetPolicy {
+  const fromTenants = Object.entries(tenants).flatMap(([id, own]) => (own.budgetUsd === undefined ? [] : [[id, own.budgetUsd] as const]));
+  const amounts = { ...budget.tenants, ...Object.fromEntries(fromTenants) };
+  return {
+    usd: budget.usd,
+    period: budget.period,
+    per: budget.per,
+    ...(Object.keys(amounts).length > 0 && { tenants: amounts }),
+  };
+}
+
 /** The canonical value, built field by field so both paths yield the same keys in the same order. */
 function normalise(value: Parsed): GatewaySettings {
   const floor = leaseFloorMs(value.sources).ms;
@@ -306,14 +333,10 @@ function normalise(value: Parsed): GatewaySettings {
     telemetryTextCap: value.telemetryTextCap,
     maxRequestMb: value.maxRequestMb,
     ...(value.pricingPath === undefined ? {} : { pricingPath: value.pricingPath }),
-    ...(value.budget && {
-      budget: {
-        usd: value.budget.usd,
-        period: value.budget.period,
-        per: value.budget.per,
-        ...(value.budget.tenants && { tenants: { ...value.budget.tenants } }),
-      },
-    }),
+    ...(value.budget && { budget: normaliseBudget(value.budget, value.tenants) }),
+    tenant: { ...value.tenant },
+    tenants: Object.fromEntries(Object.entries(value.tenants).map(([id, own]) => [id, { ...own }])),
+    batchShare: value.batchShare,
     backends: normaliseBackends(value.backends),
   };
 }
