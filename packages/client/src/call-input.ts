@@ -2,7 +2,7 @@
  * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
-import { abortError, RequestTooLargeError } from '@pgw/core';
+import { abortError, PRIORITIES, RequestTooLargeError, type Priority } from '@pgw/core';
 import { ensureCallDeadline } from '@pgw/core/internal';
 import type { ChatMessage, GatewaySettings } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
@@ -102,6 +102,8 @@ export interface CallerDimensions {
   sessionId?: string;
   parentCallId?: string;
   tenantId?: string;
+  /** `batch`: admitted only while no interactive call of the scope waits, within the scope's batch share (default interactive). */
+  priority?: Priority;
   meta?: Readonly<Record<string, unknown>>;
 }
 
@@ -115,6 +117,12 @@ export function callerDimensions(options: CallerDimensions, method: string): Cal
       throw new TypeError(`${method}(${field}) must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
     }
     dimensions[field] = value;
+  }
+  if (options.priority !== undefined) {
+    if (!(PRIORITIES as readonly unknown[]).includes(options.priority)) {
+      throw new TypeError(`${method}(priority) must be one of ${PRIORITIES.join(' | ')}, got ${describe(options.priority)}`);
+    }
+    dimensions.priority = options.priority;
   }
   if (options.meta !== undefined) {
     const origin = `${method}(meta)`;
@@ -136,7 +144,7 @@ export interface CommonCallOptions extends CallerDimensions {
   signal?: AbortSignal;
 }
 
-const COMMON_OPTIONS = ['sessionId', 'parentCallId', 'tenantId', 'meta', 'callDeadlineMs', 'signal'];
+const COMMON_OPTIONS = ['sessionId', 'parentCallId', 'tenantId', 'priority', 'meta', 'callDeadlineMs', 'signal'];
 
 /**
  * Validates a call's options object (unknown option names are refused: a misspelt option must
