@@ -40,11 +40,11 @@ export function validate<T extends object>(schema: z.ZodType<T>, input: unknown,
 
 function errorFor(path: readonly PropertyKey[], problem: string, input: unknown, origins: ValueOrigins | undefined) {
   const field = fieldName(path);
-  // A JSON key's value has fields of its own (`{SCOPE}__TENANTS`): the key, then the field inside it.
+  // A JSON key whose entries have fields of their own (`{SCOPE}__TENANTS`): the key, then the entry's field.
   for (let length = path.length; length > 0; length -= 1) {
     const origin = origins?.get(path.slice(0, length).join('.'));
     if (origin === undefined) continue;
-    const inner = length < path.length ? `${path.slice(length).map(String).join('.')}: ` : '';
+    const inner = path.length - length >= 2 ? `${path.slice(length).map(String).join('.')}: ` : '';
     return new SettingsError({ key: origin.key, problem: `${inner}${problem}`, ...(origin.value === undefined ? {} : { value: origin.value }) });
   }
   const raw = (input ?? {}) as { scope?: unknown; sources?: { name?: unknown }[] };
