@@ -5,6 +5,7 @@
  * answers after a fixed latency; the figures are counts of calls, with wide margins.
  */
 import { describe, expect, it } from 'vitest';
+import { MemoryRecorder } from '@pgw/core';
 import { GatewayClient, GatewayUnavailableError, SettingsError } from '../src/index.js';
 import { BACKENDS, MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
@@ -13,6 +14,7 @@ const fixture = MockFixture.use();
 interface Scope {
   client: GatewayClient;
   source: string;
+  recorder: MemoryRecorder;
 }
 
 async function withScope<T>(backend: (typeof BACKENDS)[number], upstreamMs: number, keys: Record<string, string>, run: (scope: Scope) => Promise<T>): Promise<T> {
@@ -24,9 +26,10 @@ async function withScope<T>(backend: (typeof BACKENDS)[number], upstreamMs: numb
     ...scopeKeys(scope, { SOURCES: source, BACKPRESSURE__STALL_WINDOW_S: '120', ...keys }),
     ...fixture.sourceKeys(scope, source),
   };
-  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {} });
+  const recorder = new MemoryRecorder();
+  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, recorder });
   try {
-    return await run({ client, source });
+    return await run({ client, source, recorder });
   } finally {
     await client.close();
   }
@@ -70,7 +73,7 @@ describe.each(BACKENDS)('tenants on $name', (backend) => {
 
   it('an interactive call arriving while batch calls saturate the scope waits at most one slot turnover', { timeout: 60_000 }, async () => {
     // A share of 1 leaves interactive traffic no headroom: only the order of the line serves it.
-    await withScope(backend, 40, { GLOBAL__MAX_CONCURRENCY: '4', BATCH_SHARE: '1' }, async ({ client, source }) => {
+    await withScope(backend, 40, { GLOBAL__MAX_CONCURRENCY: '4', BATCH_SHARE: '1' }, async ({ client, source, recorder }) => {
       const batch = Array.from({ length: 60 }, (_, index) => client.chat(ask('batch', index), { tenantId: 'offline', priority: 'batch' }));
       await fixture.inflight(source, 4);
       await tick(10);
@@ -80,6 +83,13 @@ describe.each(BACKENDS)('tenants on $name', (backend) => {
       // The next freed slot is the interactive call's (two slots may free in one instant).
       expect(order.indexOf('live') - before).toBeLessThanOrEqual(1);
       await Promise.all(batch);
+      // Rows carry the class and the time waited for room before the attempt.
+      const live = recorder.rows.find((row) => row.requestText?.includes('live'))!;
+      expect(live).toMatchObject({ priority: 'interactive', tenantId: 'offline' });
+      expect(live.waitMs).toBeGreaterThan(0);
+      const batchRows = recorder.rows.filter((row) => row.requestText?.includes('batch'));
+      expect(batchRows.every((row) => row.priority === 'batch')).toBe(true);
+      expect(Math.max(...batchRows.map((row) => row.waitMs ?? 0))).toBeGreaterThan(100);
     });
   });
 
