@@ -1,6 +1,6 @@
 import type { RedisClient } from './connection.js';
-import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats } from '@pgw/core';
-import { assertBudgetPolicy, assertNonNegativeInteger, budgetPeriodAt, budgetTenantOf, optionalPositiveMs, TicketLease } from '@pgw/core/internal';
+import { BATCH_GATES, DEFAULT_CALLER, LIMIT_GATES, TENANT_GATES, type AdmissionGate, type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Caller, type Clock, type GlobalLimits, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats, type TenantPolicy, type TenantUse } from '@pgw/core';
+import { assertBudgetPolicy, assertNonNegativeInteger, assertTenantPolicy, batchLimitsOf, batchShareBinds, budgetPeriodAt, budgetTenantOf, NO_TENANT_POLICY, optionalPositiveMs, tenantShareOf, tenantsBounded, TicketLease } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS, duplicateConnection } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { probeTokenOf, RedisBreaker, ticketOf, transitionOf, type RedisBreakerOptions } from './breaker.js';
@@ -8,9 +8,10 @@ import { denialOf, LIMIT_WINDOW_MS, RedisLimiter, type EntryPlan, type RedisLimi
 import { BudgetKeys, type BudgetPart } from './budget-keys.js';
 import { Coalescer } from './coalesce.js';
 import { Holdings } from './holdings.js';
-import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
+import { limiterKeys, lineKeys, scopePrefix, storeEpochKey, tenantKeys } from './keys.js';
 import { BUDGET_STATUS } from './lua/budget.js';
 import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
+import { STATS } from './lua/limiter.js';
 import type { ItemOf, ReplyOf, SharedOf } from './protocol.js';
 import { WriteBackReplay } from './replay.js';
 import { clockArg } from './scripts.js';
@@ -26,7 +27,17 @@ const QUEUED_RETRY_MS = 500;
 
 const QUEUED = Object.freeze({ ok: false, queued: true, retryAfterMs: QUEUED_RETRY_MS } as const);
 
-export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisBreakerOptions, 'policy'> & { budget?: BudgetPolicy };
+export type RedisGovernorOptions = RedisLimiterOptions &
+  Pick<RedisBreakerOptions, 'policy'> & {
+    budget?: BudgetPolicy;
+    /** The scope's tenants: their bounds, weights and the batch share (default: none bounded). */
+    tenants?: TenantPolicy;
+  };
+
+/** Every gate an admission can be refused at, in the scripts' order (1-based there). */
+const ADMISSION_GATES: readonly AdmissionGate[] = [...LIMIT_GATES, ...TENANT_GATES, ...BATCH_GATES];
+/** The limits of a triple no admission is booked under: neither windowed nor leased. */
+const UNBOUNDED: GlobalLimits = Object.freeze({ rpm: 0, tpm: 0, maxConcurrency: 0 });
 
 type Refused = Exclude<GovernorRefusal, { refusal: object }>;
 /** The breaker's answer, and the period the budget reserved in (when charged). */
@@ -84,6 +95,10 @@ export class RedisGovernor implements Governor {
   readonly #admissions: Coalescer<AdmitItem, AdmitReply>;
   readonly #ends: Coalescer<FinishItem, FinishReply>;
   readonly #sets = new Map<string, AttemptSet>();
+  readonly #tenants: TenantPolicy;
+  readonly #tenantsBounded: boolean;
+  /** The batch class's limits, when its share binds any of the scope's. */
+  readonly #batchLimits: GlobalLimits | undefined;
   #subscriber: RedisClient | undefined;
 
   constructor(options: RedisGovernorOptions) {
@@ -98,6 +113,10 @@ export class RedisGovernor implements Governor {
     if (options.budget) assertBudgetPolicy(options.budget);
     this.#budget = options.budget && new BudgetKeys(options.scope, options.budget);
     const { global } = options;
+    this.#tenants = options.tenants ?? NO_TENANT_POLICY;
+    assertTenantPolicy(this.#tenants);
+    this.#tenantsBounded = tenantsBounded(this.#tenants);
+    this.#batchLimits = batchShareBinds(global, this.#tenants.batchShare) ? batchLimitsOf(global, this.#tenants.batchShare) : undefined;
     const scopeKeys = limiterKeys(prefix, '');
     this.#scopeWindowed = global.rpm > 0 || global.tpm > 0;
     const [probeTtlMs, breakerKeyTtlMs] = this.breaker.probeArgs;
@@ -128,12 +147,12 @@ export class RedisGovernor implements Governor {
     this.#ends = new Coalescer((items) => FINISH.runItems(this.#redis, { keys: finishKeys, args: { ...finishArgs, now: this.#clock() } }, items, this.#timeoutMs));
   }
 
-  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<Lease | GovernorRefusal> {
+  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge, caller: Caller = DEFAULT_CALLER): Promise<Lease | GovernorRefusal> {
     const plan = this.limiter.planEntry(source, estTokens);
     // The permit's id is unique per admission, so it doubles as the probe lease's token.
     const token = plan.id;
     const budget = charge && this.#budget?.charged(charge);
-    const shared = this.#sharedOf(plan, budget?.key);
+    const shared = this.#sharedOf(plan, budget?.key, caller);
     const item: AdmitItem = {
       keys: NO_KEYS,
       shared,
@@ -154,14 +173,14 @@ export class RedisGovernor implements Governor {
         case 'budgetRefused':
           return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
         case 'gateRefused':
-          return denialOf(reply);
+          return denialOf(reply, ADMISSION_GATES);
         case 'breakerRefused':
           return { ticket: ticketOf({ ...reply, kind: 'refused' }, source, token), periodStart: '' };
         case 'storeForgotten':
           throw new Error('the store forgot the books again right after they were re-booked');
         case 'admitted': {
           const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
-          if (ticket.ok) this.#hold(plan, shared.keys.breakerState, ticket, reply.now);
+          if (ticket.ok) this.#hold(plan, shared, ticket, reply.now);
           return { ticket, periodStart: reply.periodStart };
         }
       }
@@ -222,12 +241,20 @@ export class RedisGovernor implements Governor {
     }
   }
 
-  #hold(plan: EntryPlan, breakerKey: string, ticket: BreakerTicket, at: number): void {
+  #hold(plan: EntryPlan, { keys, args }: AttemptSet, ticket: BreakerTicket, at: number): void {
     const { rpm, tpm } = plan.limits;
     this.#holdings.admitted({
       id: plan.id,
       limiterKeys: plan.keys,
-      breakerKey,
+      tenantKeys: keys,
+      // The books the scripts kept for it: a triple is windowed or leased only where a limit is set.
+      tenantBooks: {
+        tenantWindowed: Number(args.tenantRpm) > 0 || Number(args.tenantTpm) > 0,
+        tenantLeased: Number(args.tenantMaxConcurrency) > 0,
+        batchWindowed: Number(args.batchRpm) > 0 || Number(args.batchTpm) > 0,
+        batchLeased: Number(args.batchMaxConcurrency) > 0,
+      },
+      breakerKey: keys.breakerState,
       at,
       windowed: this.#scopeWindowed || rpm > 0 || tpm > 0,
       ...(ticket.probe && { probe: { token: probeTokenOf(ticket), epoch: ticket.epoch } }),
@@ -264,6 +291,24 @@ export class RedisGovernor implements Governor {
       BUDGET_STATUS.run(this.#redis, { keys: { budget: budget.keyOf(tenant) }, args: { now: this.#clock(), budgetPeriod: budget.policy.period } }, this.#timeoutMs),
     );
     return budget.status(tenant, books);
+  }
+
+  /** A tenant's use of the scope against its bound, after trimming its window and reclaiming its leases, in one script. */
+  async tenantStatus(tenantId: string): Promise<TenantUse> {
+    const { rpm, tpm, maxConcurrency, weight } = tenantShareOf(this.#tenants, tenantId);
+    const { tenantWindow, tenantTokens, tenantTpm, tenantLeases } = tenantKeys(scopePrefix(this.#scope), tenantId);
+    // A tenant's books are a source's books under other names: the same script reads them.
+    const keys = { sourceWindow: tenantWindow, sourceTokens: tenantTokens, sourceTpm: tenantTpm, sourceLeases: tenantLeases };
+    const use = await failClosed(this.#scope, 'tenantStatus', () =>
+      STATS.run(this.#redis, { keys, args: { now: this.#clock(), windowMs: LIMIT_WINDOW_MS } }, this.#timeoutMs),
+    );
+    return {
+      tenantId,
+      rpm: { used: use.rpmUsed, bound: rpm },
+      tpm: { used: use.tpmUsed, bound: tpm },
+      concurrency: { used: use.inflight, bound: maxConcurrency },
+      weight,
+    };
   }
 
   async leaveLine(turn: string): Promise<void> {
@@ -306,19 +351,42 @@ export class RedisGovernor implements Governor {
   }
 
   /**
-   * What an attempt shares in both scripts with the others of its source and budget: its source's
-   * breaker, books and limits, and the budget it charges. One object per source and budget, so a
-   * call sends each once.
+   * What an attempt shares in both scripts with the others of its source, budget, tenant and class:
+   * its source's breaker, books and limits, its tenant's and its class's books and limits, and the
+   * budget it charges. One object per such set, so a call sends each once. Without bounded tenants
+   * (or a binding batch share) every tenant (or class) shares one set: their triples are unbounded.
    */
-  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined): AttemptSet {
-    const id = budgetKey === undefined ? source : `${source}\n${budgetKey}`;
+  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller): AttemptSet {
+    const tenant = this.#tenantsBounded ? caller.tenantId : '';
+    const batch = caller.priority === 'batch' ? this.#batchLimits : undefined;
+    const id = `${source}\n${budgetKey ?? ''}\n${batch ? 'b' : 'i'}${tenant}`;
     let set = this.#sets.get(id);
     if (set === undefined) {
       const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = keys;
       const { rpm, tpm, maxConcurrency } = limits;
+      const share = this.#tenantsBounded ? tenantShareOf(this.#tenants, tenant) : UNBOUNDED;
+      const classLimits = batch ?? UNBOUNDED;
       set = Object.freeze({
-        keys: { ...this.breaker.keysOf(source), sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget: budgetKey ?? this.#line.line },
-        args: { rpm, tpm, maxConcurrency },
+        keys: {
+          ...this.breaker.keysOf(source),
+          sourceWindow,
+          sourceTokens,
+          sourceTpm,
+          sourceLeases,
+          ...tenantKeys(scopePrefix(this.#scope), tenant),
+          budget: budgetKey ?? this.#line.line,
+        },
+        args: {
+          rpm,
+          tpm,
+          maxConcurrency,
+          tenantRpm: share.rpm,
+          tenantTpm: share.tpm,
+          tenantMaxConcurrency: share.maxConcurrency,
+          batchRpm: classLimits.rpm,
+          batchTpm: classLimits.tpm,
+          batchMaxConcurrency: classLimits.maxConcurrency,
+        },
       });
       // Tenants are many: the sets are a cache, bounded (a set made anew is equal, only not shared).
       if (this.#sets.size >= MAX_ATTEMPT_SETS) this.#sets.clear();

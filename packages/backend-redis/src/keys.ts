@@ -43,6 +43,27 @@ export function limiterKeys(prefix: string, source: string) {
 }
 export type LimiterKeys = ReturnType<typeof limiterKeys>;
 
+/**
+ * A tenant's books (window, reservations, token sum, leases), then the batch class's: the two gate
+ * triples an admission is booked under besides its source's and its scope's. Any tenant id is safe
+ * here: every key ends in one of four fixed suffixes after the id.
+ */
+export function tenantKeys(prefix: string, tenantId: string) {
+  const own = `${prefix}lim:t:${tenantId}:`;
+  const batch = `${prefix}lim:b:`;
+  return {
+    tenantWindow: `${own}win`,
+    tenantTokens: `${own}tok`,
+    tenantTpm: `${own}tpm`,
+    tenantLeases: `${own}lease`,
+    batchWindow: `${batch}win`,
+    batchTokens: `${batch}tok`,
+    batchTpm: `${batch}tpm`,
+    batchLeases: `${batch}lease`,
+  };
+}
+export type TenantKeys = ReturnType<typeof tenantKeys>;
+
 /** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function breakerKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;

@@ -2,6 +2,7 @@ import { BUDGET_FUNCTIONS_LUA, BUDGET_SETTLEMENT_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
 import { BREAKER_ADMISSION_LUA, BREAKER_FUNCTIONS_LUA, BREAKER_KEYS, BREAKER_POLICY, BREAKER_RECORD_LUA } from './breaker.js';
 import { STORE_FORGOTTEN_LUA } from './holdings.js';
+import { TENANT_BOOKS } from './tenants.js';
 import { ENTRY_POLICY, GLOBAL_LIMITS, LIMITER_ENTRY_LUA, LIMITER_FUNCTIONS_LUA, LIMITER_SETTLEMENT_LUA, SOURCE_LIMITS } from './limiter.js';
 import { scriptProtocol } from '../protocol.js';
 
@@ -50,24 +51,47 @@ local function announce_room(line, channel)
 end
 `;
 
+/**
+ * An admission's four gate triples: the source's and the scope's, then its tenant's and (for a batch
+ * call) the batch class's. The last two come with limits of 0 when unbounded, so they are neither
+ * windowed nor leased: no book of theirs is read or written. Built once per shared set of a call.
+ */
+const GOVERNED_TRIPLES_LUA = `
+local governed_of = {}
+local function governed_triples(K, A)
+  local t = governed_of[K]
+  if not t then
+    local six = triples(K, A)
+    t = {six[1], six[2],
+      triple(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases, A.tenantRpm, A.tenantTpm, A.tenantMaxConcurrency, false),
+      triple(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases, A.batchRpm, A.batchTpm, A.batchMaxConcurrency, false)}
+    governed_of[K] = t
+  end
+  return t
+end
+`;
+
 const SCOPE_BOOKS = ['globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'] as const;
+/** A tenant's three limits, then the batch class's (0 = unlimited, or no batch call). */
+export const TENANT_LIMITS = ['tenantRpm', 'tenantTpm', 'tenantMaxConcurrency', 'batchRpm', 'batchTpm', 'batchMaxConcurrency'] as const;
 /**
  * What an attempt shares with the others of its source (and budget) in a call: its source's breaker
  * and books, and the base of the spend budget it charges (any key of the scope without a charge),
  * with the source's limits.
  */
-const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'budget'] as const;
+const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, 'budget'] as const;
+const ATTEMPT_LIMITS = [...SOURCE_LIMITS, ...TENANT_LIMITS] as const;
 
 /**
  * admit. The call: the scope's books, line and store epoch (`knownStoreEpoch` the epoch this worker
  * knows), the breaker's probe lease, the scope's limits, how entries are booked, how long a turn in
  * line lasts and the wake channel. An item: its permit and probe token, its estimate, its source's
- * limits, its turn in line ('' = none), and its budget charge (`budgetPeriod` '' = none; the
+ * limits with its tenant's and its class's, its turn in line ('' = none), and its budget charge (`budgetPeriod` '' = none; the
  * reservation and the budget in nano-dollars).
  * Replies, per item: `admitted` (a probe lease is taken only then: `probe` 1, `first` 1 for the open
  * period's first lease; the item's turn is over; `now` the script's clock, `periodStart` the budget
  * account's), `breakerRefused` (nothing else looked at), `budgetRefused` and `gateRefused` (nothing
- * booked, no probe taken; `gate` 1-based in LIMIT_GATES order), `queued` (others are before it in
+ * booked, no probe taken; `gate` 1-based in the order LIMIT_GATES, TENANT_GATES, BATCH_GATES), `queued` (others are before it in
  * line: an item with a turn joins the line at its back and keeps its place while it tries again
  * within turnTtlMs), `storeForgotten` (every item: the store lacks the epoch the worker knows, nothing
  * done; the worker re-books what it holds first).
@@ -76,7 +100,7 @@ export const ADMIT = scriptProtocol({
   label: 'governor_admit',
   keys: [...SCOPE_BOOKS, 'line', 'alive', 'storeEpoch'],
   args: ['now', 'knownStoreEpoch', 'probeTtlMs', 'breakerKeyTtlMs', ...GLOBAL_LIMITS, ...ENTRY_POLICY, 'turnTtlMs', 'wakeChannel'],
-  item: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
+  item: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: ATTEMPT_LIMITS } },
   replies: {
     admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string' } },
     breakerRefused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
@@ -87,6 +111,7 @@ export const ADMIT = scriptProtocol({
   },
   lua: `
 ${ADMISSION_LUA}
+${GOVERNED_TRIPLES_LUA}
 ${LINE_LUA}
 ${STORE_FORGOTTEN_LUA}
 local replies = {}
@@ -132,7 +157,7 @@ local function admit(K, A)
     end
   end
   local lease_ttl = tonumber(A.leaseTtlMs)
-  local gate, hint = enter(now, A.permitId, tonumber(A.estTokens), triples(K, A),
+  local gate, hint = enter(now, A.permitId, tonumber(A.estTokens), governed_triples(K, A),
     lease_ttl, tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
   if gate then return REPLY.gateRefused{gate = gate, retryAfterMs = hint} end
   if charged then budget_reserve(acct, A.permitId, tonumber(A.reservation), now, lease_ttl, reset_at) end
@@ -186,12 +211,13 @@ export const FINISH = scriptProtocol({
   label: 'governor_finish',
   keys: [...SCOPE_BOOKS, 'line'],
   args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
-  item: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
+  item: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: ATTEMPT_LIMITS } },
   replies: {
     finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },
   lua: `
 ${SETTLEMENT_LUA}
+${GOVERNED_TRIPLES_LUA}
 ${LINE_LUA}
 local now = clock(A.now)
 local p = policy(A)
@@ -213,7 +239,7 @@ local function finish(K, A)
     write_counts(K.breakerState)
     forget_breaker(K.breakerState)
   end
-  local t = triples(K, A)
+  local t = governed_triples(K, A)
   local settled = settle(now, A.permitId, tonumber(A.actualTokens), t, window)
   release(A.permitId, t)
   local spent = 0
