@@ -47,8 +47,11 @@ type AdmitItem = ItemOf<typeof ADMIT>;
 type AdmitReply = ReplyOf<typeof ADMIT>;
 type FinishItem = ItemOf<typeof FINISH>;
 type FinishReply = ReplyOf<typeof FINISH>;
-/** What an attempt shares in both scripts with the others of its source and budget. */
-type AttemptSet = SharedOf<typeof FINISH>;
+/**
+ * What an attempt shares in each script with the others of its source, budget, tenant and class:
+ * the finish's set is the admission's without the attempt's place in line.
+ */
+type AttemptSets = { readonly admit: SharedOf<typeof ADMIT>; readonly finish: SharedOf<typeof FINISH> };
 const NO_KEYS = Object.freeze({});
 /** Sets of source and budget kept at most (a scope's sources times its tenants seen lately). */
 const MAX_ATTEMPT_SETS = 10_000;
@@ -94,7 +97,7 @@ export class RedisGovernor implements Governor {
   readonly #scopeWindowed: boolean;
   readonly #admissions: Coalescer<AdmitItem, AdmitReply>;
   readonly #ends: Coalescer<FinishItem, FinishReply>;
-  readonly #sets = new Map<string, AttemptSet>();
+  readonly #sets = new Map<string, AttemptSets>();
   readonly #tenants: TenantPolicy;
   readonly #tenantsBounded: boolean;
   /** The batch class's limits, when its share binds any of the scope's. */
@@ -136,14 +139,14 @@ export class RedisGovernor implements Governor {
     });
     // What every call of the two scripts sends besides its items: the scope's books, line and policies.
     const globalLimits = { globalRpm: global.rpm, globalTpm: global.tpm, globalMaxConcurrency: global.maxConcurrency };
-    const { line, alive, wake: wakeChannel } = this.#line;
-    const admitKeys = { ...scopeKeys, line, alive, storeEpoch: this.#holdings.epochKey };
+    const { line, lineBatch, alive, lineTags, wake: wakeChannel } = this.#line;
+    const admitKeys = { ...scopeKeys, line, lineBatch, alive, lineTags, storeEpoch: this.#holdings.epochKey };
     const admitArgs = { probeTtlMs, breakerKeyTtlMs, ...globalLimits, ...this.limiter.entryPolicy, turnTtlMs: TURN_TTL_MS, wakeChannel };
     this.#admissions = new Coalescer((items) =>
       ADMIT.runItems(this.#redis, { keys: admitKeys, args: { ...admitArgs, now: this.#clock(), knownStoreEpoch: this.#holdings.knownEpoch } }, items, this.#timeoutMs),
     );
     const finishArgs = { ...this.breaker.policyArgs(), ...globalLimits, windowMs: LIMIT_WINDOW_MS, wakeChannel };
-    const finishKeys = { ...scopeKeys, line };
+    const finishKeys = { ...scopeKeys, line, lineBatch };
     this.#ends = new Coalescer((items) => FINISH.runItems(this.#redis, { keys: finishKeys, args: { ...finishArgs, now: this.#clock() } }, items, this.#timeoutMs));
   }
 
@@ -155,7 +158,7 @@ export class RedisGovernor implements Governor {
     const shared = this.#sharedOf(plan, budget?.key, caller);
     const item: AdmitItem = {
       keys: NO_KEYS,
-      shared,
+      shared: shared.admit,
       args: {
         permitId: plan.id,
         estTokens,
@@ -180,7 +183,7 @@ export class RedisGovernor implements Governor {
           throw new Error('the store forgot the books again right after they were re-booked');
         case 'admitted': {
           const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
-          if (ticket.ok) this.#hold(plan, shared, ticket, reply.now);
+          if (ticket.ok) this.#hold(plan, shared.admit, ticket, reply.now);
           return { ticket, periodStart: reply.periodStart };
         }
       }
@@ -241,7 +244,7 @@ export class RedisGovernor implements Governor {
     }
   }
 
-  #hold(plan: EntryPlan, { keys, args }: AttemptSet, ticket: BreakerTicket, at: number): void {
+  #hold(plan: EntryPlan, { keys, args }: AttemptSets['admit'], ticket: BreakerTicket, at: number): void {
     const { rpm, tpm } = plan.limits;
     this.#holdings.admitted({
       id: plan.id,
@@ -267,7 +270,7 @@ export class RedisGovernor implements Governor {
    * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
    * one script, which answers the verdict's breaker transition.
    */
-  #finisher(shared: AttemptSet, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
+  #finisher(shared: AttemptSets, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
     return async (verdict, actualTokens, spentUsd) => {
       const args = {
         ticketEpoch: ticket.epoch,
@@ -277,7 +280,7 @@ export class RedisGovernor implements Governor {
         actualTokens,
         ...BudgetKeys.settlement(budget, spentUsd),
       };
-      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys: NO_KEYS, shared, args }));
+      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys: NO_KEYS, shared: shared.finish, args }));
       return transitionOf(reply.transition);
     };
   }
@@ -312,11 +315,11 @@ export class RedisGovernor implements Governor {
   }
 
   async leaveLine(turn: string): Promise<void> {
-    const { line, alive, wake } = this.#line;
+    const { line, lineBatch, alive, wake } = this.#line;
     // Kept and replayed like settle and release, so a turn left during an outage or a failover is
     // gone from the line as soon as Redis answers again, not when it lapses.
     const leave = () =>
-      failClosed(this.#scope, 'leaveLine', () => LEAVE_LINE.run(this.#redis, { keys: { line, alive }, args: { turn, wakeChannel: wake } }, this.#timeoutMs));
+      failClosed(this.#scope, 'leaveLine', () => LEAVE_LINE.run(this.#redis, { keys: { line, lineBatch, alive }, args: { turn, wakeChannel: wake } }, this.#timeoutMs));
     await WriteBackReplay.of(this.#redis).attempt(`${line}:${turn}`, leave);
   }
 
@@ -356,38 +359,41 @@ export class RedisGovernor implements Governor {
    * budget it charges. One object per such set, so a call sends each once. Without bounded tenants
    * (or a binding batch share) every tenant (or class) shares one set: their triples are unbounded.
    */
-  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller): AttemptSet {
-    const tenant = this.#tenantsBounded ? caller.tenantId : '';
-    const batch = caller.priority === 'batch' ? this.#batchLimits : undefined;
-    const id = `${source}\n${budgetKey ?? ''}\n${batch ? 'b' : 'i'}${tenant}`;
+  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller): AttemptSets {
+    const { tenantId, priority } = caller;
+    const batch = priority === 'batch' ? this.#batchLimits : undefined;
+    const lineClass = priority === 'batch' ? 'b' : 'i';
+    const id = `${source}\n${budgetKey ?? ''}\n${lineClass}${tenantId}`;
     let set = this.#sets.get(id);
     if (set === undefined) {
       const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = keys;
       const { rpm, tpm, maxConcurrency } = limits;
-      const share = this.#tenantsBounded ? tenantShareOf(this.#tenants, tenant) : UNBOUNDED;
+      const share = tenantShareOf(this.#tenants, tenantId);
+      const bound = this.#tenantsBounded ? share : UNBOUNDED;
       const classLimits = batch ?? UNBOUNDED;
-      set = Object.freeze({
+      const finish = Object.freeze({
         keys: {
           ...this.breaker.keysOf(source),
           sourceWindow,
           sourceTokens,
           sourceTpm,
           sourceLeases,
-          ...tenantKeys(scopePrefix(this.#scope), tenant),
+          ...tenantKeys(scopePrefix(this.#scope), tenantId),
           budget: budgetKey ?? this.#line.line,
         },
         args: {
           rpm,
           tpm,
           maxConcurrency,
-          tenantRpm: share.rpm,
-          tenantTpm: share.tpm,
-          tenantMaxConcurrency: share.maxConcurrency,
+          tenantRpm: bound.rpm,
+          tenantTpm: bound.tpm,
+          tenantMaxConcurrency: bound.maxConcurrency,
           batchRpm: classLimits.rpm,
           batchTpm: classLimits.tpm,
           batchMaxConcurrency: classLimits.maxConcurrency,
         },
       });
+      set = Object.freeze({ finish, admit: Object.freeze({ keys: finish.keys, args: { ...finish.args, lineTenant: tenantId, lineWeight: share.weight, lineClass } }) });
       // Tenants are many: the sets are a cache, bounded (a set made anew is equal, only not shared).
       if (this.#sets.size >= MAX_ATTEMPT_SETS) this.#sets.clear();
       this.#sets.set(id, set);

@@ -76,9 +76,12 @@ export function storeEpochKey(prefix: string): string {
   return `${prefix}epoch`;
 }
 
-/** A scope's fleet-wide line of waiting callers, their lapse times, and the channel room is announced on. */
+/**
+ * A scope's fleet-wide line of waiting callers (interactive, then batch), their lapse times, the
+ * classes' virtual times and tenants' last tags, and the channel room is announced on.
+ */
 export function lineKeys(prefix: string) {
-  return { line: `${prefix}line`, alive: `${prefix}line:alive`, wake: `${prefix}wake` };
+  return { line: `${prefix}line`, lineBatch: `${prefix}line:b`, alive: `${prefix}line:alive`, lineTags: `${prefix}line:tags`, wake: `${prefix}wake` };
 }
 
 /**
