@@ -1,6 +1,6 @@
 import type { RedisClient } from './connection.js';
-import { type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Clock, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats } from '@pgw/core';
-import { assertBudgetPolicy, assertNonNegativeInteger, budgetPeriodAt, budgetTenantOf, optionalPositiveMs, TicketLease } from '@pgw/core/internal';
+import { BATCH_GATES, DEFAULT_CALLER, LIMIT_GATES, TENANT_GATES, type AdmissionGate, type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Caller, type Clock, type GlobalLimits, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats, type TenantPolicy, type TenantUse } from '@pgw/core';
+import { assertBudgetPolicy, assertNonNegativeInteger, assertTenantPolicy, batchLimitsOf, batchShareBinds, budgetPeriodAt, budgetTenantOf, NO_TENANT_POLICY, optionalPositiveMs, tenantShareOf, tenantsBounded, TicketLease } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS, duplicateConnection } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { probeTokenOf, RedisBreaker, ticketOf, transitionOf, type RedisBreakerOptions } from './breaker.js';
@@ -8,9 +8,10 @@ import { denialOf, LIMIT_WINDOW_MS, RedisLimiter, type EntryPlan, type RedisLimi
 import { BudgetKeys, type BudgetPart } from './budget-keys.js';
 import { Coalescer } from './coalesce.js';
 import { Holdings } from './holdings.js';
-import { limiterKeys, lineKeys, scopePrefix, storeEpochKey } from './keys.js';
+import { limiterKeys, lineKeys, scopePrefix, storeEpochKey, tenantKeys } from './keys.js';
 import { BUDGET_STATUS } from './lua/budget.js';
 import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
+import { STATS } from './lua/limiter.js';
 import type { ItemOf, ReplyOf, SharedOf } from './protocol.js';
 import { WriteBackReplay } from './replay.js';
 import { clockArg } from './scripts.js';
@@ -26,7 +27,17 @@ const QUEUED_RETRY_MS = 500;
 
 const QUEUED = Object.freeze({ ok: false, queued: true, retryAfterMs: QUEUED_RETRY_MS } as const);
 
-export type RedisGovernorOptions = RedisLimiterOptions & Pick<RedisBreakerOptions, 'policy'> & { budget?: BudgetPolicy };
+export type RedisGovernorOptions = RedisLimiterOptions &
+  Pick<RedisBreakerOptions, 'policy'> & {
+    budget?: BudgetPolicy;
+    /** The scope's tenants: their bounds, weights and the batch share (default: none bounded). */
+    tenants?: TenantPolicy;
+  };
+
+/** Every gate an admission can be refused at, in the scripts' order (1-based there). */
+const ADMISSION_GATES: readonly AdmissionGate[] = [...LIMIT_GATES, ...TENANT_GATES, ...BATCH_GATES];
+/** The limits of a triple no admission is booked under: neither windowed nor leased. */
+const UNBOUNDED: GlobalLimits = Object.freeze({ rpm: 0, tpm: 0, maxConcurrency: 0 });
 
 type Refused = Exclude<GovernorRefusal, { refusal: object }>;
 /** The breaker's answer, and the period the budget reserved in (when charged). */
@@ -36,8 +47,11 @@ type AdmitItem = ItemOf<typeof ADMIT>;
 type AdmitReply = ReplyOf<typeof ADMIT>;
 type FinishItem = ItemOf<typeof FINISH>;
 type FinishReply = ReplyOf<typeof FINISH>;
-/** What an attempt shares in both scripts with the others of its source and budget. */
-type AttemptSet = SharedOf<typeof FINISH>;
+/**
+ * What an attempt shares in each script with the others of its source, budget, tenant and class:
+ * the finish's set is the admission's without the attempt's place in line.
+ */
+type AttemptSets = { readonly admit: SharedOf<typeof ADMIT>; readonly finish: SharedOf<typeof FINISH> };
 const NO_KEYS = Object.freeze({});
 /** Sets of source and budget kept at most (a scope's sources times its tenants seen lately). */
 const MAX_ATTEMPT_SETS = 10_000;
@@ -83,7 +97,11 @@ export class RedisGovernor implements Governor {
   readonly #scopeWindowed: boolean;
   readonly #admissions: Coalescer<AdmitItem, AdmitReply>;
   readonly #ends: Coalescer<FinishItem, FinishReply>;
-  readonly #sets = new Map<string, AttemptSet>();
+  readonly #sets = new Map<string, AttemptSets>();
+  readonly #tenants: TenantPolicy;
+  readonly #tenantsBounded: boolean;
+  /** The batch class's limits, when its share binds any of the scope's. */
+  readonly #batchLimits: GlobalLimits | undefined;
   #subscriber: RedisClient | undefined;
 
   constructor(options: RedisGovernorOptions) {
@@ -98,6 +116,10 @@ export class RedisGovernor implements Governor {
     if (options.budget) assertBudgetPolicy(options.budget);
     this.#budget = options.budget && new BudgetKeys(options.scope, options.budget);
     const { global } = options;
+    this.#tenants = options.tenants ?? NO_TENANT_POLICY;
+    assertTenantPolicy(this.#tenants);
+    this.#tenantsBounded = tenantsBounded(this.#tenants);
+    this.#batchLimits = batchShareBinds(global, this.#tenants.batchShare) ? batchLimitsOf(global, this.#tenants.batchShare) : undefined;
     const scopeKeys = limiterKeys(prefix, '');
     this.#scopeWindowed = global.rpm > 0 || global.tpm > 0;
     const [probeTtlMs, breakerKeyTtlMs] = this.breaker.probeArgs;
@@ -117,26 +139,26 @@ export class RedisGovernor implements Governor {
     });
     // What every call of the two scripts sends besides its items: the scope's books, line and policies.
     const globalLimits = { globalRpm: global.rpm, globalTpm: global.tpm, globalMaxConcurrency: global.maxConcurrency };
-    const { line, alive, wake: wakeChannel } = this.#line;
-    const admitKeys = { ...scopeKeys, line, alive, storeEpoch: this.#holdings.epochKey };
+    const { line, lineBatch, alive, lineTags, wake: wakeChannel } = this.#line;
+    const admitKeys = { ...scopeKeys, line, lineBatch, alive, lineTags, storeEpoch: this.#holdings.epochKey };
     const admitArgs = { probeTtlMs, breakerKeyTtlMs, ...globalLimits, ...this.limiter.entryPolicy, turnTtlMs: TURN_TTL_MS, wakeChannel };
     this.#admissions = new Coalescer((items) =>
       ADMIT.runItems(this.#redis, { keys: admitKeys, args: { ...admitArgs, now: this.#clock(), knownStoreEpoch: this.#holdings.knownEpoch } }, items, this.#timeoutMs),
     );
     const finishArgs = { ...this.breaker.policyArgs(), ...globalLimits, windowMs: LIMIT_WINDOW_MS, wakeChannel };
-    const finishKeys = { ...scopeKeys, line };
+    const finishKeys = { ...scopeKeys, line, lineBatch };
     this.#ends = new Coalescer((items) => FINISH.runItems(this.#redis, { keys: finishKeys, args: { ...finishArgs, now: this.#clock() } }, items, this.#timeoutMs));
   }
 
-  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge): Promise<Lease | GovernorRefusal> {
+  async admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge, caller: Caller = DEFAULT_CALLER): Promise<Lease | GovernorRefusal> {
     const plan = this.limiter.planEntry(source, estTokens);
     // The permit's id is unique per admission, so it doubles as the probe lease's token.
     const token = plan.id;
     const budget = charge && this.#budget?.charged(charge);
-    const shared = this.#sharedOf(plan, budget?.key);
+    const shared = this.#sharedOf(plan, budget?.key, caller);
     const item: AdmitItem = {
       keys: NO_KEYS,
-      shared,
+      shared: shared.admit,
       args: {
         permitId: plan.id,
         estTokens,
@@ -154,14 +176,14 @@ export class RedisGovernor implements Governor {
         case 'budgetRefused':
           return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
         case 'gateRefused':
-          return denialOf(reply);
+          return denialOf(reply, ADMISSION_GATES);
         case 'breakerRefused':
           return { ticket: ticketOf({ ...reply, kind: 'refused' }, source, token), periodStart: '' };
         case 'storeForgotten':
           throw new Error('the store forgot the books again right after they were re-booked');
         case 'admitted': {
           const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
-          if (ticket.ok) this.#hold(plan, shared.keys.breakerState, ticket, reply.now);
+          if (ticket.ok) this.#hold(plan, shared.admit, ticket, reply.now);
           return { ticket, periodStart: reply.periodStart };
         }
       }
@@ -222,12 +244,20 @@ export class RedisGovernor implements Governor {
     }
   }
 
-  #hold(plan: EntryPlan, breakerKey: string, ticket: BreakerTicket, at: number): void {
+  #hold(plan: EntryPlan, { keys, args }: AttemptSets['admit'], ticket: BreakerTicket, at: number): void {
     const { rpm, tpm } = plan.limits;
     this.#holdings.admitted({
       id: plan.id,
       limiterKeys: plan.keys,
-      breakerKey,
+      tenantKeys: keys,
+      // The books the scripts kept for it: a triple is windowed or leased only where a limit is set.
+      tenantBooks: {
+        tenantWindowed: Number(args.tenantRpm) > 0 || Number(args.tenantTpm) > 0,
+        tenantLeased: Number(args.tenantMaxConcurrency) > 0,
+        batchWindowed: Number(args.batchRpm) > 0 || Number(args.batchTpm) > 0,
+        batchLeased: Number(args.batchMaxConcurrency) > 0,
+      },
+      breakerKey: keys.breakerState,
       at,
       windowed: this.#scopeWindowed || rpm > 0 || tpm > 0,
       ...(ticket.probe && { probe: { token: probeTokenOf(ticket), epoch: ticket.epoch } }),
@@ -240,7 +270,7 @@ export class RedisGovernor implements Governor {
    * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
    * one script, which answers the verdict's breaker transition.
    */
-  #finisher(shared: AttemptSet, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
+  #finisher(shared: AttemptSets, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
     return async (verdict, actualTokens, spentUsd) => {
       const args = {
         ticketEpoch: ticket.epoch,
@@ -250,7 +280,7 @@ export class RedisGovernor implements Governor {
         actualTokens,
         ...BudgetKeys.settlement(budget, spentUsd),
       };
-      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys: NO_KEYS, shared, args }));
+      const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys: NO_KEYS, shared: shared.finish, args }));
       return transitionOf(reply.transition);
     };
   }
@@ -266,12 +296,30 @@ export class RedisGovernor implements Governor {
     return budget.status(tenant, books);
   }
 
+  /** A tenant's use of the scope against its bound, after trimming its window and reclaiming its leases, in one script. */
+  async tenantStatus(tenantId: string): Promise<TenantUse> {
+    const { rpm, tpm, maxConcurrency, weight } = tenantShareOf(this.#tenants, tenantId);
+    const { tenantWindow, tenantTokens, tenantTpm, tenantLeases } = tenantKeys(scopePrefix(this.#scope), tenantId);
+    // A tenant's books are a source's books under other names: the same script reads them.
+    const keys = { sourceWindow: tenantWindow, sourceTokens: tenantTokens, sourceTpm: tenantTpm, sourceLeases: tenantLeases };
+    const use = await failClosed(this.#scope, 'tenantStatus', () =>
+      STATS.run(this.#redis, { keys, args: { now: this.#clock(), windowMs: LIMIT_WINDOW_MS } }, this.#timeoutMs),
+    );
+    return {
+      tenantId,
+      rpm: { used: use.rpmUsed, bound: rpm },
+      tpm: { used: use.tpmUsed, bound: tpm },
+      concurrency: { used: use.inflight, bound: maxConcurrency },
+      weight,
+    };
+  }
+
   async leaveLine(turn: string): Promise<void> {
-    const { line, alive, wake } = this.#line;
+    const { line, lineBatch, alive, wake } = this.#line;
     // Kept and replayed like settle and release, so a turn left during an outage or a failover is
     // gone from the line as soon as Redis answers again, not when it lapses.
     const leave = () =>
-      failClosed(this.#scope, 'leaveLine', () => LEAVE_LINE.run(this.#redis, { keys: { line, alive }, args: { turn, wakeChannel: wake } }, this.#timeoutMs));
+      failClosed(this.#scope, 'leaveLine', () => LEAVE_LINE.run(this.#redis, { keys: { line, lineBatch, alive }, args: { turn, wakeChannel: wake } }, this.#timeoutMs));
     await WriteBackReplay.of(this.#redis).attempt(`${line}:${turn}`, leave);
   }
 
@@ -306,20 +354,46 @@ export class RedisGovernor implements Governor {
   }
 
   /**
-   * What an attempt shares in both scripts with the others of its source and budget: its source's
-   * breaker, books and limits, and the budget it charges. One object per source and budget, so a
-   * call sends each once.
+   * What an attempt shares in both scripts with the others of its source, budget, tenant and class:
+   * its source's breaker, books and limits, its tenant's and its class's books and limits, and the
+   * budget it charges. One object per such set, so a call sends each once. Without bounded tenants
+   * (or a binding batch share) every tenant (or class) shares one set: their triples are unbounded.
    */
-  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined): AttemptSet {
-    const id = budgetKey === undefined ? source : `${source}\n${budgetKey}`;
+  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller): AttemptSets {
+    const { tenantId, priority } = caller;
+    const batch = priority === 'batch' ? this.#batchLimits : undefined;
+    const lineClass = priority === 'batch' ? 'b' : 'i';
+    const id = `${source}\n${budgetKey ?? ''}\n${lineClass}${tenantId}`;
     let set = this.#sets.get(id);
     if (set === undefined) {
       const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = keys;
       const { rpm, tpm, maxConcurrency } = limits;
-      set = Object.freeze({
-        keys: { ...this.breaker.keysOf(source), sourceWindow, sourceTokens, sourceTpm, sourceLeases, budget: budgetKey ?? this.#line.line },
-        args: { rpm, tpm, maxConcurrency },
+      const share = tenantShareOf(this.#tenants, tenantId);
+      const bound = this.#tenantsBounded ? share : UNBOUNDED;
+      const classLimits = batch ?? UNBOUNDED;
+      const finish = Object.freeze({
+        keys: {
+          ...this.breaker.keysOf(source),
+          sourceWindow,
+          sourceTokens,
+          sourceTpm,
+          sourceLeases,
+          ...tenantKeys(scopePrefix(this.#scope), tenantId),
+          budget: budgetKey ?? this.#line.line,
+        },
+        args: {
+          rpm,
+          tpm,
+          maxConcurrency,
+          tenantRpm: bound.rpm,
+          tenantTpm: bound.tpm,
+          tenantMaxConcurrency: bound.maxConcurrency,
+          batchRpm: classLimits.rpm,
+          batchTpm: classLimits.tpm,
+          batchMaxConcurrency: classLimits.maxConcurrency,
+        },
       });
+      set = Object.freeze({ finish, admit: Object.freeze({ keys: finish.keys, args: { ...finish.args, lineTenant: tenantId, lineWeight: share.weight, lineClass } }) });
       // Tenants are many: the sets are a cache, bounded (a set made anew is equal, only not shared).
       if (this.#sets.size >= MAX_ATTEMPT_SETS) this.#sets.clear();
       this.#sets.set(id, set);

@@ -3,14 +3,14 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@pgw/core';
 import { REBOOK } from './lua/holdings.js';
 import { clockArg } from './scripts.js';
-import type { LimiterKeys } from './keys.js';
+import type { LimiterKeys, TenantKeys } from './keys.js';
 
 /**
  * The epoch key lives this long after the store last lost it; when it expires, every worker
  * re-books once (a no-op on books that were kept), so it never outlives its scope by more.
  */
 const EPOCH_TTL_MS = 86_400_000;
-/** Admissions re-booked per script (each an item of 5 keys and 6 arguments: a script's run stays short). */
+/** Admissions re-booked per script (each an item of 13 keys and 10 arguments: a script's run stays short). */
 const REBOOK_BATCH = 500;
 /** A store that forgets again while a worker re-books: the worker starts over, this many times at most. */
 const REBOOK_ROUNDS = 3;
@@ -22,6 +22,9 @@ export interface HeldAdmission {
   readonly id: string;
   /** The source's window, tokens, token sum and leases (then the scope's four: the limiter's order). */
   readonly limiterKeys: LimiterKeys;
+  /** Its tenant's books and the batch class's, and which of them it was booked in (an unbounded gate keeps none). */
+  readonly tenantKeys: TenantKeys;
+  readonly tenantBooks: TenantBooks;
   readonly breakerKey: string;
   /** Server time of the admission (its window entry's score; its lease ran from it). */
   readonly at: number;
@@ -33,6 +36,13 @@ export interface HeldAdmission {
   charged: string;
   /** Its lease is held: the call has not finished. */
   leased: boolean;
+}
+
+export interface TenantBooks {
+  readonly tenantWindowed: boolean;
+  readonly tenantLeased: boolean;
+  readonly batchWindowed: boolean;
+  readonly batchLeased: boolean;
 }
 
 export interface HoldingsOptions {
@@ -154,9 +164,21 @@ export class Holdings {
 
   async #rebookBatch(batch: readonly HeldAdmission[], known: string, candidate: string): Promise<[string, number]> {
     const o = this.#options;
-    const items = batch.map(({ id, limiterKeys, breakerKey, charged, at, leased, probe }) => ({
-      keys: { ...limiterKeys, breakerState: breakerKey },
-      args: { permitId: id, charged, admittedAt: at, leased: leased ? 1 : 0, probeToken: probe?.token ?? '', breakerEpoch: probe?.epoch ?? 0 },
+    const flag = (on: boolean) => (on ? 1 : 0);
+    const items = batch.map(({ id, limiterKeys, tenantKeys, tenantBooks: b, breakerKey, charged, at, leased, probe }) => ({
+      keys: { ...limiterKeys, ...tenantKeys, breakerState: breakerKey },
+      args: {
+        permitId: id,
+        charged,
+        admittedAt: at,
+        leased: flag(leased),
+        probeToken: probe?.token ?? '',
+        breakerEpoch: probe?.epoch ?? 0,
+        tenantWindowed: flag(b.tenantWindowed),
+        tenantLeased: flag(b.tenantLeased),
+        batchWindowed: flag(b.batchWindowed),
+        batchLeased: flag(b.batchLeased),
+      },
     }));
     const call = {
       keys: { ...o.scopeKeys, storeEpoch: o.epochKey },

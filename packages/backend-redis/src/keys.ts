@@ -43,6 +43,27 @@ export function limiterKeys(prefix: string, source: string) {
 }
 export type LimiterKeys = ReturnType<typeof limiterKeys>;
 
+/**
+ * A tenant's books (window, reservations, token sum, leases), then the batch class's: the two gate
+ * triples an admission is booked under besides its source's and its scope's. Any tenant id is safe
+ * here: every key ends in one of four fixed suffixes after the id.
+ */
+export function tenantKeys(prefix: string, tenantId: string) {
+  const own = `${prefix}lim:t:${tenantId}:`;
+  const batch = `${prefix}lim:b:`;
+  return {
+    tenantWindow: `${own}win`,
+    tenantTokens: `${own}tok`,
+    tenantTpm: `${own}tpm`,
+    tenantLeases: `${own}lease`,
+    batchWindow: `${batch}win`,
+    batchTokens: `${batch}tok`,
+    batchTpm: `${batch}tpm`,
+    batchLeases: `${batch}lease`,
+  };
+}
+export type TenantKeys = ReturnType<typeof tenantKeys>;
+
 /** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function breakerKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;
@@ -55,9 +76,12 @@ export function storeEpochKey(prefix: string): string {
   return `${prefix}epoch`;
 }
 
-/** A scope's fleet-wide line of waiting callers, their lapse times, and the channel room is announced on. */
+/**
+ * A scope's fleet-wide line of waiting callers (interactive, then batch), their lapse times, the
+ * classes' virtual times and tenants' last tags, and the channel room is announced on.
+ */
 export function lineKeys(prefix: string) {
-  return { line: `${prefix}line`, alive: `${prefix}line:alive`, wake: `${prefix}wake` };
+  return { line: `${prefix}line`, lineBatch: `${prefix}line:b`, alive: `${prefix}line:alive`, lineTags: `${prefix}line:tags`, wake: `${prefix}wake` };
 }
 
 /**

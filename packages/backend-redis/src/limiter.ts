@@ -214,11 +214,12 @@ export class RedisPermit implements Permit {
 
 }
 
-type Denial = { ok: false; gate: LimitGate; retryAfterMs: number };
-
-/** A gate's refusal (1-based, in LIMIT_GATES order) and its hint. */
-export function denialOf({ gate: gateIndex, retryAfterMs }: { readonly gate: number; readonly retryAfterMs: number }): Denial {
-  const gate = LIMIT_GATES[gateIndex - 1];
+/** A gate's refusal (1-based, in the order of `gates`: LIMIT_GATES for the limiter's own) and its hint. */
+export function denialOf<G extends string = LimitGate>(
+  { gate: gateIndex, retryAfterMs }: { readonly gate: number; readonly retryAfterMs: number },
+  gates: readonly G[] = LIMIT_GATES as readonly string[] as readonly G[],
+): { ok: false; gate: G; retryAfterMs: number } {
+  const gate = gates[gateIndex - 1];
   if (gate === undefined) throw new Error(`unexpected limiter gate ${gateIndex}`);
   return { ok: false, gate, retryAfterMs };
 }

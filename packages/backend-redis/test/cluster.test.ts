@@ -10,6 +10,7 @@ import {
   TEST_BREAKER_POLICY,
   UNLIMITED,
   budgetContract,
+  tenantGatesContract,
   cacheContract,
   breakerContract,
   governorContract,
@@ -39,6 +40,7 @@ settleAndReleaseContract('RedisLimiter on a cluster', (options) => new RedisLimi
 breakerContract('RedisBreaker on a cluster', (options) => new RedisBreaker({ redis, ...options }));
 governorContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 budgetContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
+tenantGatesContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, policy: TEST_BREAKER_POLICY, ...options }));
 cacheContract(
   'RedisCache on a cluster',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),

@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { FakeClock, startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED, type PrivateRedis } from '@pgw/testkit';
+import type { Caller } from '@pgw/core';
 import type { Redis } from 'ioredis';
 import { RedisGovernor, type RedisGovernorOptions } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
@@ -68,6 +69,35 @@ it('re-books the leases in flight and the window entries before admitting anythi
   expect(await g.limiter.sourceStats('a')).toEqual({ inflight: 0, rpmUsed: 3, tpmUsed: 50 + 80 + 50 });
   clock.advance(60_000); // the window has passed: nothing of it is re-booked again
   expect((await admitted(g, 1)).ok).toBe(true);
+});
+
+it('re-books a tenant’s and the batch class’s books: no tenant is admitted beyond its bound after a restart, and admissions fail closed while the store is down', async () => {
+  const clock = new FakeClock();
+  const first = await server();
+  const redis = pool.open(first.url);
+  const tenants = { bounds: { rpm: 3, tpm: 0, maxConcurrency: 2 }, tenants: {}, batchShare: 0.5 };
+  const g = governor(redis, { scope: uniqueScope('forgotten'), sources: { a: UNLIMITED }, global: { ...UNLIMITED, maxConcurrency: 6 }, tenants, now: clock.now });
+  const x = { tenantId: 'x', priority: 'interactive' } as const;
+  const y = { tenantId: 'y', priority: 'batch' } as const;
+  const batchOfZ = { tenantId: 'z', priority: 'batch' } as const;
+  const admit = (caller: Caller, turn?: string) => g.admit('a', 100, turn, undefined, caller);
+  // Five leases: x's two and y's two (their bound), and z's batch call (the batch class's 3 of the scope's 6 full).
+  const held = [await admit(x), await admit(x), await admit(y), await admit(y), await admit(batchOfZ)];
+  expect(held.map((answer) => answer.ok)).toEqual([true, true, true, true, true]);
+
+  const port = Number(new URL(first.url).port);
+  await first.stop();
+  await expect(admit(x, 'x-waiting')).rejects.toMatchObject({ name: 'GovernanceBackendError' });
+  await expect(admit(y, 'waiting')).rejects.toMatchObject({ name: 'GovernanceBackendError' });
+  await server(port);
+  if (redis.status !== 'ready') await once(redis, 'ready');
+
+  expect(await admit(x)).toMatchObject({ ok: false, gate: 'tenant_concurrency' });
+  expect(await g.tenantStatus('x')).toMatchObject({ rpm: { used: 2, bound: 3 }, concurrency: { used: 2, bound: 2 } });
+  expect(await admit(y)).toMatchObject({ ok: false, gate: 'tenant_concurrency' });
+  expect(await admit({ tenantId: 'w', priority: 'batch' })).toMatchObject({ ok: false, gate: 'batch_concurrency' });
+  expect((await admit({ tenantId: 'w', priority: 'interactive' })).ok).toBe(true);
+  expect(await admit({ tenantId: 'v', priority: 'interactive' })).toMatchObject({ ok: false, gate: 'global_concurrency' });
 });
 
 it('a worker that only holds calls is re-booked on reconnecting, before another worker admits', async () => {

@@ -19,6 +19,7 @@ export { synchronousGovernanceContract } from './synchronous-contract.js';
 export { cacheContract, type CacheFactory, type CacheFactoryOptions } from './cache-contract.js';
 export { recordStoreContract, type RecordStoreFactory } from './record-store-contract.js';
 export { budgetContract, type BudgetGovernorFactory } from './budget-contract.js';
+export { tenantGatesContract, type TenantGovernorFactory, type TenantGovernorFactoryOptions } from './tenant-contract.js';
 export {
   recorderContract,
   summaryContract,

@@ -2,7 +2,9 @@ import { BUDGET_FUNCTIONS_LUA, BUDGET_SETTLEMENT_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
 import { BREAKER_ADMISSION_LUA, BREAKER_FUNCTIONS_LUA, BREAKER_KEYS, BREAKER_POLICY, BREAKER_RECORD_LUA } from './breaker.js';
 import { STORE_FORGOTTEN_LUA } from './holdings.js';
+import { TENANT_BOOKS } from './tenants.js';
 import { ENTRY_POLICY, GLOBAL_LIMITS, LIMITER_ENTRY_LUA, LIMITER_FUNCTIONS_LUA, LIMITER_SETTLEMENT_LUA, SOURCE_LIMITS } from './limiter.js';
+import { LIMIT_GATES } from '@pgw/core';
 import { scriptProtocol } from '../protocol.js';
 
 /**
@@ -31,52 +33,87 @@ ${BUDGET_SETTLEMENT_LUA}
 `;
 
 /**
- * The fleet-wide line of callers waiting for room in a scope: `line` a zset (turn → arrival time),
- * `alive` a zset (turn → when it lapses unless its holder tries again). A turn that lapsed (its
- * process died, its call ended without leaving) is dropped by the next admission. Room freed while
+ * The fleet-wide line of callers waiting for room in a scope, served fairly between tenants
+ * (start-time fair queuing, docs/decisions.md): `line` a zset of interactive turns and `lineBatch` one
+ * of batch turns, each turn scored by its tag; `alive` a zset (turn → when it lapses unless its
+ * holder tries again); `lineTags` a hash of each class's virtual time (`v:<class>`) and each
+ * tenant's last tag in it (`l:<class>:<tenant>`). Two zsets rather than one with a score offset:
+ * tags grow without bound, so no offset stays above them, and the batch line is read only when the
+ * interactive one is empty. A turn that lapsed is dropped by the next admission. Room freed while
  * anyone waits is announced on the scope's wake channel.
  */
 const LINE_LUA = `
-local function prune_line(line, alive, now)
-  local lapsed = redis.call('ZRANGEBYSCORE', alive, '-inf', now)
+local function prune_line(K, now)
+  local lapsed = redis.call('ZRANGEBYSCORE', K.alive, '-inf', now)
   if #lapsed > 0 then
-    redis.call('ZREM', line, unpack(lapsed))
-    redis.call('ZREM', alive, unpack(lapsed))
+    redis.call('ZREM', K.line, unpack(lapsed))
+    redis.call('ZREM', K.lineBatch, unpack(lapsed))
+    redis.call('ZREM', K.alive, unpack(lapsed))
   end
 end
 
-local function announce_room(line, channel)
-  if redis.call('ZCARD', line) > 0 then redis.call('PUBLISH', channel, '1') end
+local function anyone_waits(K)
+  return redis.call('ZCARD', K.line) > 0 or redis.call('ZCARD', K.lineBatch) > 0
+end
+
+local function announce_room(K, channel)
+  if anyone_waits(K) then redis.call('PUBLISH', channel, '1') end
+end
+`;
+
+/**
+ * An admission's four gate triples: the source's and the scope's, then its tenant's and (for a batch
+ * call) the batch class's. The last two come with limits of 0 when unbounded, so they are neither
+ * windowed nor leased: no book of theirs is read or written. Built once per shared set of a call.
+ */
+const GOVERNED_TRIPLES_LUA = `
+local governed_of = {}
+local function governed_triples(K, A)
+  local t = governed_of[K]
+  if not t then
+    local six = triples(K, A)
+    t = {six[1], six[2],
+      triple(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases, A.tenantRpm, A.tenantTpm, A.tenantMaxConcurrency, false),
+      triple(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases, A.batchRpm, A.batchTpm, A.batchMaxConcurrency, false)}
+    governed_of[K] = t
+  end
+  return t
 end
 `;
 
 const SCOPE_BOOKS = ['globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'] as const;
+/** A tenant's three limits, then the batch class's (0 = unlimited, or no batch call). */
+export const TENANT_LIMITS = ['tenantRpm', 'tenantTpm', 'tenantMaxConcurrency', 'batchRpm', 'batchTpm', 'batchMaxConcurrency'] as const;
 /**
  * What an attempt shares with the others of its source (and budget) in a call: its source's breaker
  * and books, and the base of the spend budget it charges (any key of the scope without a charge),
  * with the source's limits.
  */
-const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'budget'] as const;
+const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, 'budget'] as const;
+const ATTEMPT_LIMITS = [...SOURCE_LIMITS, ...TENANT_LIMITS] as const;
+/** Where an attempt's turn stands in line: its tenant, the tenant's weight, its class ('i' | 'b'). */
+const LINE_PLACE = ['lineTenant', 'lineWeight', 'lineClass'] as const;
+
 
 /**
  * admit. The call: the scope's books, line and store epoch (`knownStoreEpoch` the epoch this worker
  * knows), the breaker's probe lease, the scope's limits, how entries are booked, how long a turn in
  * line lasts and the wake channel. An item: its permit and probe token, its estimate, its source's
- * limits, its turn in line ('' = none), and its budget charge (`budgetPeriod` '' = none; the
+ * limits with its tenant's and its class's, its turn in line ('' = none), and its budget charge (`budgetPeriod` '' = none; the
  * reservation and the budget in nano-dollars).
  * Replies, per item: `admitted` (a probe lease is taken only then: `probe` 1, `first` 1 for the open
  * period's first lease; the item's turn is over; `now` the script's clock, `periodStart` the budget
  * account's), `breakerRefused` (nothing else looked at), `budgetRefused` and `gateRefused` (nothing
- * booked, no probe taken; `gate` 1-based in LIMIT_GATES order), `queued` (others are before it in
+ * booked, no probe taken; `gate` 1-based in the order LIMIT_GATES, TENANT_GATES, BATCH_GATES), `queued` (others are before it in
  * line: an item with a turn joins the line at its back and keeps its place while it tries again
  * within turnTtlMs), `storeForgotten` (every item: the store lacks the epoch the worker knows, nothing
  * done; the worker re-books what it holds first).
  */
 export const ADMIT = scriptProtocol({
   label: 'governor_admit',
-  keys: [...SCOPE_BOOKS, 'line', 'alive', 'storeEpoch'],
+  keys: [...SCOPE_BOOKS, 'line', 'lineBatch', 'alive', 'lineTags', 'storeEpoch'],
   args: ['now', 'knownStoreEpoch', 'probeTtlMs', 'breakerKeyTtlMs', ...GLOBAL_LIMITS, ...ENTRY_POLICY, 'turnTtlMs', 'wakeChannel'],
-  item: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
+  item: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: [...ATTEMPT_LIMITS, ...LINE_PLACE] } },
   replies: {
     admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string' } },
     breakerRefused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
@@ -87,8 +124,10 @@ export const ADMIT = scriptProtocol({
   },
   lua: `
 ${ADMISSION_LUA}
+${GOVERNED_TRIPLES_LUA}
 ${LINE_LUA}
 ${STORE_FORGOTTEN_LUA}
+local TENANT_GATE_FIRST = ${LIMIT_GATES.length + 1}
 local replies = {}
 -- a store that forgot the caller's books admits nothing until the caller re-booked them.
 if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
@@ -97,25 +136,58 @@ if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
 end
 local now = clock(A.now)
 local now_text, turn_ttl = num(now), tonumber(A.turnTtlMs)
--- Whether the line was seen empty since the last item with a turn.
-local line_empty = false
+-- Which lines were seen empty since the last item with a turn.
+local seen_empty = {}
+
+-- Whether the line of a call without a turn holds anyone before it: its own class or a more urgent one.
+local function waits_before(K, class)
+  local lines = {K.line}
+  if class == 'b' then lines[2] = K.lineBatch end
+  local pruned = false
+  for _, key in ipairs(lines) do
+    if not seen_empty[key] then
+      if redis.call('EXISTS', key) == 1 and not pruned then
+        prune_line(K, now)
+        pruned = true
+      end
+      if redis.call('EXISTS', key) == 1 then return true end
+      seen_empty[key] = true
+    end
+  end
+  return false
+end
+
+-- A turn joins its class's line with tag max(the class's virtual time, its tenant's last tag) + 1/weight.
+local function join_line(K, A, own, turn)
+  if redis.call('ZSCORE', own, turn) then return end
+  local last_field = 'l:' .. A.lineClass .. ':' .. A.lineTenant
+  local seen = redis.call('HMGET', K.lineTags, 'v:' .. A.lineClass, last_field)
+  local tag = math.max(tonumber(seen[1] or '0'), tonumber(seen[2] or '0')) + 1 / tonumber(A.lineWeight)
+  local text = string.format('%.17g', tag)
+  redis.call('HSET', K.lineTags, last_field, text)
+  redis.call('ZADD', own, text, turn)
+end
+
+local function leave_line(K, own, turn)
+  redis.call('ZREM', own, turn)
+  redis.call('ZREM', K.alive, turn)
+  announce_room(K, A.wakeChannel)
+end
 
 local function admit(K, A)
-  local line, alive, turn = K.line, K.alive, A.turn
+  local turn = A.turn
+  local own = K.line
+  if A.lineClass == 'b' then own = K.lineBatch end
   if turn ~= '' then
-    line_empty = false
-    prune_line(line, alive, now)
-    if not redis.call('ZSCORE', line, turn) then redis.call('ZADD', line, now, turn) end
-    redis.call('ZADD', alive, now + turn_ttl, turn)
-    redis.call('PEXPIRE', line, 2 * turn_ttl)
-    redis.call('PEXPIRE', alive, 2 * turn_ttl)
-    if redis.call('ZRANGE', line, 0, 0)[1] ~= turn then return REPLY.queued{} end
-  elseif not line_empty then
-    if redis.call('EXISTS', line) == 1 then
-      prune_line(line, alive, now)
-      if redis.call('EXISTS', line) == 1 then return REPLY.queued{} end
-    end
-    line_empty = true
+    seen_empty = {}
+    prune_line(K, now)
+    join_line(K, A, own, turn)
+    redis.call('ZADD', K.alive, now + turn_ttl, turn)
+    for _, key in ipairs({K.line, K.lineBatch, K.alive, K.lineTags}) do redis.call('PEXPIRE', key, 2 * turn_ttl) end
+    if redis.call('ZRANGE', own, 0, 0)[1] ~= turn then return REPLY.queued{} end
+    if own == K.lineBatch and redis.call('ZCARD', K.line) > 0 then return REPLY.queued{} end
+  elseif waits_before(K, A.lineClass) then
+    return REPLY.queued{}
   end
   local b = breaker_of(K.breakerState)
   local admits, probe_or_state, wait = breaker_admits(b, now)
@@ -132,14 +204,20 @@ local function admit(K, A)
     end
   end
   local lease_ttl = tonumber(A.leaseTtlMs)
-  local gate, hint = enter(now, A.permitId, tonumber(A.estTokens), triples(K, A),
+  local gate, hint = enter(now, A.permitId, tonumber(A.estTokens), governed_triples(K, A),
     lease_ttl, tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
-  if gate then return REPLY.gateRefused{gate = gate, retryAfterMs = hint} end
+  if gate then
+    -- Refused at its own tenant's gates, a turn waits for itself, not for room: it must not hold the others back.
+    if turn ~= '' and gate >= TENANT_GATE_FIRST and gate < TENANT_GATE_FIRST + 3 then leave_line(K, own, turn) end
+    return REPLY.gateRefused{gate = gate, retryAfterMs = hint}
+  end
   if charged then budget_reserve(acct, A.permitId, tonumber(A.reservation), now, lease_ttl, reset_at) end
   if turn ~= '' then
-    redis.call('ZREM', line, turn)
-    redis.call('ZREM', alive, turn)
-    announce_room(line, A.wakeChannel)
+    -- The class's virtual time advances to the tag of the turn it serves.
+    local tag = redis.call('ZSCORE', own, turn)
+    local clock_field = 'v:' .. A.lineClass
+    if tonumber(tag) > tonumber(redis.call('HGET', K.lineTags, clock_field) or '0') then redis.call('HSET', K.lineTags, clock_field, tag) end
+    leave_line(K, own, turn)
   end
   local first = 0
   if probe then
@@ -159,15 +237,16 @@ return replies
 /** leaveLine: gives up a turn; the next in line is woken if the turn was first. */
 export const LEAVE_LINE = scriptProtocol({
   label: 'governor_leave_line',
-  keys: ['line', 'alive'],
+  keys: ['line', 'lineBatch', 'alive'],
   args: ['turn', 'wakeChannel'],
   replies: { left: { code: 1, fields: {} } },
   lua: `
 ${LINE_LUA}
-local first = redis.call('ZRANGE', K.line, 0, 0)[1] == A.turn
+local first = redis.call('ZRANGE', K.line, 0, 0)[1] == A.turn or redis.call('ZRANGE', K.lineBatch, 0, 0)[1] == A.turn
 redis.call('ZREM', K.line, A.turn)
+redis.call('ZREM', K.lineBatch, A.turn)
 redis.call('ZREM', K.alive, A.turn)
-if first then announce_room(K.line, A.wakeChannel) end
+if first then announce_room(K, A.wakeChannel) end
 return REPLY.left{}
 `,
 });
@@ -184,14 +263,15 @@ return REPLY.left{}
  */
 export const FINISH = scriptProtocol({
   label: 'governor_finish',
-  keys: [...SCOPE_BOOKS, 'line'],
+  keys: [...SCOPE_BOOKS, 'line', 'lineBatch'],
   args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
-  item: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: SOURCE_LIMITS } },
+  item: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: ATTEMPT_LIMITS } },
   replies: {
     finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },
   lua: `
 ${SETTLEMENT_LUA}
+${GOVERNED_TRIPLES_LUA}
 ${LINE_LUA}
 local now = clock(A.now)
 local p = policy(A)
@@ -213,7 +293,7 @@ local function finish(K, A)
     write_counts(K.breakerState)
     forget_breaker(K.breakerState)
   end
-  local t = triples(K, A)
+  local t = governed_triples(K, A)
   local settled = settle(now, A.permitId, tonumber(A.actualTokens), t, window)
   release(A.permitId, t)
   local spent = 0
@@ -225,7 +305,7 @@ local replies = {}
 for i = 1, ITEMS do replies[i] = finish(item(i)) end
 write_all_counts()
 write_settlements()
-announce_room(K.line, A.wakeChannel)
+announce_room(K, A.wakeChannel)
 return replies
 `,
 });

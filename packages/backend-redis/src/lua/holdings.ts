@@ -1,5 +1,6 @@
 import { PRELUDE_LUA } from './clock.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
+import { TENANT_BOOKS } from './tenants.js';
 import { scriptProtocol } from '../protocol.js';
 
 /**
@@ -16,10 +17,10 @@ end
 /**
  * rebook: writes back what one worker holds, unless the store still has the epoch it knows
  * (`knownStoreEpoch` '' = re-book whatever the epoch); `candidateEpoch` is set when none is. The
- * call: the store's epoch and the scope's books; an item: one held admission — its source's books and
- * breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
- * admitted, whether it holds a lease (0|1), and the probe lease it holds ('' = none) under which
- * breaker epoch. Every write is "add if absent" (a window entry, a lease, a breaker that forgot its
+ * call: the store's epoch and the scope's books; an item: one held admission — its source's books, its
+ * tenant's and the batch class's, and its breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
+ * admitted, whether it holds a lease (0|1), the probe lease it holds ('' = none) under which
+ * breaker epoch, and which of its tenant's and its class's books it was booked in (0|1 each). Every write is "add if absent" (a window entry, a lease, a breaker that forgot its
  * probe), so re-booking into a store that kept part of the books changes nothing of what it kept.
  * Reply: the epoch in force, and whether the call re-booked (0: the store still had the known epoch).
  */
@@ -28,8 +29,8 @@ export const REBOOK = scriptProtocol({
   keys: ['storeEpoch', 'globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'],
   args: ['now', 'knownStoreEpoch', 'candidateEpoch', 'epochTtlMs', 'windowMs', 'leaseTtlMs', 'limiterKeyTtlMs', 'breakerKeyTtlMs', 'probeTtlMs', 'scopeWindowed', 'scopeLeased'],
   item: {
-    keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', 'breakerState'],
-    args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch'],
+    keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, 'breakerState'],
+    args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch', 'tenantWindowed', 'tenantLeased', 'batchWindowed', 'batchLeased'],
   },
   replies: { rebooked: { code: 1, fields: { epoch: 'string', rebooked: 'number' } } },
   lua: `
@@ -66,10 +67,14 @@ for i = 1, ITEMS do
   if at > now - window then
     book_window(K.sourceWindow, K.sourceTokens, K.sourceTpm, id, value, at)
     if scope_windowed then book_window(K.globalWindow, K.globalTokens, K.globalTpm, id, value, at) end
+    if A.tenantWindowed == '1' then book_window(K.tenantWindow, K.tenantTokens, K.tenantTpm, id, value, at) end
+    if A.batchWindowed == '1' then book_window(K.batchWindow, K.batchTokens, K.batchTpm, id, value, at) end
   end
   if A.leased == '1' and at + lease_ttl > now then
     redis.call('ZADD', K.sourceLeases, 'NX', at + lease_ttl, id)
     if scope_leased then redis.call('ZADD', K.globalLeases, 'NX', at + lease_ttl, id) end
+    if A.tenantLeased == '1' then redis.call('ZADD', K.tenantLeases, 'NX', at + lease_ttl, id) end
+    if A.batchLeased == '1' then redis.call('ZADD', K.batchLeases, 'NX', at + lease_ttl, id) end
   end
   -- A half-open breaker whose probe this worker holds: open since the admission, probe leased, its
   -- open→half_open already reported by the admission that took the probe (probed, see lua/breaker.ts).
@@ -79,6 +84,8 @@ for i = 1, ITEMS do
     redis.call('PEXPIRE', K.breakerState, breaker_ttl)
   end
   written_to(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases)
+  if A.tenantWindowed == '1' or A.tenantLeased == '1' then written_to(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases) end
+  if A.batchWindowed == '1' or A.batchLeased == '1' then written_to(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases) end
 end
 for key in pairs(written) do redis.call('PEXPIRE', key, key_ttl) end
 return REPLY.rebooked{epoch = current, rebooked = 1}

@@ -173,7 +173,7 @@ local function until_oldest_leaves(win, now, window, key_ttl)
 end
 
 -- Admission: nil when admitted (booked, written by write_bookings), else the first full gate
--- (1-based within the triples: rpm, tpm, concurrency; +3 for the scope's) and its retry hint. A
+-- (1-based within the triples: rpm, tpm, concurrency; +3 for each triple before) and its retry hint. A
 -- denial books nothing.
 local function enter(now, id, est, triples, lease_ttl, window, key_ttl, poll)
   local cutoff = now - window
