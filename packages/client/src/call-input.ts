@@ -2,9 +2,9 @@
  * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
-import { abortError, RequestTooLargeError } from '@pgw/core';
+import { abortError, PRIORITIES, RequestTooLargeError } from '@pgw/core';
 import { ensureCallDeadline } from '@pgw/core/internal';
-import type { ChatMessage, GatewaySettings } from '@pgw/core';
+import type { ChatMessage, GatewaySettings, Priority } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
@@ -102,6 +102,8 @@ export interface CallerDimensions {
   sessionId?: string;
   parentCallId?: string;
   tenantId?: string;
+  /** The call's priority class (default interactive). */
+  priority?: Priority;
   meta?: Readonly<Record<string, unknown>>;
 }
 
@@ -115,6 +117,10 @@ export function callerDimensions(options: CallerDimensions, method: string): Cal
       throw new TypeError(`${method}(${field}) must be a non-empty string of at most ${MAX_ID_LENGTH} characters`);
     }
     dimensions[field] = value;
+  }
+  if (options.priority !== undefined) {
+    if (!PRIORITIES.includes(options.priority)) throw new TypeError(`${method}(priority) must be one of ${PRIORITIES.join(', ')}`);
+    dimensions.priority = options.priority;
   }
   if (options.meta !== undefined) {
     const origin = `${method}(meta)`;
@@ -136,7 +142,7 @@ export interface CommonCallOptions extends CallerDimensions {
   signal?: AbortSignal;
 }
 
-const COMMON_OPTIONS = ['sessionId', 'parentCallId', 'tenantId', 'meta', 'callDeadlineMs', 'signal'];
+const COMMON_OPTIONS = ['sessionId', 'parentCallId', 'tenantId', 'priority', 'meta', 'callDeadlineMs', 'signal'];
 
 /**
  * Validates a call's options object (unknown option names are refused: a misspelt option must
