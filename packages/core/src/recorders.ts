@@ -55,7 +55,7 @@ type RowField = (typeof TELEMETRY_COLUMNS)[number][1];
 
 const REQUIRED_TEXT: ReadonlySet<RowField> = new Set(['scope', 'operation', 'eventKind', 'callId', 'logicalCallId', 'status']);
 const INTEGER_FIELDS: ReadonlySet<RowField> = new Set(['ts', 'promptTokens', 'completionTokens', 'reasoningTokens', 'cachedPromptTokens', 'cacheWritePromptTokens', 'attempts', 'toolCalls']);
-const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'cacheSavingUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs']);
+const REAL_FIELDS: ReadonlySet<RowField> = new Set(['costUsd', 'cacheSavingUsd', 'latencyMs', 'ttftMs', 'totalLatencyMs', 'waitMs']);
 
 /** One column value as a store binds it: `meta` is JSON text, absent values are `null`. */
 export type TelemetryColumnValue = string | number | null;

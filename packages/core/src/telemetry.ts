@@ -1,4 +1,5 @@
 /** The `llm_calls` row of docs/architecture.md#telemetry: one per attempt, per cache hit, and one terminal row per failed logical call. */
+import type { Priority } from './tenants.js';
 import type { Effort, Operation, ThinkingObservation, UsageSource } from './types.js';
 
 export type TelemetryEventKind = 'attempt' | 'cache_hit' | 'terminal_failure';
@@ -15,6 +16,8 @@ export interface TelemetryRow {
   sessionId?: string;
   parentCallId?: string;
   tenantId?: string;
+  /** The call's priority class (absent on rows written before tenants had classes). */
+  priority?: Priority;
   meta?: Record<string, unknown>;
   source?: string;
   model?: string;
@@ -38,6 +41,8 @@ export interface TelemetryRow {
   ttftMs?: number;
   attempts?: number;
   totalLatencyMs?: number;
+  /** How long the call waited for admission (quotas, the scope's line) before this attempt. */
+  waitMs?: number;
   reasoningEffort?: Effort;
   thinkingObservation?: ThinkingObservation;
   requestText?: string;
@@ -76,9 +81,11 @@ export const TELEMETRY_COLUMNS = [
   ['thinking_observation', 'thinkingObservation'],
   ['request_text', 'requestText'],
   ['response_text', 'responseText'],
-  // Added by schema versions 2, 3 and 4, hence last, in that order.
+  // Added by schema versions 2, 3, 4 and 5, hence last, in that order.
   ['cached_prompt_tokens', 'cachedPromptTokens'],
   ['cache_saving_usd', 'cacheSavingUsd'],
   ['tool_calls', 'toolCalls'],
   ['cache_write_prompt_tokens', 'cacheWritePromptTokens'],
+  ['priority', 'priority'],
+  ['wait_ms', 'waitMs'],
 ] as const satisfies ReadonlyArray<readonly [string, keyof TelemetryRow]>;

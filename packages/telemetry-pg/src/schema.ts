@@ -61,6 +61,14 @@ const MIGRATIONS: readonly Migration[] = [
   { version: 3, sql: (n) => `ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS tool_calls integer;` },
   // Prompt tokens written to the upstream's prompt cache (billed above the input price).
   { version: 4, sql: (n) => `ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS cache_write_prompt_tokens integer;` },
+  // Tenants' priority classes, and how long a call waited for admission.
+  {
+    version: 5,
+    sql: (n) => `
+      ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS priority text;
+      ALTER TABLE ${n.qualifiedTable} ADD COLUMN IF NOT EXISTS wait_ms double precision;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

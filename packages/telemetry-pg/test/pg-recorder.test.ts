@@ -29,13 +29,13 @@ describe('PgRecorder schema', () => {
       '(ts)',
     ]);
     const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1`, [table]);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
   });
 
   it('migrates a table from before tool_calls (version 3) and writes the count', async () => {
     const table = uniqueName('calls');
     await (await openRecorder({ table })).close();
-    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN tool_calls, DROP COLUMN cache_write_prompt_tokens`);
+    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN tool_calls, DROP COLUMN cache_write_prompt_tokens, DROP COLUMN priority, DROP COLUMN wait_ms`);
     await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version >= 3`, [table]);
     const recorder = await openRecorder({ table });
     recorder.record(telemetryRow({ toolCalls: 2 }));
@@ -47,13 +47,34 @@ describe('PgRecorder schema', () => {
   it('migrates a table from before cache writes (version 4) and writes them', async () => {
     const table = uniqueName('calls');
     await (await openRecorder({ table })).close();
-    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN cache_write_prompt_tokens`);
-    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version = 4`, [table]);
+    await db.client.query(`ALTER TABLE ${db.schema}.${table} DROP COLUMN cache_write_prompt_tokens, DROP COLUMN priority, DROP COLUMN wait_ms`);
+    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version >= 4`, [table]);
     const recorder = await openRecorder({ table });
     recorder.record(telemetryRow({ cacheWritePromptTokens: 640 }));
     await recorder.flush();
     const rows = await db.client.query(`SELECT cache_write_prompt_tokens FROM ${db.schema}.${table}`);
     expect(rows.rows).toEqual([{ cache_write_prompt_tokens: 640 }]);
+  });
+
+  it('migrates a table from before priority classes (version 5), keeping its rows, and writes priority and wait', async () => {
+    const table = uniqueName('calls');
+    await (await openRecorder({ table })).close();
+    const qualified = `${db.schema}.${table}`;
+    await db.client.query(`ALTER TABLE ${qualified} DROP COLUMN priority, DROP COLUMN wait_ms`);
+    await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version = 5`, [table]);
+    await db.client.query(
+      `INSERT INTO ${qualified} (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (now(), 'LLM', 'chat', 'attempt', 'old', 'old', 'ok')`,
+    );
+    const recorder = await openRecorder({ table });
+    recorder.record(telemetryRow({ callId: 'new', priority: 'batch', waitMs: 250.5 }));
+    await recorder.flush();
+    const rows = await db.client.query(`SELECT call_id, priority, wait_ms FROM ${qualified} ORDER BY call_id`);
+    expect(rows.rows).toEqual([
+      { call_id: 'new', priority: 'batch', wait_ms: 250.5 },
+      { call_id: 'old', priority: null, wait_ms: null },
+    ]);
+    const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 ORDER BY version`, [table]);
+    expect(versions.rows.map((row) => row.version)).toEqual([1, 2, 3, 4, 5]);
   });
 
   it('migrates once when two workers open a fresh schema at the same time', async () => {
@@ -69,19 +90,19 @@ describe('PgRecorder schema', () => {
       expect(warnings).toEqual([]);
       expect(await countRows(db.client, schema, 'llm_calls')).toBe(2);
       const versions = await db.client.query(`SELECT version FROM ${schema}.pgw_schema_version ORDER BY version`);
-      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+      expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     } finally {
       await closeRecorders();
       await db.client.query(`DROP SCHEMA IF EXISTS ${schema} CASCADE`);
     }
   });
 
-  it('migrates a version-1 table to versions 2 to 4 (the prompt-cache columns, tool_calls, cache writes), keeping its rows, once', async () => {
+  it('migrates a version-1 table to versions 2 to 5 (the prompt-cache columns, tool_calls, cache writes, priority and wait), keeping its rows, once', async () => {
     const table = uniqueName('calls');
     await (await openRecorder({ table })).close();
     const qualified = `${db.schema}.${table}`;
     // Back to what a release with schema version 1 left behind, with one row of it.
-    await db.client.query(`ALTER TABLE ${qualified} DROP COLUMN cached_prompt_tokens, DROP COLUMN cache_saving_usd, DROP COLUMN tool_calls, DROP COLUMN cache_write_prompt_tokens`);
+    await db.client.query(`ALTER TABLE ${qualified} DROP COLUMN cached_prompt_tokens, DROP COLUMN cache_saving_usd, DROP COLUMN tool_calls, DROP COLUMN cache_write_prompt_tokens, DROP COLUMN priority, DROP COLUMN wait_ms`);
     await db.client.query(`DELETE FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 AND version >= 2`, [table]);
     const old = telemetryRow();
     await db.client.query(
@@ -94,7 +115,7 @@ describe('PgRecorder schema', () => {
     await recorder.flush();
     await openRecorder({ table });
     const versions = await db.client.query(`SELECT version FROM ${db.schema}.pgw_schema_version WHERE table_name = $1 ORDER BY version`, [table]);
-    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }]);
+    expect(versions.rows).toEqual([{ version: 1 }, { version: 2 }, { version: 3 }, { version: 4 }, { version: 5 }]);
     const rows = await readRows(db.client, db.schema, table);
     expect(rows.map((r) => r.callId).sort()).toEqual([old.callId, fresh.callId].sort());
     expect(rows.find((r) => r.callId === fresh.callId)).toMatchObject({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });

@@ -59,6 +59,14 @@ const MIGRATIONS: readonly Migration[] = [
   { version: 3, sql: 'ALTER TABLE llm_calls ADD COLUMN tool_calls INTEGER;' },
   // Prompt tokens written to the upstream's prompt cache (billed above the input price).
   { version: 4, sql: 'ALTER TABLE llm_calls ADD COLUMN cache_write_prompt_tokens INTEGER;' },
+  // Tenants' priority classes, and how long a call waited for admission.
+  {
+    version: 5,
+    sql: `
+      ALTER TABLE llm_calls ADD COLUMN priority TEXT;
+      ALTER TABLE llm_calls ADD COLUMN wait_ms REAL;
+    `,
+  },
 ];
 
 export const SCHEMA_VERSION = MIGRATIONS.at(-1)!.version;

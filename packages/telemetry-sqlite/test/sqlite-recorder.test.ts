@@ -42,7 +42,7 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
   });
 
   describe('SqliteRecorder schema', () => {
-    it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema versions 1 to 4', async () => {
+    it('uses WAL, has the columns of TELEMETRY_COLUMNS in order, the three indexes and schema versions 1 to 5', async () => {
       const path = join(scratch(), 'telemetry.sqlite');
       const recorder = await openRecorder({ path });
       const journal = inspect(path, (db) => db.pragma('journal_mode', { simple: true }));
@@ -62,17 +62,17 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
       await recorder.close();
       await (await openRecorder({ path })).close();
       const versions = inspect(path, (db) => db.prepare('SELECT version FROM schema_version').pluck().all());
-      expect(versions).toEqual([1, 2, 3, 4]);
+      expect(versions).toEqual([1, 2, 3, 4, 5]);
     });
 
-    it('migrates a version-1 file to versions 2 to 4 (the prompt-cache columns, tool_calls, cache writes), keeping its rows, once', async () => {
+    it('migrates a version-1 file to versions 2 to 5 (the prompt-cache columns, tool_calls, cache writes, priority and wait), keeping its rows, once', async () => {
       const path = join(scratch(), 'telemetry.sqlite');
       await (await openRecorder({ path })).close();
       const old = telemetryRow();
       const db = new Database(path);
       try {
         // Back to what a release with schema version 1 left behind.
-        db.exec('ALTER TABLE llm_calls DROP COLUMN cached_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN cache_saving_usd; ALTER TABLE llm_calls DROP COLUMN tool_calls; ALTER TABLE llm_calls DROP COLUMN cache_write_prompt_tokens');
+        db.exec('ALTER TABLE llm_calls DROP COLUMN cached_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN cache_saving_usd; ALTER TABLE llm_calls DROP COLUMN tool_calls; ALTER TABLE llm_calls DROP COLUMN cache_write_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN priority; ALTER TABLE llm_calls DROP COLUMN wait_ms');
         db.exec('DELETE FROM schema_version WHERE version >= 2');
         db.prepare('INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (?, ?, ?, ?, ?, ?, ?)').run(
           old.ts, old.scope, old.operation, old.eventKind, old.callId, old.logicalCallId, old.status,
@@ -85,7 +85,7 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
       recorder.record(fresh);
       await recorder.close();
       await (await openRecorder({ path })).close();
-      expect(inspect(path, (d) => d.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2, 3, 4]);
+      expect(inspect(path, (d) => d.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2, 3, 4, 5]);
       const rows = readRows(path);
       expect(rows.map((r) => r.callId).sort()).toEqual([old.callId, fresh.callId].sort());
       expect(rows.find((r) => r.callId === fresh.callId)).toMatchObject({ cachedPromptTokens: 7, cacheSavingUsd: 0.5 });
@@ -95,7 +95,7 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
       const path = join(scratch(), 'telemetry.sqlite');
       await (await openRecorder({ path })).close();
       const old = new Database(path); // back to the file as the release before version 3 left it
-      old.exec('ALTER TABLE llm_calls DROP COLUMN tool_calls; ALTER TABLE llm_calls DROP COLUMN cache_write_prompt_tokens; DELETE FROM schema_version WHERE version >= 3');
+      old.exec('ALTER TABLE llm_calls DROP COLUMN tool_calls; ALTER TABLE llm_calls DROP COLUMN cache_write_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN priority; ALTER TABLE llm_calls DROP COLUMN wait_ms; DELETE FROM schema_version WHERE version >= 3');
       old.prepare("INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (1, 'LLM', 'chat', 'attempt', 'old', 'old', 'ok')").run();
       old.close();
       const recorder = await openRecorder({ path });
@@ -114,7 +114,7 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
       const path = join(scratch(), 'telemetry.sqlite');
       await (await openRecorder({ path })).close();
       const old = new Database(path); // back to the file as the release before version 4 left it
-      old.exec('ALTER TABLE llm_calls DROP COLUMN cache_write_prompt_tokens; DELETE FROM schema_version WHERE version = 4');
+      old.exec('ALTER TABLE llm_calls DROP COLUMN cache_write_prompt_tokens; ALTER TABLE llm_calls DROP COLUMN priority; ALTER TABLE llm_calls DROP COLUMN wait_ms; DELETE FROM schema_version WHERE version >= 4');
       old.prepare("INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status, source, prompt_tokens) VALUES (1, 'LLM', 'chat', 'attempt', 'old', 'old', 'ok', 'qwen', 50)").run();
       old.close();
       // A file rotated before version 4 is reported as it is: no cache writes.
@@ -128,7 +128,25 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
         { call_id: 'new', cache_write_prompt_tokens: 800 },
         { call_id: 'old', cache_write_prompt_tokens: null },
       ]);
-      expect(inspect(path, (db) => db.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2, 3, 4]);
+      expect(inspect(path, (db) => db.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2, 3, 4, 5]);
+    });
+
+    it('migrates a file from before priority classes (version 5): old rows keep null, new rows carry priority and wait', async () => {
+      const path = join(scratch(), 'telemetry.sqlite');
+      await (await openRecorder({ path })).close();
+      const old = new Database(path); // back to the file as the release before version 5 left it
+      old.exec('ALTER TABLE llm_calls DROP COLUMN priority; ALTER TABLE llm_calls DROP COLUMN wait_ms; DELETE FROM schema_version WHERE version = 5');
+      old.prepare("INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (1, 'LLM', 'chat', 'attempt', 'old', 'old', 'ok')").run();
+      old.close();
+      const recorder = await openRecorder({ path });
+      recorder.record(telemetryRow({ callId: 'new', priority: 'batch', waitMs: 250.5 }));
+      await recorder.close();
+      const rows = inspect(path, (db) => db.prepare('SELECT call_id, priority, wait_ms FROM llm_calls ORDER BY call_id').all());
+      expect(rows).toEqual([
+        { call_id: 'new', priority: 'batch', wait_ms: 250.5 },
+        { call_id: 'old', priority: null, wait_ms: null },
+      ]);
+      expect(inspect(path, (db) => db.prepare('SELECT version FROM schema_version ORDER BY version').pluck().all())).toEqual([1, 2, 3, 4, 5]);
     });
 
     it('refuses a file written by a newer schema: warns, drops rows, does not crash', async () => {

@@ -79,6 +79,8 @@ function fullRow(): TelemetryRow {
     requestText: longText,
     responseText: `答案：42 ✅ ${'𝔘𝔫𝔦𝔠𝔬𝔡𝔢'.repeat(500)}`,
     toolCalls: 2,
+    priority: 'batch',
+    waitMs: 1_500.25,
   });
 }
 
