@@ -13,7 +13,9 @@ import { chatCompletion } from './chat-response.js';
 import { abortOnDisconnect } from './disconnect.js';
 import { embedCall, embeddingList } from './embeddings.js';
 import type { InflightCalls } from './inflight.js';
-import type { ServerMetrics } from './metrics.js';
+import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from './metrics.js';
+import { withAdmission, type Admission } from './call-context.js';
+import { httpFailure } from './http-errors.js';
 import { ResponseNotFoundError, ServerDrainingError, UnknownModelError } from './request-error.js';
 import type { Endpoint, ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
@@ -66,7 +68,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     whole: (response: LLMResponse, call: C, request: FastifyRequest) => unknown,
   ) =>
     (request: FastifyRequest, reply: FastifyReply) =>
-      governed(parts, reply, async (controller) => {
+      governed(parts, request, reply, async (controller) => {
         const call = await parse(request);
         const client = await clients.client('chat', scopeOf(request, 'chat', call.model));
         const options = { ...call.options, signal: controller.signal, ...callerOptions(request), meta: { ...call.options.meta, ...callMeta(request) } };
@@ -112,7 +114,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   app.post('/v1/messages/count_tokens', ANTHROPIC, async (request) => ({ input_tokens: estimatePromptTokens(countTokensMessages(request.body)) }));
 
   app.post('/v1/embeddings', PROTECTED, (request, reply) =>
-    governed(parts, reply, async (controller) => {
+    governed(parts, request, reply, async (controller) => {
       const call = embedCall(request.body);
       const client = await clients.client('embed', scopeOf(request, 'embed', call.model));
       const meta = { ...callMeta(request), ...(call.user !== undefined && { user: call.user }) };
@@ -170,22 +172,30 @@ const tenantOf = (request: FastifyRequest) => callerOf(request).tenantId ?? '';
  * Runs one governed request under its own controller: the client going away, a stalled reader, or
  * the drain running out aborts it.
  */
-async function governed(parts: RouteParts, reply: FastifyReply, handle: (controller: AbortController) => Promise<unknown>): Promise<unknown> {
+async function governed(parts: RouteParts, request: FastifyRequest, reply: FastifyReply, handle: (controller: AbortController) => Promise<unknown>): Promise<unknown> {
   const controller = new AbortController();
   const unwatch = abortOnDisconnect(reply.raw, controller);
   const end = parts.inflight.begin(controller);
+  const admission: Admission = { startedAt: performance.now() };
+  let outcome: RequestOutcome = 'ok';
   parts.metrics.requestStarted();
   try {
-    return await handle(controller);
+    return await withAdmission(admission, () => handle(controller));
   } catch (error) {
     // The caller is gone: there is nobody to answer.
-    if (controller.signal.aborted && reply.raw.destroyed) return reply.hijack();
-    if (controller.signal.reason instanceof ServerDrainingError) throw controller.signal.reason;
-    throw error;
+    if (controller.signal.aborted && reply.raw.destroyed) {
+      outcome = 'cancelled';
+      return reply.hijack();
+    }
+    const thrown = controller.signal.reason instanceof ServerDrainingError ? controller.signal.reason : error;
+    outcome = outcomeOfStatus(httpFailure(thrown).status);
+    throw thrown;
   } finally {
     unwatch();
     end();
     parts.metrics.requestEnded();
+    const { tenantId = '', priority } = callerOf(request);
+    parts.metrics.tenantRequest(tenantId, priority, outcome, admission.waitMs);
   }
 }
 
