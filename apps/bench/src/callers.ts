@@ -76,15 +76,18 @@ export function modelCaller(name: string, baseUrl: string, connections: number):
 export async function gatewayCaller(
   name: string,
   settings: GatewaySettings,
-  overrides: GatewayClientOverrides & { ownedRecorder?: TelemetryRecorder } = {},
+  overrides: GatewayClientOverrides & { ownedRecorder?: TelemetryRecorder; tenants?: readonly string[] } = {},
 ): Promise<Caller> {
-  const { ownedRecorder, ...rest } = overrides;
+  const { ownedRecorder, tenants, ...rest } = overrides;
   const client = await plainGatewayClient(settings, { ...(ownedRecorder && { recorder: ownedRecorder }), ...rest });
+  // Calls take the given tenants in turn.
+  let calls = 0;
   return {
     name,
     ...(ownedRecorder && { recorder: ownedRecorder }),
     async call() {
-      checkAnswer(name, (await client.chat(MESSAGES)).content);
+      const options = tenants === undefined ? {} : { tenantId: tenants[calls++ % tenants.length]! };
+      checkAnswer(name, (await client.chat(MESSAGES, options)).content);
     },
     async close() {
       await client.close();

@@ -7,12 +7,14 @@ import type {
   BudgetCharge,
   BudgetPolicy,
   BudgetStatus,
+  Caller,
   Clock,
   Governor,
   GovernorRefusal,
   Lease,
   Permit,
   SourceStats,
+  TenantUse,
 } from '@pgw/core';
 import { InMemoryBreaker } from './breaker.js';
 import { BudgetBook, settleHold, type Hold } from './budget-book.js';
@@ -39,13 +41,13 @@ export class InMemoryGovernor implements Governor {
     this.#budget = options.budget && new BudgetBook({ scope: options.scope, policy: options.budget, leaseTtlMs: options.leaseTtlMs });
   }
 
-  admit(source: string, estTokens: number, _turn?: string, charge?: BudgetCharge): Lease | GovernorRefusal {
+  admit(source: string, estTokens: number, _turn?: string, charge?: BudgetCharge, caller?: Caller): Lease | GovernorRefusal {
     const refusal = this.breaker.refusal(source);
     if (refusal) return { ok: false, refusal };
     const budget = charge && this.#budget;
     const spent = budget && budget.check(charge, this.#now());
     if (spent) return { ok: false, budget: spent };
-    const entered = this.limiter.enter(source, estTokens);
+    const entered = this.limiter.enter(source, estTokens, caller);
     if ('gate' in entered) return entered;
     const ticket = this.breaker.acquire(source);
     return new InMemoryLease(this.breaker, ticket, entered, budget ? budget.reserve(charge, this.#now()) : undefined);
@@ -53,6 +55,10 @@ export class InMemoryGovernor implements Governor {
 
   sourceStats(source: string): SourceStats {
     return this.limiter.sourceStats(source);
+  }
+
+  tenantStatus(tenantId: string): TenantUse {
+    return this.limiter.tenantUse(tenantId);
   }
 
   budgetStatus(tenantId?: string): BudgetStatus | undefined {

@@ -1,6 +1,6 @@
-import { SourceNotConfiguredError } from '@pgw/core';
-import { assertNonNegativeInteger, assertPositiveMs } from '@pgw/core/internal';
-import type { LimitAdmission, Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits, SourceStats } from '@pgw/core';
+import { DEFAULT_CALLER, SourceNotConfiguredError } from '@pgw/core';
+import { assertNonNegativeInteger, assertPositiveMs, assertTenantPolicy, batchLimitsOf, batchShareBinds, NO_TENANT_POLICY, tenantsBounded, tenantShareOf } from '@pgw/core/internal';
+import type { AdmissionGate, Caller, LimitAdmission, Clock, GlobalLimits, Limiter, Permit, SourceLimits, SourceStats, TenantPolicy, TenantUse } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';
 import { SlidingWindow } from './sliding-window.js';
 
@@ -13,7 +13,10 @@ export const LIMIT_WINDOW_MS = 60_000;
  */
 export const CONCURRENCY_POLL_MS = 250;
 
-type Denial = Extract<LimitAdmission, { ok: false }>;
+type Denial = { readonly ok: false; readonly gate: AdmissionGate; readonly retryAfterMs: number };
+type Level = 'source' | 'global' | 'tenant' | 'batch';
+/** Tenants' books kept at most; past it, the idle ones (nothing in flight, nothing in the window) are dropped. */
+const MAX_TENANT_BOOKS = 10_000;
 
 /** Where a permit's reservation sits in one level's books: a window entry or a bucket; none when nothing is kept. */
 const NOT_CHARGED = -1;
@@ -22,6 +25,8 @@ export interface InMemoryLimiterOptions {
   scope: string;
   sources: Record<string, SourceLimits>;
   global: GlobalLimits;
+  /** Each tenant's bound and the batch share (default: none bounded, share 0.8). */
+  tenants?: TenantPolicy;
   /** A permit never released is reclaimed this long after it was granted. */
   leaseTtlMs: number;
   now?: Clock;
@@ -52,7 +57,7 @@ class Books {
    * An estimate larger than the whole TPM limit is admitted when the window holds no tokens,
    * otherwise it could never run.
    */
-  denial(level: 'source' | 'global', estTokens: number, now: number): Denial | undefined {
+  denial(level: Level, estTokens: number, now: number): Denial | undefined {
     const { limits, window } = this;
     if (window !== undefined) {
       window.evict(now);
@@ -86,6 +91,13 @@ class Books {
     else this.usage?.reweigh(mark, actualTokens - estTokens);
   }
 
+  /** Nothing in flight and nothing in the window: the books can go (a tenant's are made again on its next call). */
+  idle(now: number): boolean {
+    if (this.inflight > 0) return false;
+    this.window?.evict(now);
+    return this.window === undefined || this.window.count === 0;
+  }
+
   stats(now: number): SourceStats {
     const counted = this.window ?? this.usage;
     if (counted === undefined) return { inflight: this.inflight, rpmUsed: 0, tpmUsed: 0 };
@@ -105,6 +117,11 @@ export class InMemoryLimiter implements Limiter {
   private readonly now: Clock;
   private readonly sources = new Map<string, Books>();
   private readonly leases: Leases;
+  private readonly tenantPolicy: TenantPolicy;
+  /** Each tenant's books, while any tenant has a bound. */
+  private readonly tenants: Map<string, Books> | undefined;
+  /** The batch class's books, while its share binds a limit of the scope. */
+  private readonly batch: Books | undefined;
 
   constructor(options: InMemoryLimiterOptions) {
     assertPositiveMs(options.leaseTtlMs, 'leaseTtlMs');
@@ -114,6 +131,11 @@ export class InMemoryLimiter implements Limiter {
     for (const [name, limits] of Object.entries(options.sources)) {
       this.sources.set(name, openBooks(limits, `sources.${name}`, true));
     }
+    this.tenantPolicy = options.tenants ?? NO_TENANT_POLICY;
+    assertTenantPolicy(this.tenantPolicy);
+    this.tenants = tenantsBounded(this.tenantPolicy) ? new Map() : undefined;
+    const { global } = options;
+    this.batch = batchShareBinds(global, this.tenantPolicy.batchShare) ? new Books(batchLimitsOf(global, this.tenantPolicy.batchShare), false) : undefined;
   }
 
   tryEnter(source: string, estTokens: number): LimitAdmission {
@@ -121,19 +143,62 @@ export class InMemoryLimiter implements Limiter {
     return entered instanceof LeasedPermit ? { ok: true, permit: entered } : entered;
   }
 
-  /** `tryEnter` without the admission's wrapper: the permit, or the denial. */
-  enter(source: string, estTokens: number): LeasedPermit | Denial {
+  /**
+   * `tryEnter` without the admission's wrapper, for `caller`: the permit, or the denial. The gates
+   * are asked in order source, scope, tenant, batch class; a denial books nothing.
+   */
+  enter(source: string, estTokens: number, caller: Caller = DEFAULT_CALLER): LeasedPermit | Denial {
     const books = this.booksOf(source);
     assertNonNegativeInteger(estTokens, 'estTokens');
     const now = this.now();
     const { leases } = this;
     leases.reclaimExpired(now);
     const global = leases.global;
-    const denial = books.denial('source', estTokens, now) ?? global.denial('global', estTokens, now);
+    const tenant = this.tenants && this.tenantBooks(caller.tenantId, now);
+    const batch = caller.priority === 'batch' ? this.batch : undefined;
+    const denial =
+      books.denial('source', estTokens, now) ??
+      global.denial('global', estTokens, now) ??
+      tenant?.denial('tenant', estTokens, now) ??
+      batch?.denial('batch', estTokens, now);
     if (denial !== undefined) return denial;
     const permit = new LeasedPermit(source, estTokens, books, leases, now, books.charge(estTokens, now), global.charge(estTokens, now));
+    if (tenant || batch) {
+      permit.also = [];
+      if (tenant) permit.also.push([tenant, tenant.charge(estTokens, now)]);
+      if (batch) permit.also.push([batch, batch.charge(estTokens, now)]);
+    }
     leases.append(permit);
     return permit;
+  }
+
+  /** A tenant's use of the scope against its bound. */
+  tenantUse(tenantId: string): TenantUse {
+    const now = this.now();
+    this.leases.reclaimExpired(now);
+    const share = tenantShareOf(this.tenantPolicy, tenantId);
+    const books = this.tenants?.get(tenantId);
+    const used = books?.stats(now) ?? { inflight: 0, rpmUsed: 0, tpmUsed: 0 };
+    return {
+      tenantId,
+      rpm: { used: used.rpmUsed, bound: share.rpm },
+      tpm: { used: used.tpmUsed, bound: share.tpm },
+      concurrency: { used: used.inflight, bound: share.maxConcurrency },
+      weight: share.weight,
+    };
+  }
+
+  private tenantBooks(tenantId: string, now: number): Books {
+    const tenants = this.tenants!;
+    let books = tenants.get(tenantId);
+    if (books === undefined) {
+      if (tenants.size >= MAX_TENANT_BOOKS) for (const [id, idle] of tenants) if (idle.idle(now)) tenants.delete(id);
+      const { rpm, tpm, maxConcurrency } = tenantShareOf(this.tenantPolicy, tenantId);
+      // A tenant's usage is read through `tenantUse`, so its books count even where it has no bound.
+      books = new Books({ rpm, tpm, maxConcurrency }, true);
+      tenants.set(tenantId, books);
+    }
+    return books;
   }
 
   sourceStats(source: string): SourceStats {
@@ -173,6 +238,7 @@ class Leases {
     permit.holding = false;
     permit.books.inflight -= 1;
     this.global.inflight -= 1;
+    if (permit.also) for (const [books] of permit.also) books.inflight -= 1;
     const { older, newer } = permit;
     if (older === undefined) this.oldest = newer;
     else older.newer = newer;
@@ -191,6 +257,8 @@ class LeasedPermit implements Permit {
   older: LeasedPermit | undefined = undefined;
   newer: LeasedPermit | undefined = undefined;
   holding = true;
+  /** The tenant's and the batch class's books it was charged to, with where (none for most permits). */
+  also: [Books, number][] | undefined = undefined;
   private settled = false;
 
   constructor(
@@ -210,6 +278,7 @@ class LeasedPermit implements Permit {
     this.settled = true;
     this.books.recharge(this.sourceMark, this.estTokens, actualTokens);
     this.leases.global.recharge(this.globalMark, this.estTokens, actualTokens);
+    if (this.also) for (const [books, mark] of this.also) books.recharge(mark, this.estTokens, actualTokens);
   }
 
   release(): void {
@@ -230,6 +299,6 @@ function openBooks(limits: SourceLimits, origin: string, reportsUsage: boolean):
   return new Books({ ...limits }, reportsUsage);
 }
 
-function deny(gate: LimitGate, retryAfterMs: number): Denial {
+function deny(gate: AdmissionGate, retryAfterMs: number): Denial {
   return { ok: false, gate, retryAfterMs };
 }

@@ -2,9 +2,9 @@
  * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
-import { abortError, PRIORITIES, RequestTooLargeError } from '@pgw/core';
+import { abortError, PRIORITIES, RequestTooLargeError, type Priority } from '@pgw/core';
 import { ensureCallDeadline } from '@pgw/core/internal';
-import type { ChatMessage, GatewaySettings, Priority } from '@pgw/core';
+import type { ChatMessage, GatewaySettings } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
 
 const ROLES = new Set(['system', 'user', 'assistant', 'tool']);
@@ -102,7 +102,7 @@ export interface CallerDimensions {
   sessionId?: string;
   parentCallId?: string;
   tenantId?: string;
-  /** The call's priority class (default interactive). */
+  /** `batch`: admitted only while no interactive call of the scope waits, within the scope's batch share (default interactive). */
   priority?: Priority;
   meta?: Readonly<Record<string, unknown>>;
 }
@@ -119,7 +119,9 @@ export function callerDimensions(options: CallerDimensions, method: string): Cal
     dimensions[field] = value;
   }
   if (options.priority !== undefined) {
-    if (!PRIORITIES.includes(options.priority)) throw new TypeError(`${method}(priority) must be one of ${PRIORITIES.join(', ')}`);
+    if (!(PRIORITIES as readonly unknown[]).includes(options.priority)) {
+      throw new TypeError(`${method}(priority) must be one of ${PRIORITIES.join(' | ')}, got ${describe(options.priority)}`);
+    }
     dimensions.priority = options.priority;
   }
   if (options.meta !== undefined) {

@@ -9,6 +9,7 @@ import { governedSources, withModels } from './assembly/models.js';
 import { openaiCompatibleFor } from './assembly/providers.js';
 import { assertRequestSize, assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
+import { readTenantStatus, type TenantStatus } from './tenant-status.js';
 import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -67,6 +68,12 @@ export class EmbeddingClient extends OwningClient {
       middleware: parts.middleware,
       ...seams(parts),
     });
+  }
+
+  /** A tenant's use of the scope now: each gate's use and bound, its budget, its calls waiting here (`""` = calls without a tenant). */
+  tenantStatus(tenantId: string): Promise<TenantStatus> {
+    this.assertOpen('tenantStatus');
+    return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'EmbeddingClient');
   }
 
   /** The spend budget a call of `options.tenantId` spends, now: spent, reserved, budget, resetAt. Undefined without a budget. */

@@ -18,6 +18,7 @@ import {
   resolveCallDeadline,
 } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
+import { readTenantStatus, type TenantStatus } from './tenant-status.js';
 import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
@@ -129,6 +130,12 @@ export class GatewayClient extends OwningClient {
       middleware: parts.middleware,
       ...seams(parts),
     });
+  }
+
+  /** A tenant's use of the scope now: each gate's use and bound, its budget, its calls waiting here (`""` = calls without a tenant). */
+  tenantStatus(tenantId: string): Promise<TenantStatus> {
+    this.assertOpen('tenantStatus');
+    return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'GatewayClient');
   }
 
   /** The spend budget a call of `options.tenantId` spends, now: spent, reserved, budget, resetAt. Undefined without a budget. */

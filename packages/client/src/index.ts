@@ -21,6 +21,11 @@ export type {
   BudgetRefusal,
   BudgetRefusedEvent,
   BudgetStatus,
+  GateUse,
+  Priority,
+  TenantBounds,
+  TenantOverride,
+  TenantUse,
   BreakerSnapshot,
   BreakerState,
   BreakerStateEvent,
@@ -155,6 +160,7 @@ export type { CommonCallOptions, CallerDimensions } from './call-input.js';
 export { MAX_ID_LENGTH, MAX_META_JSON_LENGTH } from './call-input.js';
 export { gatherBounded } from './gather-bounded.js';
 export type { BudgetStatusOptions } from './budget-status.js';
+export type { TenantStatus } from './tenant-status.js';
 
 export { SettingsError } from './settings/settings-error.js';
 export type { SettingsErrorOptions } from './settings/settings-error.js';

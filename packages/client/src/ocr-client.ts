@@ -1,5 +1,6 @@
 /** The OCR client (docs/architecture.md#public-api): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
-import type { OcrLayoutResult, OcrModel, OcrOptions, OcrSettings, OcrTextResult, Source } from '@pgw/core';
+import type { Governor, OcrLayoutResult, OcrModel, OcrOptions, OcrSettings, OcrTextResult, Source } from '@pgw/core';
+import { readTenantStatus, type TenantStatus } from './tenant-status.js';
 import { assembleOcrPipeline } from '@pgw/middleware';
 import type { OcrPipeline } from '@pgw/middleware';
 import { assembleComponents } from './assembly/components.js';
@@ -33,6 +34,7 @@ export type OcrClientOverrides = Omit<AssemblyOverrides, 'pricing'>;
 export class OcrClient extends OwningClient {
   readonly settings: OcrSettings;
   readonly #pipeline: OcrPipeline;
+  readonly #governor: Governor;
   readonly #sources: readonly Source<OcrModel>[];
   readonly #callDeadlineMs: number | undefined;
 
@@ -60,6 +62,7 @@ export class OcrClient extends OwningClient {
     requireParts(parts, 'OcrClient', ['governor']);
     this.settings = ocrSettings(parts.settings);
     this.#callDeadlineMs = resolveCallDeadline(parts.callDeadlineMs, this.settings.callDeadlineMs, 'OcrClient(callDeadlineMs)');
+    this.#governor = parts.governor;
     this.#sources = governedSources<OcrModel>(this.settings, ['recognizeText', 'parseLayout', 'checkHealth'], 'OcrClient');
     this.#pipeline = assembleOcrPipeline({
       settings: { ...this.settings, sources: this.#sources },
@@ -68,6 +71,12 @@ export class OcrClient extends OwningClient {
       subscribers: parts.subscribers,
       ...seams(parts),
     });
+  }
+
+  /** A tenant's use of the scope now: each gate's use and bound, its calls waiting here (`""` = calls without a tenant). */
+  tenantStatus(tenantId: string): Promise<TenantStatus> {
+    this.assertOpen('tenantStatus');
+    return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'OcrClient');
   }
 
   /** Plain text of an image (`/ocr/text`); an empty text is a legal "no text". */

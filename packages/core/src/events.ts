@@ -9,6 +9,7 @@ import type { BreakerTransition } from './ports.js';
 import type { ModelPrice } from './pricing.js';
 import type { Effort, Operation, ThinkingObservation, Usage } from './types.js';
 import type { TelemetryStatus } from './telemetry.js';
+import type { Priority } from './tenants.js';
 
 /**
  * The logical call an event belongs to. The same dimensions for every event of one call; per-call
@@ -23,6 +24,8 @@ export interface CallInfo {
   readonly sessionId?: string;
   readonly parentCallId?: string;
   readonly tenantId?: string;
+  /** The call's priority class (undefined = interactive). */
+  readonly priority?: Priority;
   readonly meta?: Record<string, unknown>;
   readonly reasoningEffort?: Effort;
 }
@@ -128,8 +131,8 @@ export interface BreakerStateEvent extends BreakerTransition {
 
 export interface QuotaWaitStartEvent {
   readonly call: CallInfo;
-  /** Why every source refused: quotas full, breakers open, or a rate limit being waited out. */
-  readonly reason: 'quota_full' | 'circuit_open' | 'rate_limited';
+  /** Why every source refused: quotas full, the tenant at its own bound, breakers open, or a rate limit being waited out. */
+  readonly reason: 'quota_full' | 'tenant_quota_full' | 'circuit_open' | 'rate_limited';
   readonly delayMs: number;
   readonly perSourceReasons: Readonly<Record<string, string>>;
 }

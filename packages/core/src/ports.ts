@@ -64,7 +64,7 @@ export interface Permit {
 
 export type LimitAdmission =
   | { readonly ok: true; readonly permit: Permit }
-  | { readonly ok: false; readonly gate: LimitGate; readonly retryAfterMs: number };
+  | { readonly ok: false; readonly gate: AdmissionGate; readonly retryAfterMs: number };
 
 /**
  * One source's books. Without an RPM or a TPM limit on the source nothing reads its window, so an

@@ -4,13 +4,12 @@
  * operation), a weight for its share of a full scope, and a priority class per call: `batch` calls
  * together hold at most the scope's batch share and wait while an interactive call of the scope waits.
  */
-import type { GlobalLimits } from './settings.js';
 
 /** The priority classes, most urgent first. */
 export const PRIORITIES = ['interactive', 'batch'] as const;
 export type Priority = (typeof PRIORITIES)[number];
 
-/** The bound one tenant gets in a scope (0 = unlimited). */
+/** The bound one tenant gets in a scope (0 = unlimited); the scope's own limits have the same shape. */
 export interface TenantBounds {
   rpm: number;
   tpm: number;
@@ -87,13 +86,13 @@ export function tenantsBounded(policy: TenantPolicy): boolean {
  * The batch class's limits: its share of each of the scope's (0 stays unlimited), rounded down but
  * at least 1, so a batch can always run.
  */
-export function batchLimitsOf(global: GlobalLimits, share: number): GlobalLimits {
+export function batchLimitsOf(global: TenantBounds, share: number): TenantBounds {
   const part = (limit: number) => (limit > 0 ? Math.max(1, Math.floor(limit * share)) : 0);
   return { rpm: part(global.rpm), tpm: part(global.tpm), maxConcurrency: part(global.maxConcurrency) };
 }
 
 /** Whether the batch share binds anything: a share of 1 or a scope without limits keeps no batch books. */
-export function batchShareBinds(global: GlobalLimits, share: number): boolean {
+export function batchShareBinds(global: TenantBounds, share: number): boolean {
   const limits = batchLimitsOf(global, share);
   return limits.rpm < global.rpm || limits.tpm < global.tpm || limits.maxConcurrency < global.maxConcurrency;
 }

@@ -1,4 +1,4 @@
-import type { AdmissionGate, BudgetCharge, BudgetRefusal, Governor, GovernorRefusal, Lease, MaybePromise, Source } from '@pgw/core';
+import type { AdmissionGate, BudgetCharge, Caller, BudgetRefusal, Governor, GovernorRefusal, Lease, MaybePromise, Source } from '@pgw/core';
 import { raceAbort } from './abort.js';
 import { reportBreakerChange } from './breaker-events.js';
 import type { EventHub } from './event-hub.js';
@@ -44,11 +44,12 @@ export function admit(
   signal: AbortSignal,
   turn?: string,
   charge?: BudgetCharge,
+  caller?: Caller,
 ): MaybePromise<Admitted | Refusal> {
   if (!deps.pacer.tryEnter(source.name)) return { kind: 'paced', source };
   return tryThen(
     () =>
-      raceAbort(deps.governor.admit(source.name, estTokens, turn, charge), signal, (late) => {
+      raceAbort(deps.governor.admit(source.name, estTokens, turn, charge, caller), signal, (late) => {
         reportBreakerChange(deps.events, deps.scope, source.name, transitionOf(late));
         if (late.ok) void deps.writeBacks.quietly('governor.finish', () => late.finish(undefined, 0));
       }),

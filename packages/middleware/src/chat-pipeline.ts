@@ -42,6 +42,8 @@ export interface ChatPipeline {
   stream(request: GatewayChatRequest, options?: StreamCallOptions): ChatStream;
   /** Telemetry rows a failing recorder refused. */
   readonly droppedTelemetryRows: number;
+  /** How many of `tenantId`'s calls wait for room in this process now. */
+  waiting(tenantId: string): number;
 }
 
 /**
@@ -86,6 +88,7 @@ export function assembleChatPipeline(parts: ChatPipelineParts): ChatPipeline {
       // The stream's signal is already the call's own (one listener on the caller's): no second one.
       return streamCall(({ signal, onDelta }) => start(request, { ...options, onDelta }, signal), options.signal);
     },
+    waiting: (tenantId) => retryDeps.line.waiting(tenantId),
     get droppedTelemetryRows() {
       return emitter.droppedRows;
     },

@@ -1,5 +1,5 @@
 import { timeOrderedId } from './time-ordered-id.js';
-import type { CallStats, ChatDelta, Clock, Effort, Operation } from '@pgw/core';
+import type { CallStats, ChatDelta, Clock, Effort, Operation, Priority } from '@pgw/core';
 import { NEVER_ABORTED } from '@pgw/core/internal';
 
 /** The mutable part of a logical call, shared by every view of its context (see `withSignal`). */
@@ -27,6 +27,8 @@ export interface CallContext {
   readonly sessionId?: string;
   readonly parentCallId?: string;
   readonly tenantId?: string;
+  /** The call's priority class (undefined = interactive). */
+  readonly priority?: Priority;
   readonly meta?: Record<string, unknown>;
   /** The effective reasoning effort, as telemetry reports it. */
   readonly reasoningEffort?: Effort;
@@ -51,6 +53,7 @@ export interface CallContextInit {
   sessionId?: string;
   parentCallId?: string;
   tenantId?: string;
+  priority?: Priority;
   meta?: Record<string, unknown>;
   reasoningEffort?: Effort;
   cacheBypass?: boolean;
@@ -76,6 +79,7 @@ export function createCallContext(init: CallContextInit, caller: CallerFields = 
     sessionId: caller.sessionId,
     parentCallId: caller.parentCallId,
     tenantId: caller.tenantId,
+    priority: caller.priority,
     meta: caller.meta,
     reasoningEffort: caller.reasoningEffort,
     cacheBypass: caller.cacheBypass ?? false,

@@ -39,6 +39,8 @@ export type EmbeddingMiddleware = UserMiddleware<EmbeddingCallRequest, Embedding
 export interface EmbedPipeline {
   run(texts: string[], options?: CallOptions): Promise<EmbeddingResponse>;
   readonly droppedTelemetryRows: number;
+  /** How many of `tenantId`'s calls wait for room in this process now. */
+  waiting(tenantId: string): number;
 }
 
 const USAGE_STRENGTH: readonly UsageSource[] = ['unavailable', 'estimated', 'measured'];
@@ -95,6 +97,7 @@ export function assembleEmbedPipeline(parts: EmbedPipelineParts): EmbedPipeline 
         onion({ request: { texts }, ctx: createCallContext({ signal, scope: settings.scope, operation: 'embed', now }, options) }),
       );
     },
+    waiting: (tenantId) => retryDeps.line.waiting(tenantId),
     get droppedTelemetryRows() {
       return emitter.droppedRows;
     },

@@ -15,6 +15,8 @@ export interface OcrPipeline {
   recognizeText(image: Uint8Array, options?: OcrOptions, call?: CallOptions): Promise<OcrTextResult>;
   parseLayout(image: Uint8Array, options?: OcrOptions, call?: CallOptions): Promise<OcrLayoutResult>;
   readonly droppedTelemetryRows: number;
+  /** How many of `tenantId`'s calls wait for room in this process now. */
+  waiting(tenantId: string): number;
 }
 
 /** The OCR onions (text and layout), outer → inner: call events → call deadline → retry loop → model. */
@@ -50,6 +52,7 @@ export function assembleOcrPipeline(parts: OcrPipelineParts): OcrPipeline {
       underOwnSignal(call.signal, (signal) =>
         layout({ request: { image, options }, ctx: createCallContext({ signal, scope: settings.scope, operation: 'ocr_layout', now }, call) }),
       ),
+    waiting: (tenantId) => retryDeps.line.waiting(tenantId),
     get droppedTelemetryRows() {
       return emitter.droppedRows;
     },

@@ -29,7 +29,8 @@ import { WriteBacks } from './write-backs.js';
 export type PipelineSettings<M extends ModelIdentity = ModelIdentity> = Pick<
   GatewaySettings,
   'scope' | 'selector' | 'quotaFull' | 'circuitOpen' | 'retry' | 'stallWindowMs' | 'telemetryTextCap' | 'budget'
-> & { sources: readonly Source<M>[] };
+> &
+  Partial<Pick<GatewaySettings, 'tenants'>> & { sources: readonly Source<M>[] };
 
 /** What every pipeline is assembled from. All time and randomness are injected. */
 export interface PipelineParts<M extends ModelIdentity = ModelIdentity> {
@@ -73,7 +74,8 @@ export function buildPipelineBase(parts: PipelineParts, operations: readonly str
   const warnings = new WarnOnce(parts.warn);
   const health = new HealthBook();
   const pacer = new Pacer(settings.sources);
-  const line = new WaitLine();
+  const tenants = settings.tenants ?? {};
+  const line = new WaitLine((tenantId) => (Object.hasOwn(tenants, tenantId) ? tenants[tenantId]!.weight : undefined) ?? 1);
   // Room freed in another process of the fleet wakes this process's first waiter too.
   governor.onRoomFreed?.(() => line.roomFreed());
   const emitter = new TelemetryEmitter({

@@ -16,7 +16,10 @@ import {
   type Source,
   type QuotaWaitStartEvent,
   type BudgetCharge,
+  type Caller,
   type MaybePromise,
+  DEFAULT_CALLER,
+  TENANT_GATES,
 } from '@pgw/core';
 import { throwIfAborted } from './abort.js';
 import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
@@ -98,6 +101,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private turn: string | undefined;
   /** What the request asks of a spend budget, counted once per call. */
   private budgetTokens: BudgetTokens | undefined;
+  /** Who the call is for: its tenant's gates and share, its priority class. */
+  private readonly caller: Caller;
 
   constructor(
     private readonly deps: RetryLoopDeps,
@@ -105,6 +110,8 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     private readonly call: Call<Req>,
   ) {
     this.signal = call.ctx.signal;
+    const { tenantId, priority } = call.ctx;
+    this.caller = tenantId === undefined && priority === undefined ? DEFAULT_CALLER : { tenantId: tenantId ?? '', priority: priority ?? 'interactive' };
   }
 
   /** Why each source failed or refused so far, by source name. */
@@ -133,7 +140,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
         } finally {
           // The attempt gave its pacer slot and its lease back.
           entry.left();
-          this.deps.line.roomFreed();
+          this.deps.line.roomFreed(this.caller.tenantId);
         }
         if (outcome.ok) {
           // The pipeline that paired this operation with its sources handed the loop sources of its model kind.
@@ -181,7 +188,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
    * line. Otherwise it waits in line (until woken, or a bounded while to check the stall rule).
    */
   private admitInTurn(): MaybePromise<Entered | undefined> {
-    if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join();
+    if (this.place === undefined && !this.deps.line.empty) this.place = this.deps.line.join(this.caller);
     if (this.place !== undefined && !this.place.atHead) {
       return this.waitNonProductively(this.deps.quotaNap.maxMs, this.reasons, 'quota_full', this.place).then(nothing);
     }
@@ -189,6 +196,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     if (this.place !== undefined) this.turn ??= randomUUID();
     return andThen(this.admitFrom(this.candidates(), []), (entered) => {
       if (entered) {
+        this.place?.served();
         this.place?.leave();
         this.place = undefined;
         this.turn = undefined;
@@ -215,7 +223,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const estTokens = source.estTokens;
     const entry = this.deps.selector.entering(source, estTokens);
     return tryThen(
-      () => admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source)),
+      () => admit(this.deps, source, estTokens, this.signal, this.turn, this.chargeFor(source), this.caller),
       (answer): MaybePromise<Entered | undefined> => {
         if (answer.kind === 'admitted') return { admitted: answer, entry };
         entry.refused();
@@ -305,16 +313,22 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       return refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : [];
     });
     const earliestMs = hints.length > 0 ? Math.min(...hints) : undefined;
+    // A tenant's gates bound it in the whole scope: refused at one source, it is at its own bound.
+    const ownBound = refusals.find((refusal) => refusal.kind === 'quota' && isTenantGate(refusal.gate));
     if (this.deps.quotaFull === 'fail_fast') {
       throw new GatewayUnavailableError({
         scope: this.deps.scope,
-        reason: 'quota_full',
+        reason: ownBound ? 'tenant_quota_full' : 'quota_full',
+        ...(ownBound && { message: `scope ${this.deps.scope} unavailable: tenant '${this.caller.tenantId}' is at its bound (${(ownBound as { gate: string }).gate})` }),
         retryAfterMs: earliestMs,
         perSourceReasons: reasons,
       });
     }
     const { minMs, maxMs } = this.deps.quotaNap;
-    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, 'quota_full', this.joinLine());
+    const place = this.joinLine();
+    if (ownBound) place.park();
+    else place.unpark();
+    await this.waitNonProductively(Math.min(maxMs, Math.max(minMs, earliestMs ?? minMs)), reasons, ownBound ? 'tenant_quota_full' : 'quota_full', place);
   }
 
   /**
@@ -336,7 +350,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   }
 
   private joinLine(): Waiter {
-    this.place ??= this.deps.line.join();
+    this.place ??= this.deps.line.join(this.caller);
     return this.place;
   }
 
@@ -394,4 +408,10 @@ function formatReasons(reasons: Record<string, string>): string {
 
 function nothing(): undefined {
   return undefined;
+}
+
+const TENANT_GATE_NAMES: ReadonlySet<string> = new Set(TENANT_GATES);
+
+function isTenantGate(gate: string): boolean {
+  return TENANT_GATE_NAMES.has(gate);
 }

@@ -9,6 +9,7 @@ import {
   type Clock,
   type GatewaySubscriber,
   type PricingTable,
+  type QuotaWaitEndEvent,
   type TelemetryRecorder,
   type TelemetryRow,
 } from '@pgw/core';
@@ -38,6 +39,8 @@ export class TelemetryEmitter implements GatewaySubscriber {
    */
   readonly recording: boolean;
   private readonly recorder: SafeRecorder;
+  /** What each call in flight that waited for room waited so far (calls that never wait have no entry). */
+  private readonly waitedMs = new Map<string, number>();
 
   constructor(private readonly options: TelemetryEmitterOptions) {
     this.recording = options.recorder !== undefined && !(options.recorder instanceof NoopRecorder);
@@ -48,6 +51,11 @@ export class TelemetryEmitter implements GatewaySubscriber {
   get droppedRows(): number {
     return this.recorder.droppedRows;
   }
+
+  readonly onQuotaWaitEnd = (event: QuotaWaitEndEvent): void => {
+    const id = event.call.logicalCallId;
+    this.waitedMs.set(id, (this.waitedMs.get(id) ?? 0) + event.waitedMs);
+  };
 
   /** One row per attempt, cancelled ones included (`error='cancelled'`). */
   readonly onAttemptEnd = (event: AttemptEndEvent): void => {
@@ -93,8 +101,11 @@ export class TelemetryEmitter implements GatewaySubscriber {
 
   /** Exactly one terminal row per failed logical call (the call-events layer ends a call once). */
   readonly onCallEnd = (event: CallEndEvent): void => {
+    const waitMs = this.waitedMs.get(event.call.logicalCallId);
+    if (waitMs !== undefined) this.waitedMs.delete(event.call.logicalCallId);
     if (event.status === 'ok') return;
     const row = this.base(event.call, 'terminal_failure', event.call.logicalCallId, event.attempts);
+    row.waitMs = waitMs ?? 0;
     row.source = event.sourcesTried.at(-1);
     row.status = event.status;
     this.setError(row, event.error, event.status === 'cancelled');
@@ -113,10 +124,12 @@ export class TelemetryEmitter implements GatewaySubscriber {
       sessionId: call.sessionId,
       parentCallId: call.parentCallId,
       tenantId: call.tenantId,
+      priority: call.priority ?? 'interactive',
       meta: call.meta,
       status: 'ok',
       attempts,
       totalLatencyMs: Math.max(0, ts - call.startedAt),
+      waitMs: this.waitedMs.get(call.logicalCallId) ?? 0,
       reasoningEffort: call.reasoningEffort,
     };
   }

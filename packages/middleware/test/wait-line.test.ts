@@ -108,3 +108,97 @@ describe('retry loop: waiting in line', () => {
     expect(h.deps.line.empty).toBe(true);
   });
 });
+
+describe('WaitLine between tenants', () => {
+  const caller = (tenantId: string, priority: 'interactive' | 'batch' = 'interactive') => ({ tenantId, priority });
+
+  /** Serves the line's heads one by one, as admissions would: the tenants in the order served. */
+  function serveAll(line: WaitLine, waiters: ReturnType<WaitLine['join']>[], tenantOf: Map<object, string>): string[] {
+    const order: string[] = [];
+    while (!line.empty) {
+      const head = waiters.find((waiter) => waiter.atHead)!;
+      order.push(tenantOf.get(head)!);
+      head.served();
+      head.leave();
+    }
+    return order;
+  }
+
+  it("serves a tenant that joins behind another's backlog in turn, not after it", () => {
+    const line = new WaitLine();
+    const tenantOf = new Map<object, string>();
+    const waiters = [...Array.from({ length: 6 }, () => 'a'), ...Array.from({ length: 3 }, () => 'b')].map((tenant) => {
+      const waiter = line.join(caller(tenant));
+      tenantOf.set(waiter, tenant);
+      return waiter;
+    });
+    expect(serveAll(line, waiters, tenantOf).join('')).toBe('abababaaa');
+  });
+
+  it('gives weights their share: 2:1', () => {
+    const line = new WaitLine((tenant) => (tenant === 'heavy' ? 2 : 1));
+    const tenantOf = new Map<object, string>();
+    const waiters = ['heavy', 'light'].flatMap((tenant) =>
+      Array.from({ length: 6 }, () => {
+        const waiter = line.join(caller(tenant));
+        tenantOf.set(waiter, tenant);
+        return waiter;
+      }),
+    );
+    const firstNine = serveAll(line, waiters, tenantOf).slice(0, 9);
+    expect(firstNine.filter((tenant) => tenant === 'heavy')).toHaveLength(6);
+  });
+
+  it('serves interactive waiters before batch ones, whatever their arrival', () => {
+    const line = new WaitLine();
+    const batch = line.join(caller('a', 'batch'));
+    expect(batch.atHead).toBe(true);
+    const live = line.join(caller('b'));
+    expect([live.atHead, batch.atHead]).toEqual([true, false]);
+    live.leave();
+    expect(batch.atHead).toBe(true);
+    batch.leave();
+  });
+
+  it('gives a tenant that waited long no credit: it rejoins at the virtual time', () => {
+    const line = new WaitLine();
+    const early = line.join(caller('a'));
+    early.served();
+    early.leave();
+    const tenantOf = new Map<object, string>();
+    const busy = Array.from({ length: 4 }, () => {
+      const waiter = line.join(caller('b'));
+      tenantOf.set(waiter, 'b');
+      return waiter;
+    });
+    busy[0]!.served();
+    busy[0]!.leave();
+    busy[1]!.served();
+    busy[1]!.leave();
+    const back = line.join(caller('a'));
+    tenantOf.set(back, 'a');
+    // a's earlier service left it no tag below b's next one: they alternate from here.
+    expect(serveAll(line, [...busy.slice(2), back], tenantOf).join('')).toBe('bab');
+  });
+
+  it('a parked tenant steps aside: the next tenant is head, the parked one still tries for itself', () => {
+    const line = new WaitLine();
+    const capped = line.join(caller('capped'));
+    const cappedNext = line.join(caller('capped'));
+    const free = line.join(caller('free'));
+    expect(capped.atHead).toBe(true);
+    capped.park();
+    expect([capped.atHead, cappedNext.atHead, free.atHead]).toEqual([true, false, true]);
+    capped.unpark();
+    expect([capped.atHead, free.atHead]).toEqual([true, false]);
+    for (const waiter of [capped, cappedNext, free]) waiter.leave();
+    expect(line.empty).toBe(true);
+  });
+
+  it('counts the waiters of a tenant in every class', () => {
+    const line = new WaitLine();
+    const waiters = [line.join(caller('a')), line.join(caller('a', 'batch')), line.join(caller('b'))];
+    expect([line.waiting('a'), line.waiting('b'), line.waiting('c')]).toEqual([2, 1, 0]);
+    for (const waiter of waiters) waiter.leave();
+  });
+});

@@ -24,6 +24,7 @@ export const ATTR = {
   costUsd: 'pgw.cost_usd',
   logicalCallId: 'pgw.logical_call_id',
   tenantId: 'pgw.tenant_id',
+  priority: 'pgw.priority',
   ttftMs: 'pgw.ttft_ms',
   requestText: 'pgw.request.text',
   responseText: 'pgw.response.text',

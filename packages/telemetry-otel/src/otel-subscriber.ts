@@ -115,6 +115,7 @@ class OtelSubscriber implements GatewaySubscriber {
     };
     if (requestModel !== undefined) attributes[ATTR.requestModel] = requestModel;
     if (call.tenantId !== undefined) attributes[ATTR.tenantId] = call.tenantId;
+    if (call.priority !== undefined) attributes[ATTR.priority] = call.priority;
     const parent = context.active();
     const span = this.tracer.startSpan(spanName(operation, requestModel), { kind: SpanKind.CLIENT, attributes }, parent);
     this.calls.set(call.logicalCallId, {

@@ -58,6 +58,14 @@ describe('otelSubscriber', () => {
     expect(callSpan.attributes['server.address']).toBeUndefined(); // a model without an endpoint
   });
 
+  it("labels the call span with the call's tenant and priority class", () => {
+    const batchCall = { ...call, tenantId: 'acme', priority: 'batch' as const };
+    subscriber.onCallStart!({ call: batchCall, models: ['m'] });
+    subscriber.onCallEnd!({ call: batchCall, status: 'ok', attempts: 0, totalLatencyMs: 1, sourcesTried: [], result: { source: 'a', model: 'm', cached: true } });
+    const callSpan = exporter.getFinishedSpans().find((span) => span.kind === SpanKind.CLIENT)!;
+    expect(callSpan.attributes).toMatchObject({ 'pgw.tenant_id': 'acme', 'pgw.priority': 'batch' });
+  });
+
   it('never records content by default, even when the event carries it', () => {
     subscriber.onCallStart!({ call, models: ['m'] });
     attempt('c1', 'a', 'm', 'error', { requestText: 'user: secret', responseText: 'x' });

@@ -5,7 +5,7 @@
  * (an unlimited source's usage may be counted per second, see `checkBooks`).
  */
 import fc from 'fast-check';
-import type { Clock, GlobalLimits, LimitGate, Limiter, Permit, SourceLimits } from '@pgw/core';
+import type { Clock, GlobalLimits, AdmissionGate, LimitGate, Limiter, Permit, SourceLimits } from '@pgw/core';
 import { expect } from 'vitest';
 import { FakeClock } from './fake-clock.js';
 
@@ -76,7 +76,7 @@ const scenarioArb: fc.Arbitrary<Scenario> = fc.noBias(
 );
 
 /** How often each admission verdict came up in a run: `ok` or the denying gate. */
-export type AdmissionTally = Partial<Record<'ok' | LimitGate, number>>;
+export type AdmissionTally = Partial<Record<'ok' | AdmissionGate, number>>;
 
 /** Runs one scenario drawn from `seed` (no shrinking: a failure names the operation it happened at). */
 export async function limiterPropertyRun(

@@ -6,7 +6,7 @@ import { mkdir, readFile } from 'node:fs/promises';
 import { dirname } from 'node:path';
 import { InMemoryBreaker, InMemoryCache, InMemoryGovernor, InMemoryLimiter } from '@pgw/backend-memory';
 import { DEFAULT_PRICING, governorOf, parsePricingTable } from '@pgw/core';
-import { findModelPrice } from '@pgw/core/internal';
+import { findModelPrice, tenantsBounded } from '@pgw/core/internal';
 import type { Breaker, Cache, GatewaySettings, GatewaySubscriber, Governor, Limiter, PricingTable, TelemetryRecorder } from '@pgw/core';
 import { SettingsError } from '../settings/settings-error.js';
 import type { ClientSeams } from '../client-parts.js';
@@ -79,6 +79,12 @@ function buildGovernor(
       problem: 'a spend budget is kept by a backend\'s own governor: the limiter and the breaker must be built on one backend (PGW_LIMITER_BACKEND = PGW_BREAKER_BACKEND)',
     });
   }
+  if (tenantsBounded(governorOptions(settings).tenants)) {
+    throw new SettingsError({
+      key: `${settings.scope}__TENANT__RPM`,
+      problem: "a tenant's bound is kept by a backend's own governor, in the same store operation as the six gates: the limiter and the breaker must be built on one backend (PGW_LIMITER_BACKEND = PGW_BREAKER_BACKEND)",
+    });
+  }
   const limiter: Limiter =
     redis && limiterBackend === 'redis' ? redis.limiter() : closeWith(owned, new InMemoryLimiter({ ...limiterOptions(settings), ...clock }));
   const breaker: Breaker =
@@ -93,10 +99,11 @@ const limiterOptions = (settings: GatewaySettings) => ({
   leaseTtlMs: settings.leaseTtlMs,
 });
 
-/** The governor's options: the limiter's, the breaker policy, and the scope's budget when it has one. */
+/** The governor's options: the limiter's, the breaker policy, the tenants' policy, and the scope's budget when it has one. */
 const governorOptions = (settings: GatewaySettings) => ({
   ...limiterOptions(settings),
   policy: settings.breaker,
+  tenants: { bounds: settings.tenant, tenants: settings.tenants, batchShare: settings.batchShare },
   ...(settings.budget && { budget: settings.budget }),
 });
 

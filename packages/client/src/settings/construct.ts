@@ -40,8 +40,13 @@ export function validate<T extends object>(schema: z.ZodType<T>, input: unknown,
 
 function errorFor(path: readonly PropertyKey[], problem: string, input: unknown, origins: ValueOrigins | undefined) {
   const field = fieldName(path);
-  const origin = origins?.get(path.join('.'));
-  if (origin) return new SettingsError({ key: origin.key, problem, ...(origin.value === undefined ? {} : { value: origin.value }) });
+  // A JSON key whose entries have fields of their own (`{SCOPE}__TENANTS`): the key, then the entry's field.
+  for (let length = path.length; length > 0; length -= 1) {
+    const origin = origins?.get(path.slice(0, length).join('.'));
+    if (origin === undefined) continue;
+    const inner = path.length - length >= 2 ? `${path.slice(length).map(String).join('.')}: ` : '';
+    return new SettingsError({ key: origin.key, problem: `${inner}${problem}`, ...(origin.value === undefined ? {} : { value: origin.value }) });
+  }
   const raw = (input ?? {}) as { scope?: unknown; sources?: { name?: unknown }[] };
   const scope = typeof raw.scope === 'string' ? raw.scope.toUpperCase() : '<SCOPE>';
   const sourceName = (index: number) => {

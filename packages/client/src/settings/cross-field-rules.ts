@@ -117,13 +117,15 @@ function policyIssues({ callDeadlineMs, retry, breaker }: Checked): Issue[] {
   return issues;
 }
 
-/** A tenant's `budgetUsd` is an amount of the scope's per-tenant budget: it needs one, and one amount per tenant. */
+/** A tenant's `budgetUsd` is an amount of the scope's per-tenant budget: it needs one, and one amount per tenant (normalised settings carry it in both places). */
 function tenantIssues({ budget, tenants }: Checked): Issue[] {
   return Object.entries(tenants).flatMap(([id, own]): Issue[] => {
     if (own.budgetUsd === undefined) return [];
     const at = (message: string): Issue => ({ path: ['tenants', id, 'budgetUsd'], message });
     if (budget?.per !== 'tenant') return [at("needs the scope's spend budget per tenant (BUDGET__USD and BUDGET__PER=tenant)")];
-    if (budget.tenants !== undefined && Object.hasOwn(budget.tenants, id)) return [at('is also given in budget.tenants: give it once')];
+    if (budget.tenants !== undefined && Object.hasOwn(budget.tenants, id) && budget.tenants[id] !== own.budgetUsd) {
+      return [at(`differs from budget.tenants.${id}: give the amount once`)];
+    }
     return [];
   });
 }

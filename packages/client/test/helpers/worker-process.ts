@@ -38,9 +38,14 @@ export function startWorker<Report>(script: URL, env: Record<string, string>): W
   return { child, ready, report };
 }
 
-/** Starts `count` workers, waits until each is ready, then lets them all go at once. */
-export async function startFleet<Report>(count: number, script: URL, env: Record<string, string>): Promise<Report[]> {
-  const workers = Array.from({ length: count }, () => startWorker<Report>(script, env));
+/** Starts `count` workers (`envOf` adds each one's own env), waits until each is ready, then lets them all go at once. */
+export async function startFleet<Report>(
+  count: number,
+  script: URL,
+  env: Record<string, string>,
+  envOf: (index: number) => Record<string, string> = () => ({}),
+): Promise<Report[]> {
+  const workers = Array.from({ length: count }, (_, index) => startWorker<Report>(script, { ...env, ...envOf(index) }));
   await Promise.all(workers.map((worker) => worker.ready));
   for (const worker of workers) worker.child.stdin!.write('go\n');
   return Promise.all(workers.map((worker) => worker.report));
