@@ -1,10 +1,10 @@
 /**
  * The policy a key carries, through the official openai SDK against a real server on loopback: the
  * models it may call (any other is a 404 like an unknown model's), its priority (which
- * `x-pgw-priority` may only lower), and the tenant's full quota as a 429 in every protocol's shape.
+ * `x-pgw-priority` may only lower) reaching the governed call, and the tenant's own full quota as a
+ * 429 in each protocol's shape.
  */
 import Anthropic from '@anthropic-ai/sdk';
-import { GatewayUnavailableError } from '@pgw/client';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { post, rawRequest } from './raw-http.js';
@@ -23,16 +23,16 @@ const hi = [{ role: 'user' as const, content: 'hi' }];
 
 let h: Harness;
 const tenants: (string | undefined)[] = [];
+const priorities: (string | undefined)[] = [];
 beforeAll(async () => {
-  h = await startHarness(undefined, { PGW_SERVER__KEYS: JSON.stringify(KEYS), PGW_SERVER__MODELS: JSON.stringify(MODELS) }, [{ onCallStart: (event) => tenants.push(event.call.tenantId) }], {
-    beforeListen: (server) => {
-      const full = () => {
-        throw new GatewayUnavailableError({ scope: 'LLM', reason: 'tenant_quota_full', retryAfterMs: 1500 });
-      };
-      server.app.post('/v1/full', { config: { protected: true } }, full);
-      server.app.post('/v1/full-anthropic', { config: { protected: true, protocol: 'anthropic' } }, full);
+  h = await startHarness(undefined, { PGW_SERVER__KEYS: JSON.stringify(KEYS), PGW_SERVER__MODELS: JSON.stringify(MODELS) }, [
+    {
+      onCallStart: (event) => {
+        tenants.push(event.call.tenantId);
+        priorities.push(event.call.priority);
+      },
     },
-  });
+  ]);
 });
 afterAll(() => h.close());
 
@@ -75,11 +75,14 @@ describe('a key’s priority and x-pgw-priority', () => {
   };
 
   it('serves a call at its key’s priority, which the header lowers and never raises', async () => {
+    priorities.length = 0;
     expect(await served(OPEN)).toBe('interactive');
     expect(await served(OPEN, 'batch')).toBe('batch');
     expect(await served(OPEN, 'interactive')).toBe('interactive');
     expect(await served(BATCH)).toBe('batch');
     expect(await served(BATCH, 'interactive')).toBe('batch');
+    // The class reached the governed call, not only the answer's header.
+    expect(priorities).toEqual(['interactive', 'batch', 'interactive', 'batch', 'batch']);
   });
 
   it('refuses any other value with a 400 naming the header, before the call, in each protocol’s shape', async () => {
@@ -106,19 +109,27 @@ describe('a key’s priority and x-pgw-priority', () => {
 });
 
 describe('a tenant’s full quota', () => {
-  it('is a 429 with Retry-After in whole seconds, rounded up, in OpenAI’s shape', async () => {
-    const error = (await failureOf(h.openai(OPEN).post('/full', { body: {} }))) as InstanceType<typeof OpenAI.RateLimitError>;
-    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
-    expect(error.headers.get('retry-after')).toBe('2');
-    expect(error.headers.get('retry-after-ms')).toBe('1500');
-    expect(error.error).toMatchObject({ type: 'rate_limit_exceeded', code: 'tenant_quota_full' });
+  let full: Harness;
+  beforeAll(async () => {
+    // One call a minute per tenant, failing fast: a tenant's second call finds its own gate full, another tenant's call does not.
+    full = await startHarness(undefined, { PGW_SERVER__KEYS: JSON.stringify(KEYS), LLM__TENANT__RPM: '1', LLM__QUOTA_FULL: 'fail_fast' });
   });
+  afterAll(() => full.close());
 
-  it('is a 429 rate_limit_error in Anthropic’s shape', async () => {
-    const anthropic = new Anthropic({ baseURL: h.url, apiKey: OPEN, maxRetries: 0 });
-    const error = (await failureOf(anthropic.post('/v1/full-anthropic', { body: {} }))) as InstanceType<typeof Anthropic.RateLimitError>;
-    expect(error).toBeInstanceOf(Anthropic.RateLimitError);
-    expect(error.headers.get('retry-after')).toBe('2');
-    expect(error.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+  it('is a 429 tenant_quota_full with Retry-After in whole seconds in OpenAI’s shape, and Anthropic’s rate_limit_error', async () => {
+    await full.openai(OPEN).chat.completions.create({ model: 'gpt-4o-mini', messages: hi });
+    const error = (await failureOf(full.openai(OPEN).chat.completions.create({ model: 'gpt-4o-mini', messages: hi }))) as InstanceType<typeof OpenAI.RateLimitError>;
+    expect(error).toBeInstanceOf(OpenAI.RateLimitError);
+    expect(error.error).toMatchObject({ type: 'rate_limit_exceeded', code: 'tenant_quota_full' });
+    const exactMs = Number(error.headers.get('retry-after-ms'));
+    expect(exactMs).toBeGreaterThan(0);
+    expect(Number(error.headers.get('retry-after'))).toBe(Math.max(1, Math.ceil(exactMs / 1000)));
+    const anthropic = new Anthropic({ baseURL: full.url, apiKey: OPEN, maxRetries: 0 });
+    const refused = (await failureOf(anthropic.messages.create({ model: 'gpt-4o-mini', max_tokens: 16, messages: hi }))) as InstanceType<typeof Anthropic.RateLimitError>;
+    expect(refused).toBeInstanceOf(Anthropic.RateLimitError);
+    expect(Number(refused.headers.get('retry-after'))).toBeGreaterThanOrEqual(1);
+    expect(refused.error).toMatchObject({ type: 'error', error: { type: 'rate_limit_error' } });
+    // Another tenant's bound is its own.
+    expect((await full.openai(MINI).chat.completions.create({ model: 'gpt-4o-mini', messages: hi })).choices).toHaveLength(1);
   });
 });
