@@ -32,6 +32,7 @@ const EMPTY: Report = {
     costByScopeTenant: {},
     promptCacheBySource: {},
     promptCacheByTenant: {},
+    tenants: {},
     callsOverTime: [],
   },
   sourceLabel: 'sqlite empty.sqlite',

@@ -164,6 +164,8 @@ export {
   NoopRecorder,
   type OperationSummary,
   type PromptCacheUse,
+  type TenantSummary,
+  type WaitPercentiles,
   type SummaryRange,
   type TelemetrySummary,
 } from './recorders.js';

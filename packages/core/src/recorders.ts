@@ -159,7 +159,26 @@ export interface TelemetrySummary {
   /** Prompt-cache use of attempts, per source and per tenant (see PromptCacheUse). */
   promptCacheBySource: Record<string, PromptCacheUse>;
   promptCacheByTenant: Record<string, PromptCacheUse>;
+  /** Per tenant (`(none)` for calls without one or with the tenant `""`): its calls, failures, cost and admission waits. */
+  tenants: Record<string, TenantSummary>;
   callsOverTime: CallsBucket[];
+}
+
+export interface TenantSummary {
+  /** Distinct logical calls. */
+  calls: number;
+  /** Logical calls that ended in a `terminal_failure` row. */
+  failedCalls: number;
+  /** Sum of `cost_usd` over its attempts. */
+  costUsd: number;
+  /** Nearest-rank percentiles of `wait_ms` over its attempts that recorded one, per priority class. */
+  waitByPriority: Record<string, WaitPercentiles>;
+}
+
+export interface WaitPercentiles {
+  samples: number;
+  p50: number;
+  p95: number;
 }
 
 export interface OperationSummary {
@@ -218,6 +237,9 @@ export interface SummaryParts {
   costByScopeTenant: ReadonlyArray<{ scope: string; key: string; cost: number }>;
   promptCacheBySource: ReadonlyArray<{ key: string } & PromptCacheUse>;
   promptCacheByTenant: ReadonlyArray<{ key: string } & PromptCacheUse>;
+  tenants: ReadonlyArray<{ key: string; calls: number; failedCalls: number; cost: number }>;
+  /** Empty for a store without the `wait_ms` column (a SQLite file rotated before schema version 5). */
+  tenantWaits: ReadonlyArray<{ key: string; priority: string } & WaitPercentiles>;
   callsOverTime: readonly CallsBucket[];
 }
 
@@ -256,8 +278,20 @@ export function summaryFromParts(parts: SummaryParts): TelemetrySummary {
     costByScopeTenant,
     promptCacheBySource: cacheUses(parts.promptCacheBySource),
     promptCacheByTenant: cacheUses(parts.promptCacheByTenant),
+    tenants: tenantSummaries(parts),
     callsOverTime: parts.callsOverTime.map(({ bucket, calls, failures }) => ({ bucket, calls, failures })),
   };
+}
+
+function tenantSummaries({ tenants, tenantWaits }: SummaryParts): Record<string, TenantSummary> {
+  const summaries: Record<string, TenantSummary> = Object.fromEntries(
+    tenants.map(({ key, calls, failedCalls, cost }) => [key, { calls, failedCalls, costUsd: cost, waitByPriority: {} }]),
+  );
+  for (const { key, priority, samples, p50, p95 } of tenantWaits) {
+    const summary = summaries[key];
+    if (summary !== undefined) summary.waitByPriority[priority] = { samples, p50, p95 };
+  }
+  return summaries;
 }
 
 function cacheUses(rows: SummaryParts['promptCacheBySource']): Record<string, PromptCacheUse> {

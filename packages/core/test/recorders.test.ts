@@ -124,8 +124,15 @@ describe('summaryFromParts', () => {
       ],
       promptCacheBySource: [{ key: 'deepseek', promptTokens: 3000, cachedPromptTokens: 2000, cacheWritePromptTokens: 0, savingUsd: 0.0004 }],
       promptCacheByTenant: [],
+      tenants: [{ key: 'acme', calls: 2, failedCalls: 1, cost: 0.5 }],
+      tenantWaits: [
+        { key: 'acme', priority: 'batch', samples: 2, p50: 10, p95: 90 },
+        { key: 'gone', priority: 'batch', samples: 1, p50: 1, p95: 1 },
+      ],
       callsOverTime: [],
     });
+    // Waits attach to the tenant of the same key; one without calls in the range has no row to attach to.
+    expect(summary.tenants).toEqual({ acme: { calls: 2, failedCalls: 1, costUsd: 0.5, waitByPriority: { batch: { samples: 2, p50: 10, p95: 90 } } } });
     expect(summary.promptCacheBySource).toEqual({ deepseek: { promptTokens: 3000, cachedPromptTokens: 2000, cacheWritePromptTokens: 0, savingUsd: 0.0004 } });
     expect(summary.promptCacheByTenant).toEqual({});
     expect(summary.costByScopeTenant).toEqual({ LLM: { acme: 1, '(none)': 2 }, EMBED: { acme: 3 } });

@@ -28,7 +28,7 @@ export class AccessLog {
           route: request.routeOptions.url ?? null,
           status: response.headersSent ? response.statusCode : CLOSED_BEFORE_ANSWER,
           durationMs: Math.round((performance.now() - started) * 100) / 100,
-          tenant: request.tenantId ?? null,
+          tenant: request.caller?.tenantId ?? null,
           callId: typeof callId === 'string' && callId !== '' ? callId : null,
         }),
       );

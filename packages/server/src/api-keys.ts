@@ -1,28 +1,43 @@
 /**
- * API keys → tenants. The table is inline JSON or the path of a file holding it; neither the value
- * nor the file's content is ever echoed (they are keys). A presented key is compared with every
- * configured key in constant time (SHA-256 digests of equal length, `timingSafeEqual`, no early
- * exit), so neither a key's content nor its position in the table shows in the answer time. Keys
- * are kept only as digests.
+ * API keys → the policy each carries: its tenant, its priority class and the models it may call. The
+ * table is inline JSON or the path of a file holding it; neither the value nor the file's content is
+ * ever echoed (they are keys). A presented key is compared with every configured key in constant
+ * time (SHA-256 digests of equal length, `timingSafeEqual`, no early exit), so neither a key's
+ * content nor its position in the table shows in the answer time. Keys are kept only as digests.
  */
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SettingsError } from '@pgw/client';
+import { PRIORITIES, type Priority } from '@pgw/core';
 import { z } from 'zod';
 
-export type KeyTable = ReadonlyMap<string, string>;
+/** What a key may do: call for its tenant, at most at its priority, only its models (undefined = all). */
+export interface KeyPolicy {
+  readonly tenantId: string;
+  readonly priority: Priority;
+  readonly models?: ReadonlySet<string>;
+}
+
+export type KeyTable = ReadonlyMap<string, KeyPolicy>;
+
+/** A key's list is read into memory and searched per request: bounded like any other input. */
+export const MAX_MODELS_PER_KEY = 1000;
+const MAX_NAME_LENGTH = 256;
 
 const KEY = 'PGW_SERVER__KEYS';
-const SHAPE = 'must be a JSON object { "<api key>": "<tenant id>" }';
-// Messages only: an issue of a record repeats the offending key, which is secret.
-const table = z.record(z.string(), z.unknown(), { error: SHAPE }).superRefine((entries, context) => {
-  const pairs = Object.entries(entries);
-  if (pairs.length === 0) context.addIssue({ code: 'custom', message: 'names no API key; leave it unset to run without authentication (loopback only, or --allow-unauthenticated)' });
-  if (pairs.some(([key]) => key.length < 8)) context.addIssue({ code: 'custom', message: 'every API key must be at least 8 characters' });
-  if (pairs.some(([, tenant]) => typeof tenant !== 'string' || tenant === '' || tenant.length > 256)) {
-    context.addIssue({ code: 'custom', message: 'every key must map to a tenant id (a non-empty string of at most 256 characters)' });
-  }
+const SHAPE = 'must be a JSON object { "<api key>": "<tenant id>" | { "tenant": "<tenant id>", "priority"?: "interactive" | "batch", "models"?: ["<model>", …] } }';
+const name = z.string().min(1).max(MAX_NAME_LENGTH);
+const keyObject = z.strictObject({
+  tenant: name,
+  priority: z.enum(PRIORITIES).optional(),
+  models: z.array(name).min(1).max(MAX_MODELS_PER_KEY).optional(),
 });
+// Each names the field and never the key: a record's issue path is the key itself, which is secret.
+const FIELD_PROBLEM: Readonly<Record<keyof z.infer<typeof keyObject>, string>> = {
+  tenant: 'must be a tenant id (a non-empty string of at most 256 characters)',
+  priority: `must be one of ${PRIORITIES.join(', ')}`,
+  models: `must be a list of 1 to ${MAX_MODELS_PER_KEY} model names (non-empty strings of at most 256 characters)`,
+};
 
 /** The key table of `PGW_SERVER__KEYS`: unset = no keys; `{}` is refused (it would mean no authentication). */
 export function readApiKeys(raw: string | undefined): { keys: KeyTable; file?: string } {
@@ -52,15 +67,38 @@ function parseTable(text: string): KeyTable {
   } catch {
     throw new SettingsError({ key: KEY, problem: SHAPE });
   }
-  const parsed = table.safeParse(value);
-  if (!parsed.success) throw new SettingsError({ key: KEY, problem: parsed.error.issues[0]!.message });
-  return new Map(Object.entries(parsed.data) as [string, string][]);
+  if (typeof value !== 'object' || value === null || Array.isArray(value)) throw new SettingsError({ key: KEY, problem: SHAPE });
+  const pairs = Object.entries(value);
+  if (pairs.length === 0) throw new SettingsError({ key: KEY, problem: 'names no API key; leave it unset to run without authentication (loopback only, or --allow-unauthenticated)' });
+  if (pairs.some(([key]) => key.length < 8)) throw new SettingsError({ key: KEY, problem: 'every API key must be at least 8 characters' });
+  return new Map(pairs.map(([key, entry], index) => [key, policyOf(entry, index + 1)]));
+}
+
+/** The policy of the `position`th key (the position, not the key, names it in a problem). */
+function policyOf(entry: unknown, position: number): KeyPolicy {
+  const where = `key #${position}`;
+  if (typeof entry === 'string') {
+    if (!name.safeParse(entry).success) throw new SettingsError({ key: KEY, problem: `${where} ${FIELD_PROBLEM.tenant}` });
+    return { tenantId: entry, priority: 'interactive' };
+  }
+  if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
+    throw new SettingsError({ key: KEY, problem: `${where} must map to a tenant id or an object { "tenant", "priority", "models" }` });
+  }
+  const parsed = keyObject.safeParse(entry);
+  if (!parsed.success) {
+    const issue = parsed.error.issues[0]!;
+    const field = issue.path[0] as keyof typeof FIELD_PROBLEM | undefined;
+    const problem = issue.code === 'unrecognized_keys' || field === undefined ? `may hold only ${Object.keys(FIELD_PROBLEM).join(', ')}` : `"${field}" ${FIELD_PROBLEM[field]}`;
+    throw new SettingsError({ key: KEY, problem: `${where} ${problem}` });
+  }
+  const { tenant, priority = 'interactive', models } = parsed.data;
+  return { tenantId: tenant, priority, ...(models !== undefined && { models: new Set(models) }) };
 }
 
 const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
 
 export class ApiKeys {
-  #entries: readonly { digest: Buffer; tenantId: string }[] = [];
+  #entries: readonly { digest: Buffer; policy: KeyPolicy }[] = [];
 
   constructor(keys: KeyTable) {
     this.replace(keys);
@@ -72,24 +110,24 @@ export class ApiKeys {
 
   /** Swaps the table: a removed key is refused from its next request, calls in flight go on. */
   replace(keys: KeyTable): void {
-    this.#entries = [...keys].map(([key, tenantId]) => ({ digest: digest(key), tenantId }));
+    this.#entries = [...keys].map(([key, policy]) => ({ digest: digest(key), policy }));
   }
 
   /**
-   * The tenant of the key a request presents — `Authorization: Bearer <key>` (OpenAI's clients) or,
+   * The policy of the key a request presents — `Authorization: Bearer <key>` (OpenAI's clients) or,
    * without an Authorization header, `x-api-key` (Anthropic's) — or undefined for a missing or unknown key.
    */
-  tenantOf(headers: { authorization?: string | undefined; 'x-api-key'?: string | string[] | undefined }): string | undefined {
+  policyOf(headers: { authorization?: string | undefined; 'x-api-key'?: string | string[] | undefined }): KeyPolicy | undefined {
     const key = presentedKey(headers);
     if (key === undefined) return undefined;
     const presented = digest(key);
-    let tenant: string | undefined;
-    for (const entry of this.#entries) if (timingSafeEqual(entry.digest, presented) && tenant === undefined) tenant = entry.tenantId;
-    return tenant;
+    let policy: KeyPolicy | undefined;
+    for (const entry of this.#entries) if (timingSafeEqual(entry.digest, presented) && policy === undefined) policy = entry.policy;
+    return policy;
   }
 }
 
-function presentedKey({ authorization, 'x-api-key': apiKey }: Parameters<ApiKeys['tenantOf']>[0]): string | undefined {
+function presentedKey({ authorization, 'x-api-key': apiKey }: Parameters<ApiKeys['policyOf']>[0]): string | undefined {
   if (authorization !== undefined) return /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }

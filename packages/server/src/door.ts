@@ -2,8 +2,9 @@
  * The guard every request passes before anything of its body is read (Fastify's `onRequest`, which
  * runs after routing): its request id, its access-log line, then — answered at once, the body left
  * unread and the connection closed — an unrouted request (404), a host that is not loopback on a
- * server without keys (403), a protected route while draining (503) or without a known key (401).
- * The key is checked on the route the router matched, so no spelling of the path (percent-encoding,
+ * server without keys (403), a protected route while draining (503), without a known key (401) or
+ * with a malformed `x-pgw-priority` (400). A served request carries its caller (tenant, priority,
+ * models) from here. The key is checked on the route the router matched, so no spelling of the path (percent-encoding,
  * absolute form) gets around it.
  */
 import { randomUUID } from 'node:crypto';
@@ -14,6 +15,7 @@ import type { ApiKeys } from './api-keys.js';
 import { replyFailure } from './failure-reply.js';
 import { httpFailure, type HttpFailure } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
+import { callerOf, PRIORITY_HEADER } from './caller.js';
 import type { RouteConfig } from './routes.js';
 
 export interface DoorParts {
@@ -41,6 +43,8 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
     parts.onArrival();
     parts.log.watch(request, reply);
     const refusal = refusalOf(request, parts);
+    // The class the call is served in, so a caller whose header was overruled by its key can tell.
+    if (request.caller !== undefined) reply.raw.setHeader(PRIORITY_HEADER, request.caller.priority);
     if (refusal === undefined) return done();
     // The body the caller sent is never read, so the connection closes after the answer.
     if (hasBody(request)) reply.header('connection', 'close');
@@ -48,16 +52,19 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
   });
 }
 
-/** Why the request is answered at once, or undefined to serve it (with its `tenantId` when keys are configured). */
+/** Why the request is answered at once, or undefined to serve it (with its `caller`). */
 function refusalOf(request: FastifyRequest, parts: DoorParts): HttpFailure | undefined {
   if (request.is404) return notFound(request);
   if (parts.keys.size === 0 && !parts.openToAnyHost() && !isLoopbackHost(request.headers.host)) return httpFailure(new HostNotAllowedError());
   if ((request.routeOptions.config as RouteConfig).protected !== true) return undefined;
   if (parts.draining()) return httpFailure(new ServerDrainingError());
-  if (parts.keys.size === 0) return undefined;
-  const tenantId = parts.keys.tenantOf(request.headers);
-  if (tenantId === undefined) return httpFailure(new UnauthorizedError());
-  request.tenantId = tenantId;
+  const policy = parts.keys.size === 0 ? undefined : parts.keys.policyOf(request.headers);
+  if (parts.keys.size > 0 && policy === undefined) return httpFailure(new UnauthorizedError());
+  try {
+    request.caller = callerOf(policy, request.headers[PRIORITY_HEADER]);
+  } catch (error) {
+    return httpFailure(error);
+  }
   return undefined;
 }
 

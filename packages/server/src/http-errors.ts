@@ -16,6 +16,7 @@ import {
   SourceDeadError,
   SourceNotConfiguredError,
   TransientError,
+  type ScopeReason,
 } from '@pgw/client';
 import { errorCodes } from 'fastify';
 import {
@@ -87,10 +88,9 @@ const ERROR_TABLE: readonly Row[] = [
     final: true,
     ...(e.resetAt !== undefined && { headers: { 'x-pgw-budget-reset': new Date(e.resetAt).toISOString() } }),
   })),
+  // A full quota, the scope's or the caller's own tenant's, is the caller's rate limit; the rest is the server's trouble.
   row(GatewayUnavailableError, (e) => ({
-    ...(e.reason === 'quota_full'
-      ? failure(429, 'rate_limit_exceeded', 'quota_full', e.message)
-      : failure(503, 'service_unavailable', e.reason, e.message)),
+    ...(RATE_LIMITED.has(e.reason) ? failure(429, 'rate_limit_exceeded', e.reason, e.message) : failure(503, 'service_unavailable', e.reason, e.message)),
     retryAfterMs: e.retryAfterMs,
   })),
   row(CallDeadlineExceeded, (e) => failure(504, 'timeout', 'call_deadline_exceeded', e.message)),
@@ -105,6 +105,7 @@ const ERROR_TABLE: readonly Row[] = [
   row(MissingPackageError, (e) => failure(500, 'server_error', 'configuration_error', e.message)),
 ];
 
+const RATE_LIMITED: ReadonlySet<ScopeReason> = new Set(['quota_full', 'tenant_quota_full']);
 /** A new call during the drain: another instance (or this one's successor) can take it at once. */
 const DRAINING_RETRY_MS = 1000;
 /** The store's Redis failing over takes about this long. */

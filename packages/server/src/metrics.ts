@@ -1,11 +1,14 @@
 /**
  * The server's `/metrics` (prom-client, one registry per server): a GatewaySubscriber of every client
  * it builds, counting what the events say (calls, attempts, errors by type, latencies, cost, tokens,
- * breaker states), plus the requests in flight. Labels are bounded sets (scopes, sources, statuses,
- * error class names, the protocol of the route a call came in by): never a tenant or a key.
+ * breaker states), plus the requests in flight and, per tenant and priority class, the requests by
+ * outcome and their wait for admission. Labels are bounded sets (scopes, sources, statuses, error class
+ * names, the protocol of the route a call came in by, and tenants through TenantLabels): never a key.
  */
 import type { AttemptEndEvent, BreakerState, BreakerStateEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
+import { PRIORITIES, type Priority } from '@pgw/core';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { TenantLabels } from './tenant-labels.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
 const BREAKER_VALUE: Record<BreakerState, number> = { closed: 0, half_open: 1, open: 2 };
@@ -17,6 +20,16 @@ const PROTOCOL_OF_ROUTE: Readonly<Record<string, string>> = {
   '/v1/messages': 'messages',
   '/v1/embeddings': 'embeddings',
 };
+
+/** How a governed request ended, by the class of its answer. */
+export const REQUEST_OUTCOMES = ['ok', 'rate_limited', 'rejected', 'failed', 'cancelled'] as const;
+export type RequestOutcome = (typeof REQUEST_OUTCOMES)[number];
+
+export function outcomeOfStatus(status: number): RequestOutcome {
+  if (status < 400) return 'ok';
+  if (status === 429) return 'rate_limited';
+  return status < 500 ? 'rejected' : 'failed';
+}
 
 export class ServerMetrics {
   // A registry of its own: two servers in one process (tests, an embedding app) never share counts.
@@ -30,6 +43,9 @@ export class ServerMetrics {
   readonly #tokens = this.#counter('pgw_tokens_total', 'Tokens of the successful calls by kind (prompt, completion).', ['scope', 'kind']);
   readonly #breakers = new Gauge({ name: 'pgw_breaker_state', help: 'Breaker state per source as this process saw it: 0 closed, 1 half open, 2 open.', labelNames: ['scope', 'source'], registers: [this.#registry] });
   readonly #inflight = new Gauge({ name: 'pgw_server_requests_in_flight', help: 'HTTP requests being served.', registers: [this.#registry] });
+  readonly #tenantRequests = this.#counter('pgw_tenant_requests_total', 'Governed requests by tenant (the busiest by name, the rest as other), priority class and outcome.', ['tenant', 'priority', 'outcome']);
+  readonly #tenantWait = this.#histogram('pgw_tenant_admission_wait_seconds', 'Time from a governed request to its first upstream attempt (quotas and the scope’s line), by tenant and priority class.', ['tenant', 'priority']);
+  readonly #tenants: TenantLabels;
 
   readonly subscriber: GatewaySubscriber = {
     onCallEnd: (event: CallEndEvent) => {
@@ -55,8 +71,25 @@ export class ServerMetrics {
     },
   };
 
-  constructor() {
+  /** `tenantLabels`: how many of the busiest tenants keep their name in the labels (PGW_SERVER__METRICS_TENANTS). */
+  constructor(tenantLabels: number) {
     this.#inflight.set(0);
+    this.#tenants = new TenantLabels(tenantLabels, (tenant) => this.#forget(tenant));
+  }
+
+  /** One governed request ended; `waitMs` is undefined when no attempt started (a cache hit, a refusal). */
+  tenantRequest(tenantId: string, priority: Priority, outcome: RequestOutcome, waitMs: number | undefined): void {
+    const tenant = this.#tenants.labelOf(tenantId);
+    this.#tenantRequests.inc({ tenant, priority, outcome });
+    if (waitMs !== undefined) this.#tenantWait.observe({ tenant, priority }, waitMs / 1000);
+  }
+
+  // A displaced tenant's series go: otherwise each tenant ever named would stay in the scrape.
+  #forget(tenant: string): void {
+    for (const priority of PRIORITIES) {
+      this.#tenantWait.remove({ tenant, priority });
+      for (const outcome of REQUEST_OUTCOMES) this.#tenantRequests.remove({ tenant, priority, outcome });
+    }
   }
 
   requestStarted(): void {

@@ -7,14 +7,17 @@
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessLog } from './access-log.js';
 import { estimatePromptTokens, type LLMResponse } from '@pgw/client';
+import { mayCall, type RequestCaller } from './caller.js';
 import { chatCall } from './chat-request.js';
 import { chatCompletion } from './chat-response.js';
 import { abortOnDisconnect } from './disconnect.js';
 import { embedCall, embeddingList } from './embeddings.js';
 import type { InflightCalls } from './inflight.js';
-import type { ServerMetrics } from './metrics.js';
-import { ResponseNotFoundError, ServerDrainingError } from './request-error.js';
-import type { ScopeClients } from './scope-clients.js';
+import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from './metrics.js';
+import { withAdmission, type Admission } from './call-context.js';
+import { httpFailure } from './http-errors.js';
+import { ResponseNotFoundError, ServerDrainingError, UnknownModelError } from './request-error.js';
+import type { Endpoint, ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
 import { countTokensMessages, messagesCall } from './messages-request.js';
 import { anthropicMessage } from './messages-response.js';
@@ -42,7 +45,8 @@ export interface RouteConfig {
 
 declare module 'fastify' {
   interface FastifyRequest {
-    tenantId?: string;
+    /** Set by the door on every protected route it lets in. */
+    caller?: RequestCaller;
   }
 }
 
@@ -51,6 +55,11 @@ const ANTHROPIC = { config: { protected: true, protocol: 'anthropic' } satisfies
 
 export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   const { clients, metrics, settings, stored } = parts;
+  // A model outside the key's list is answered as an unknown one: a key cannot probe which models exist.
+  const scopeOf = (request: FastifyRequest, endpoint: Endpoint, model: string) => {
+    if (!mayCall(callerOf(request), model)) throw new UnknownModelError(model);
+    return clients.scopeOf(endpoint, model);
+  };
   const limits = { heartbeatMs: settings.sseHeartbeatMs, writeStallMs: settings.writeStallMs };
 
   const chatRoute = <C extends ChatRouteCall>(
@@ -59,10 +68,10 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     whole: (response: LLMResponse, call: C, request: FastifyRequest) => unknown,
   ) =>
     (request: FastifyRequest, reply: FastifyReply) =>
-      governed(parts, reply, async (controller) => {
+      governed(parts, request, reply, async (controller) => {
         const call = await parse(request);
-        const client = await clients.client('chat', clients.scopeOf('chat', call.model));
-        const options = { ...call.options, signal: controller.signal, ...tenant(request), meta: { ...call.options.meta, ...callMeta(request) } };
+        const client = await clients.client('chat', scopeOf(request, 'chat', call.model));
+        const options = { ...call.options, signal: controller.signal, ...callerOptions(request), meta: { ...call.options.meta, ...callMeta(request) } };
         if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call, request));
         const response = await client.chat(call.messages, options);
         return answerHeaders(reply, response).send(await whole(response, call, request));
@@ -105,11 +114,11 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   app.post('/v1/messages/count_tokens', ANTHROPIC, async (request) => ({ input_tokens: estimatePromptTokens(countTokensMessages(request.body)) }));
 
   app.post('/v1/embeddings', PROTECTED, (request, reply) =>
-    governed(parts, reply, async (controller) => {
+    governed(parts, request, reply, async (controller) => {
       const call = embedCall(request.body);
-      const client = await clients.client('embed', clients.scopeOf('embed', call.model));
+      const client = await clients.client('embed', scopeOf(request, 'embed', call.model));
       const meta = { ...callMeta(request), ...(call.user !== undefined && { user: call.user }) };
-      const response = await client.embed(call.texts, { signal: controller.signal, ...tenant(request), meta });
+      const response = await client.embed(call.texts, { signal: controller.signal, ...callerOptions(request), meta });
       reply.header('x-pgw-source', response.sources.at(-1) ?? '');
       reply.header('x-pgw-call-id', response.callStats.logicalCallId);
       if (response.costUsd !== undefined) reply.header('x-pgw-cost-usd', String(response.costUsd));
@@ -118,7 +127,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   );
 
   app.get('/v1/models', PROTECTED, async (request) => {
-    const names = clients.modelNames();
+    const names = clients.modelNames().filter((name) => mayCall(callerOf(request), name));
     // Anthropic's clients send their API version on every request, and read their own list shape.
     if (request.headers['anthropic-version'] !== undefined) {
       const createdAt = new Date().toISOString();
@@ -148,32 +157,45 @@ interface ChatRouteCall extends StreamCall {
   stream: boolean;
 }
 
-const tenant = (request: FastifyRequest) => (request.tenantId === undefined ? {} : { tenantId: request.tenantId });
+const callerOf = (request: FastifyRequest): RequestCaller => request.caller ?? { priority: 'interactive' };
+/** The caller's part of every call's options: the one place the server hands its tenant and priority to the clients. */
+const callerOptions = (request: FastifyRequest) => {
+  const { tenantId, priority } = callerOf(request);
+  return { ...(tenantId !== undefined && { tenantId }), priority };
+};
 /** What every call's telemetry row and events carry of its request: its id and the route it came by (the metrics' protocol). */
 const callMeta = (request: FastifyRequest) => ({ requestId: request.id, route: request.routeOptions.url });
 /** Without keys every caller is the one tenant `""`. */
-const tenantOf = (request: FastifyRequest) => request.tenantId ?? '';
+const tenantOf = (request: FastifyRequest) => callerOf(request).tenantId ?? '';
 
 /**
  * Runs one governed request under its own controller: the client going away, a stalled reader, or
  * the drain running out aborts it.
  */
-async function governed(parts: RouteParts, reply: FastifyReply, handle: (controller: AbortController) => Promise<unknown>): Promise<unknown> {
+async function governed(parts: RouteParts, request: FastifyRequest, reply: FastifyReply, handle: (controller: AbortController) => Promise<unknown>): Promise<unknown> {
   const controller = new AbortController();
   const unwatch = abortOnDisconnect(reply.raw, controller);
   const end = parts.inflight.begin(controller);
+  const admission: Admission = { startedAt: performance.now() };
+  let outcome: RequestOutcome = 'ok';
   parts.metrics.requestStarted();
   try {
-    return await handle(controller);
+    return await withAdmission(admission, () => handle(controller));
   } catch (error) {
     // The caller is gone: there is nobody to answer.
-    if (controller.signal.aborted && reply.raw.destroyed) return reply.hijack();
-    if (controller.signal.reason instanceof ServerDrainingError) throw controller.signal.reason;
-    throw error;
+    if (controller.signal.aborted && reply.raw.destroyed) {
+      outcome = 'cancelled';
+      return reply.hijack();
+    }
+    const thrown = controller.signal.reason instanceof ServerDrainingError ? controller.signal.reason : error;
+    outcome = outcomeOfStatus(httpFailure(thrown).status);
+    throw thrown;
   } finally {
     unwatch();
     end();
     parts.metrics.requestEnded();
+    const { tenantId = '', priority } = callerOf(request);
+    parts.metrics.tenantRequest(tenantId, priority, outcome, admission.waitMs);
   }
 }
 

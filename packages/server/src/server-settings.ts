@@ -28,6 +28,8 @@ export interface ServerSettings {
   /** How long a stored response (`store` not false) can be continued, read or deleted. */
   responsesTtlMs: number;
   accessLog: boolean;
+  /** How many of the busiest tenants keep their name in the metrics' `tenant` label; the rest are `other`. */
+  metricsTenants: number;
 }
 
 export const SERVER_DEFAULTS = {
@@ -40,6 +42,7 @@ export const SERVER_DEFAULTS = {
   writeStallS: 30,
   sseHeartbeatS: 15,
   responsesTtlS: 3600,
+  metricsTenants: 20,
 } as const;
 
 const SCOPE = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -56,6 +59,7 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__SSE_HEARTBEAT_S', field: 'sseHeartbeatMs', parse: 'seconds' },
   { key: 'PGW_SERVER__RESPONSES_TTL_S', field: 'responsesTtlMs', parse: 'seconds' },
   { key: 'PGW_SERVER__ACCESS_LOG', field: 'accessLog', parse: 'bool' },
+  { key: 'PGW_SERVER__METRICS_TENANTS', field: 'metricsTenants', parse: 'int' },
 ];
 
 const seconds = (fallbackS: number) => z.number().positive('must be > 0').default(fallbackS * 1000);
@@ -81,6 +85,8 @@ const schema = z.strictObject({
   sseHeartbeatMs: seconds(SERVER_DEFAULTS.sseHeartbeatS),
   responsesTtlMs: seconds(SERVER_DEFAULTS.responsesTtlS),
   accessLog: z.boolean().default(true),
+  // Each named tenant costs series of every priority and outcome: bounded so a typo cannot undo the bound.
+  metricsTenants: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1000, 'must be ≤ 1000').default(SERVER_DEFAULTS.metricsTenants),
 });
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {

@@ -66,7 +66,7 @@ export class GatewayServer {
     this.settings = loadServerSettings(env);
     this.#keys = new ApiKeys(this.settings.keys);
     const log = new AccessLog(options.log ?? stderrLines.line, this.settings.accessLog);
-    const metrics = new ServerMetrics();
+    const metrics = new ServerMetrics(this.settings.metricsTenants);
     this.#clients = new ScopeClients({
       env,
       models: this.settings.models,

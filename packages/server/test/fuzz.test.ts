@@ -71,6 +71,7 @@ const body = fc.oneof(
 );
 
 const headerValue = fc.stringMatching(/^[\x20-\x7e]{0,80}$/).map((value) => value.trim());
+const priorityHeader = fc.oneof(fc.constantFrom('interactive', 'batch', 'Batch', 'batch, interactive', 'batch\tx'), headerValue);
 const anyRequest = fc.record({
   method: fc.constantFrom('GET', 'POST', 'POST', 'POST', 'PUT', 'DELETE', 'OPTIONS', 'PATCH', 'HEAD'),
   path: anyPath,
@@ -78,6 +79,7 @@ const anyRequest = fc.record({
   apiKey: fc.option(fc.oneof(fc.constant(KEY), headerValue), { nil: undefined }),
   contentType: fc.oneof(fc.constant('application/json'), fc.constant(undefined), fc.constantFrom('text/plain', 'application/json; charset=utf-8', 'multipart/form-data', 'application/x-www-form-urlencoded'), headerValue),
   requestId: fc.option(headerValue, { nil: undefined }),
+  priority: fc.option(priorityHeader, { nil: undefined }),
   extra: fc.array(fc.tuple(fc.stringMatching(/^x-[a-z0-9-]{1,20}$/), headerValue), { maxLength: 3 }),
   body,
 });
@@ -89,6 +91,7 @@ const nearlyValid = fc.record({
   apiKey: fc.constant(undefined),
   contentType: fc.constant('application/json'),
   requestId: fc.option(headerValue, { nil: undefined }),
+  priority: fc.option(priorityHeader, { nil: undefined }),
   extra: fc.constant<[string, string][]>([]),
   body: fc.oneof(
     fc.constant(JSON.stringify(validChat)),
@@ -108,6 +111,7 @@ function bytesOf(input: FuzzRequest): string {
   if (input.apiKey !== undefined) headers.push(['x-api-key', input.apiKey]);
   if (input.contentType !== undefined && hasBody) headers.push(['content-type', input.contentType]);
   if (input.requestId !== undefined) headers.push(['x-request-id', input.requestId]);
+  if (input.priority !== undefined) headers.push(['x-pgw-priority', input.priority]);
   headers.push(...input.extra);
   if (hasBody) headers.push(['content-length', String(Buffer.byteLength(input.body))]);
   return `${input.method} ${input.path} HTTP/1.1\r\n${headers.map(([name, value]) => `${name}: ${value}`).join('\r\n')}\r\n\r\n${hasBody ? input.body : ''}`;
@@ -117,6 +121,12 @@ function checkAnswer(input: FuzzRequest, answer: RawAnswer): void {
   expect(answer.status, `a status for ${input.method} ${input.path}`).toBeGreaterThanOrEqual(200);
   expect(answer.status, `no 500 for ${input.method} ${input.path}: ${answer.body}`).not.toBe(500);
   expect(answer.headers['x-request-id'] ?? 'made before routing', 'a request id').toMatch(/^[\x21-\x7e]{1,128}$|^made before routing$/);
+  // A served call runs in the class it asked for or a lower one, and only a class's own name is taken.
+  if (answer.status < 300 && answer.headers['x-pgw-priority'] !== undefined) {
+    expect(['interactive', 'batch']).toContain(answer.headers['x-pgw-priority']);
+    if (input.priority !== undefined) expect(['interactive', 'batch']).toContain(input.priority);
+    if (input.priority === 'batch') expect(answer.headers['x-pgw-priority']).toBe('batch');
+  }
   if (answer.status >= 400 && input.method !== 'HEAD') {
     const parsed = JSON.parse(answer.body) as { type?: unknown; error?: { message?: unknown; type?: unknown; param?: unknown; code?: unknown } };
     expect(typeof parsed.error?.message).toBe('string');

@@ -15,6 +15,12 @@ export interface PgSummarySource {
 /** Nearest rank: the smallest latency whose rank reaches p% of the samples (what `percentile_disc` gives). */
 const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN latency_ms END)`;
 
+/** Nearest rank over `wait_ms`, as `percentile` over latencies. */
+const waitPercentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN wait_ms END)`;
+
+/** The tenant a row is counted for: no tenant and the tenant `""` are the same one. */
+const TENANT_KEY = `COALESCE(NULLIF(tenant_id, ''), $3)`;
+
 /** Prompt-cache use of attempts grouped `by` a column; sums as float8 (a bigint would arrive as a string). */
 const promptCacheQuery = (by: 'source' | 'tenant_id') => (table: string, inRange: string) =>
   `SELECT COALESCE(${by}, $3) AS key, COALESCE(SUM(prompt_tokens), 0)::float8 AS "promptTokens",
@@ -99,6 +105,25 @@ export async function summarize(source: PgSummarySource, range?: SummaryRange): 
       ),
       promptCacheBySource: await all(promptCacheQuery('source')(table, inRange), [SUMMARY_NONE_KEY]),
       promptCacheByTenant: await all(promptCacheQuery('tenant_id')(table, inRange), [SUMMARY_NONE_KEY]),
+      tenants: await all(
+        `WITH per_call AS (
+           SELECT MIN(${TENANT_KEY}) AS key, bool_or(event_kind = 'terminal_failure') AS failed,
+                  COALESCE(SUM(cost_usd) FILTER (WHERE event_kind = 'attempt'), 0) AS cost
+           FROM ${table} WHERE ${inRange} GROUP BY logical_call_id)
+         SELECT key, COUNT(*)::int AS calls, COUNT(*) FILTER (WHERE failed)::int AS "failedCalls", SUM(cost)::float8 AS cost
+         FROM per_call GROUP BY key ORDER BY key`,
+        [SUMMARY_NONE_KEY],
+      ),
+      tenantWaits: await all(
+        `WITH ranked AS (
+           SELECT ${TENANT_KEY} AS key, COALESCE(priority, $3) AS priority, wait_ms,
+                  ROW_NUMBER() OVER (PARTITION BY ${TENANT_KEY}, priority ORDER BY wait_ms) AS rn,
+                  COUNT(*) OVER (PARTITION BY ${TENANT_KEY}, priority) AS n
+           FROM ${table} WHERE event_kind = 'attempt' AND wait_ms IS NOT NULL AND ${inRange})
+         SELECT key, priority, MAX(n)::int AS samples, ${waitPercentile(50)} AS p50, ${waitPercentile(95)} AS p95
+         FROM ranked GROUP BY key, priority ORDER BY key, priority`,
+        [SUMMARY_NONE_KEY],
+      ),
       callsOverTime: await all<CallsBucket>(
         `WITH calls AS (
            SELECT MIN(ts) AS first_ts, bool_or(event_kind = 'terminal_failure') AS failed

@@ -11,7 +11,15 @@ export interface SqliteSummarySource {
 /** Nearest rank: the smallest latency whose rank reaches p% of the samples (Postgres `percentile_disc`). */
 const percentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN latency_ms END)`;
 
+/** Nearest rank over `wait_ms`, as `percentile` over latencies. */
+const waitPercentile = (p: number) => `MIN(CASE WHEN rn * 100 >= n * ${p} THEN wait_ms END)`;
+
+/** The tenant a row is counted for: no tenant and the tenant `""` are the same one. */
+const TENANT_KEY = `COALESCE(NULLIF(tenant_id, ''), @none)`;
+
 type PromptCacheRows = SummaryParts['promptCacheBySource'];
+
+const columnsOf = (db: Database.Database) => db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('llm_calls') as string[];
 
 /**
  * A file rotated before schema version 2 has no prompt-cache columns: it reports none; one rotated
@@ -21,7 +29,7 @@ function promptCacheParts(
   db: Database.Database,
   query: (by: 'source' | 'tenant_id', writes: string) => PromptCacheRows,
 ): Pick<SummaryParts, 'promptCacheBySource' | 'promptCacheByTenant'> {
-  const columns = db.prepare('SELECT name FROM pragma_table_info(?)').pluck().all('llm_calls') as string[];
+  const columns = columnsOf(db);
   if (!columns.includes('cache_saving_usd')) return { promptCacheBySource: [], promptCacheByTenant: [] };
   const writes = columns.includes('cache_write_prompt_tokens') ? 'COALESCE(SUM(cache_write_prompt_tokens), 0)' : '0';
   return { promptCacheBySource: query('source', writes), promptCacheByTenant: query('tenant_id', writes) };
@@ -103,6 +111,28 @@ export async function summarize(source: SqliteSummarySource, range?: SummaryRang
           { none: SUMMARY_NONE_KEY },
         ),
       ),
+      tenants: all(
+        `WITH per_call AS (
+           SELECT MIN(${TENANT_KEY}) AS key, MAX(event_kind = 'terminal_failure') AS failed,
+                  COALESCE(SUM(CASE WHEN event_kind = 'attempt' THEN cost_usd END), 0) AS cost
+           FROM llm_calls WHERE ${inRange} GROUP BY logical_call_id)
+         SELECT key, COUNT(*) AS calls, SUM(failed) AS failedCalls, SUM(cost) AS cost
+         FROM per_call GROUP BY key ORDER BY key`,
+        { none: SUMMARY_NONE_KEY },
+      ),
+      // A file rotated before schema version 5 has no waits: it reports none.
+      tenantWaits: columnsOf(db).includes('wait_ms')
+        ? all(
+            `WITH ranked AS (
+               SELECT ${TENANT_KEY} AS key, COALESCE(priority, @none) AS priority, wait_ms,
+                      ROW_NUMBER() OVER (PARTITION BY ${TENANT_KEY}, priority ORDER BY wait_ms) AS rn,
+                      COUNT(*) OVER (PARTITION BY ${TENANT_KEY}, priority) AS n
+               FROM llm_calls WHERE event_kind = 'attempt' AND wait_ms IS NOT NULL AND ${inRange})
+             SELECT key, priority, MAX(n) AS samples, ${waitPercentile(50)} AS p50, ${waitPercentile(95)} AS p95
+             FROM ranked GROUP BY key, priority ORDER BY key, priority`,
+            { none: SUMMARY_NONE_KEY },
+          )
+        : [],
       callsOverTime: all<CallsBucket>(
         `WITH calls AS (
            SELECT MIN(ts) AS first_ts, MAX(event_kind = 'terminal_failure') AS failed

@@ -138,6 +138,8 @@ describe.each(['worker', 'main'] as const)('thread: %s', (mode) => {
       old.exec('ALTER TABLE llm_calls DROP COLUMN priority; ALTER TABLE llm_calls DROP COLUMN wait_ms; DELETE FROM schema_version WHERE version = 5');
       old.prepare("INSERT INTO llm_calls (ts, scope, operation, event_kind, call_id, logical_call_id, status) VALUES (1, 'LLM', 'chat', 'attempt', 'old', 'old', 'ok')").run();
       old.close();
+      // A file rotated before version 5 is reported as it is: its tenants, without waits.
+      expect((await summarize({ path })).tenants).toEqual({ '(none)': { calls: 1, failedCalls: 0, costUsd: 0, waitByPriority: {} } });
       const recorder = await openRecorder({ path });
       recorder.record(telemetryRow({ callId: 'new', priority: 'batch', waitMs: 250.5 }));
       await recorder.close();

@@ -239,8 +239,9 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
     });
 
     it('summarises calls, retries, failed calls and attempts, latency, cost and calls over time', async () => {
-      const { costBySource, costByTenant, costByScope, costByScopeTenant, promptCacheBySource, promptCacheByTenant, ...counts } =
+      const { costBySource, costByTenant, costByScope, costByScopeTenant, promptCacheBySource, promptCacheByTenant, tenants, ...counts } =
         await harness.summarize({ since: T0 });
+      expect(Object.keys(tenants).sort()).toEqual(['(none)', 't1', 't2']);
       expect(counts).toEqual({
         calls: 105,
         attempts: 108,
@@ -287,6 +288,38 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
       const uncachedUse = { promptTokens: 500, cachedPromptTokens: 0, cacheWritePromptTokens: 0, savingUsd: 0 };
       expect(promptCacheBySource).toEqual({ alpha: uncachedUse, beta: cachedUse, gamma: none });
       expect(promptCacheByTenant).toEqual({ t1: cachedUse, t2: uncachedUse, '(none)': none });
+    });
+
+    it('summarises each tenant: calls, failed calls, attempts\' cost, and wait percentiles per priority class', async () => {
+      const t = T0 + 20 * HOUR;
+      const rows = [
+        attempt('P1', t, { tenantId: 'acme', priority: 'interactive', waitMs: 10, costUsd: 0.1 }),
+        attempt('P2', t + 1, { tenantId: 'acme', priority: 'interactive', waitMs: 30, costUsd: 0, status: 'error', errorType: 'TransientError' }),
+        attempt('P2', t + 2, { tenantId: 'acme', priority: 'interactive', waitMs: 50, costUsd: 0.2 }),
+        attempt('P3', t + 3, { tenantId: 'acme', priority: 'batch', waitMs: 400, costUsd: 0.05, status: 'error', errorType: 'TransientError' }),
+        // A terminal row's cost is not an attempt's: it is not counted twice.
+        minimalRow({ logicalCallId: 'P3', ts: t + 4, eventKind: 'terminal_failure', status: 'error', errorType: 'AllSourcesExhausted', tenantId: 'acme', costUsd: 0.9 }),
+        // A row written before priority classes: its wait is shown under (none).
+        attempt('P6', t + 5, { tenantId: 'acme', waitMs: 7 }),
+        // The tenant "" and no tenant are the same one, (none); an attempt without a wait is no sample.
+        attempt('P4', t + 6, { tenantId: '', priority: 'interactive' }),
+        attempt('P5', t + 7, { priority: 'batch', waitMs: 5 }),
+      ];
+      for (const row of rows) harness.recorder.record(row);
+      await harness.recorder.flush();
+      const { tenants } = await harness.summarize({ since: t });
+      expect(Object.keys(tenants).sort()).toEqual(['(none)', 'acme']);
+      expect(tenants.acme).toMatchObject({
+        calls: 4,
+        failedCalls: 1,
+        waitByPriority: {
+          interactive: { samples: 3, p50: 30, p95: 50 },
+          batch: { samples: 1, p50: 400, p95: 400 },
+          '(none)': { samples: 1, p50: 7, p95: 7 },
+        },
+      });
+      expect(tenants.acme!.costUsd).toBeCloseTo(0.35, 10);
+      expect(tenants['(none)']).toEqual({ calls: 2, failedCalls: 0, costUsd: 0, waitByPriority: { batch: { samples: 1, p50: 5, p95: 5 } } });
     });
 
     it('honours the half-open range [since, until) and the bucket width', async () => {
@@ -357,6 +390,7 @@ export function summaryContract(name: string, factory: () => Promise<SummaryHarn
         costByScopeTenant: {},
         promptCacheBySource: {},
         promptCacheByTenant: {},
+        tenants: {},
         callsOverTime: [],
       });
     });

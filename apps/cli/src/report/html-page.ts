@@ -6,6 +6,7 @@ import { BUDGET_COLUMNS, BUDGET_TEXT_COLUMNS, budgetRows } from './budgets.js';
 import { formatCount, formatDuration, formatInstant, formatMs, formatRange, formatUsd } from './format.js';
 import { element as el, text } from './markup.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
+import { TENANT_COLUMNS, tenantRows } from './tenants.js';
 import {
   attemptErrorRows,
   byValueDesc,
@@ -82,6 +83,8 @@ export function renderHtmlPage(report: Report): string {
     costChart(costBySource, costByTenant),
     table(['source', 'cost'], costBySource.map(([key, usd]) => [key, formatUsd(usd)])),
     table(['tenant', 'cost'], costByTenant.map(([key, usd]) => [key, formatUsd(usd)])),
+    el('h2', {}, 'Tenants'),
+    table(TENANT_COLUMNS, tenantRows(summary.tenants)),
     el('h2', {}, 'Prompt cache'),
     table(['source', ...PROMPT_CACHE_HEADERS], promptCacheRows(summary.promptCacheBySource)),
     table(['tenant', ...PROMPT_CACHE_HEADERS], promptCacheRows(summary.promptCacheByTenant)),

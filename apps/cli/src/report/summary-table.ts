@@ -4,6 +4,7 @@ import { renderTable } from '../text-table.js';
 import { BUDGET_COLUMNS, BUDGET_TEXT_COLUMNS, budgetRows } from './budgets.js';
 import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
+import { TENANT_COLUMNS, tenantRows } from './tenants.js';
 import {
   attemptErrorRows,
   byValueDesc,
@@ -67,6 +68,11 @@ export function renderSummaryTable(report: Report): string {
         ]),
     costSection('Cost per source', 'source', summary.costBySource),
     costSection('Cost per tenant', 'tenant', summary.costByTenant),
+    section(
+      'Tenants (calls, failed calls, attempts’ cost in USD, wait for admission per priority class)',
+      TENANT_COLUMNS.map((header, i) => (i === 0 ? { header } : { header, align: 'right' as const })),
+      tenantRows(summary.tenants),
+    ),
     promptCacheSection('Prompt cache per source', 'source', summary.promptCacheBySource),
     promptCacheSection('Prompt cache per tenant', 'tenant', summary.promptCacheByTenant),
     `calls over time: ${summary.callsOverTime.length} bucket(s) of ${formatDuration(report.bucketMs)} (see --html for the chart)`,
