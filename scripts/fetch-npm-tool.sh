@@ -18,7 +18,10 @@ if [ ! -d "$dir/node_modules/.bin" ]; then
   # The npm_config_* a pnpm script or setup.sh exports (nodedir, frozen lockfile …) are not for this
   # install; the registry, cache and proxy settings of the user's npmrc still apply.
   while IFS= read -r name; do unset "$name"; done < <(env | sed -n 's/^\(npm_config_[A-Za-z0-9_]*\)=.*/\1/p' | grep -viE '^npm_config_(registry|cache|userconfig|globalconfig|.*proxy|ca|cafile|strict_ssl)$' || true)
-  npm install --prefix "$tmp" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "$spec" >&2
+  # --prefix moves npm's global config to <prefix>/etc/npmrc; the machine's own (its registry CA, say)
+  # is read where npm finds it without the flag.
+  globalconfig=$(npm config get globalconfig)
+  npm install --prefix "$tmp" --globalconfig "$globalconfig" --no-save --no-package-lock --no-audit --no-fund --loglevel=error "$spec" >&2
   [ -d "$tmp/node_modules/.bin" ] || { echo "fetch-npm-tool: $spec installed no bin" >&2; exit 1; }
   if [ -n "$bin" ]; then
     "$tmp/node_modules/.bin/$bin" --version </dev/null >&2 || { echo "fetch-npm-tool: $spec: '$bin --version' failed" >&2; exit 1; }
