@@ -1,15 +1,12 @@
 /** `pgw report --dsn` spawned over a real PostgreSQL table filled through `@pgw/telemetry-pg`'s recorder. */
-import { randomBytes } from 'node:crypto';
 import { PgRecorder } from '@pgw/telemetry-pg';
-import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
+import { dropSchema, TEST_DSN as DSN, uniqueSchema } from './pg-schema.js';
 import { removeTempDirs, runCli } from './run-cli.js';
 import { telemetryRows } from './telemetry-fixture.js';
 
-const DSN = process.env.PGW_TEST_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/test';
-/** A schema of its own, so parallel suites never share a table. */
-const SCHEMA = `pgw_cli_${randomBytes(6).toString('hex')}`;
+const SCHEMA = uniqueSchema('pgw_cli');
 
 beforeAll(async () => {
   const recorder = await PgRecorder.open({ dsn: DSN, schema: SCHEMA });
@@ -25,13 +22,7 @@ beforeAll(async () => {
 
 afterAll(async () => {
   removeTempDirs();
-  const client = new pg.Client({ connectionString: DSN });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchema(SCHEMA);
 });
 
 test('reads the summary from PostgreSQL (DSN from PGW_TELEMETRY_DSN, schema by flag)', async () => {

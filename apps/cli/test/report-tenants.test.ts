@@ -1,17 +1,15 @@
 /** `pgw report` shows one row per tenant — calls, failed calls, cost, wait p50/p95 per priority class — from SQLite and from PostgreSQL. */
-import { randomBytes } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import type { TelemetryRow } from '@pgw/client';
 import { PgRecorder } from '@pgw/telemetry-pg';
-import pg from 'pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
+import { dropSchema, TEST_DSN as DSN, uniqueSchema } from './pg-schema.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';
 import { FIXTURE_START, HOSTILE_TENANT, telemetryFile } from './telemetry-fixture.js';
 
-const DSN = process.env.PGW_TEST_PG_DSN ?? 'postgres://postgres@127.0.0.1:5432/test';
-const SCHEMA = `pgw_cli_tenants_${randomBytes(6).toString('hex')}`;
+const SCHEMA = uniqueSchema('pgw_cli_tenants');
 
 function attempt(i: number, fields: Partial<TelemetryRow>): TelemetryRow {
   return { ts: FIXTURE_START + i, scope: 'LLM', operation: 'chat', eventKind: 'attempt', callId: `call-${i}`, logicalCallId: `call-${i}`, status: 'ok', ...fields };
@@ -30,13 +28,7 @@ const ROWS: TelemetryRow[] = [
 
 afterAll(async () => {
   removeTempDirs();
-  const client = new pg.Client({ connectionString: DSN });
-  await client.connect();
-  try {
-    await client.query(`DROP SCHEMA IF EXISTS ${SCHEMA} CASCADE`);
-  } finally {
-    await client.end();
-  }
+  await dropSchema(SCHEMA);
 });
 
 function expectTenantTable(stdout: string): void {
