@@ -5,13 +5,17 @@
  * the live stream, the extra panels, and a drain that ends the consoles' streams instead of waiting
  * for them.
  */
+import { randomBytes } from 'node:crypto';
 import { writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
 import { SettingsError } from '@pgw/client';
-import { loadServerSettings, type ConsolePanel } from '../src/index.js';
+import { startMockUpstream } from '@pgw/mock-upstream';
+import { GatewayServer, loadServerSettings, type ConsolePanel } from '../src/index.js';
 import { startHarness, type Harness } from './helpers.js';
+
+const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
 
 const TENANT_KEY = 'tenant-key-1234567';
 const ADMIN_KEY = 'admin-key-7654321';
@@ -207,5 +211,42 @@ describe('the console state', () => {
     let ended = false;
     for (let chunk = await reader.read().catch(() => ({ done: true })); !ended; chunk = await reader.read().catch(() => ({ done: true }))) ended = chunk.done === true;
     expect(ended).toBe(true);
+  });
+});
+
+describe('a fleet on Redis', () => {
+  it("shows the fleet's breaker on every server, and the failures only on the server that saw them", async () => {
+    const scope = `CONSOLE_${randomBytes(5).toString('hex').toUpperCase()}`;
+    const mock = await startMockUpstream({ port: 0, script: { sources: { main: {} } } });
+    const env = {
+      PGW_LIMITER_BACKEND: 'redis',
+      REDIS_URL,
+      PGW_CACHE_BACKEND: 'none',
+      PGW_SERVER__MODELS: JSON.stringify({ 'gpt-4o-mini': scope }),
+      [`${scope}__SOURCE__MAIN__BASE_URL`]: mock.baseUrl('main'),
+      [`${scope}__SOURCE__MAIN__MODEL`]: 'gpt-4o-mini',
+      [`${scope}__MAX_ATTEMPTS`]: '1',
+      [`${scope}__BREAKER__COOLDOWN_S`]: '60',
+    };
+    const servers = [new GatewayServer({ env, warn: () => {}, log: () => {} }), new GatewayServer({ env, warn: () => {}, log: () => {} })];
+    try {
+      const [a, b] = await Promise.all(servers.map((server) => server.listen({ port: 0 })));
+      const chat = (url: string) =>
+        fetch(`${url}/v1/chat/completions`, { method: 'POST', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] }) });
+      // A scope shows on a server once a call there built its client.
+      expect((await chat(b!)).status).toBe(200);
+      mock.setSource('main', { steps: [{ kind: 'status', status: 401 }] });
+      expect((await chat(a!)).status).toBe(503);
+      type State = { scopes: { scope: string; shared: boolean; sources: { source: string; breaker: { state: string }; inflightHere: number; recentErrors: unknown[] }[] }[]; failuresHere: unknown[] };
+      const [onA, onB] = (await Promise.all([a!, b!].map(async (url) => (await fetch(`${url}/ui/state`)).json()))) as State[];
+      for (const state of [onA!, onB!]) expect(state.scopes).toMatchObject([{ scope, shared: true, sources: [{ source: 'main', breaker: { state: 'open' } }] }]);
+      expect(onA!.failuresHere).toHaveLength(1);
+      expect(onA!.scopes[0]!.sources[0]!.recentErrors).toHaveLength(1);
+      expect(onB!.failuresHere).toEqual([]);
+      expect(onB!.scopes[0]!.sources[0]!.recentErrors).toEqual([]);
+    } finally {
+      await Promise.all(servers.map((server) => server.drain(0)));
+      await mock.close();
+    }
   });
 });
