@@ -49,17 +49,24 @@ afterAll(async () => {
   await harness?.close();
 });
 
-/** A fresh context (no cookie) and page, with every console error, page error, failed request and error answer collected. */
-async function watchedPage(width: number, height: number) {
+/**
+ * Runs `check` on a fresh context (no cookie) and page of the given viewport, then asserts that no
+ * console error, page error, failed request or error answer (≥ 400) happened meanwhile.
+ */
+async function onPage(width: number, height: number, check: (page: Page) => Promise<void>): Promise<void> {
   const context = await browser!.newContext({ viewport: { width, height } });
   const page = await context.newPage();
   const problems: string[] = [];
-  const errorAnswers: string[] = [];
   page.on('console', (message) => void (message.type() === 'error' && problems.push(`console: ${message.text()}`)));
   page.on('pageerror', (error) => void problems.push(`page: ${error.message}`));
   page.on('requestfailed', (request) => void problems.push(`failed: ${request.url()} ${request.failure()?.errorText}`));
-  page.on('response', (response) => void (response.status() >= 400 && errorAnswers.push(`${response.status()} ${new URL(response.url()).pathname}`)));
-  return { context, page, problems, errorAnswers };
+  page.on('response', (response) => void (response.status() >= 400 && problems.push(`answered ${response.status()}: ${new URL(response.url()).pathname}`)));
+  try {
+    await check(page);
+    expect(problems).toEqual([]);
+  } finally {
+    await context.close();
+  }
 }
 
 async function signIn(page: Page, key: string): Promise<number> {
@@ -81,8 +88,7 @@ async function seriousViolations(page: Page): Promise<string[]> {
 const chat = (content = PROMPT) => harness.openai(TENANT_KEY).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content }] });
 
 test('the console signs in with an admin key only and follows a tenant, a budget and a breaker live', { timeout: 60_000 }, async () => {
-  const { context, page, problems, errorAnswers } = await watchedPage(1280, 800);
-  try {
+  await onPage(1280, 800, async (page) => {
     await page.goto(`${harness.url}/ui`);
     expect(await signIn(page, TENANT_KEY)).toBe(303);
     await expect.poll(() => page.getByRole('alert').textContent()).toContain('not an admin key');
@@ -114,16 +120,11 @@ test('the console signs in with an admin key only and follows a tenant, a budget
     for (const secret of [PROMPT, TENANT_KEY, ADMIN_KEY]) expect(text).not.toContain(secret);
 
     await page.screenshot({ path: join(ARTIFACTS, 'console.png'), fullPage: true });
-    expect(problems).toEqual([]);
-    expect(errorAnswers).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the console has no serious accessibility violation and fits a phone', { timeout: 30_000 }, async () => {
-  const { context, page, problems, errorAnswers } = await watchedPage(375, 812);
-  try {
+  await onPage(375, 812, async (page) => {
     await page.goto(`${harness.url}/ui`);
     await signIn(page, ADMIN_KEY);
     await page.locator('tr[data-source="main"]').waitFor({ timeout: SHOWN_WITHIN_MS });
@@ -131,24 +132,16 @@ test('the console has no serious accessibility violation and fits a phone', { ti
     expect(await page.evaluate(() => document.documentElement.scrollWidth)).toBeLessThanOrEqual(375);
     expect(await seriousViolations(page)).toEqual([]);
     await page.screenshot({ path: join(ARTIFACTS, 'console-phone.png'), fullPage: true });
-    expect(problems).toEqual([]);
-    expect(errorAnswers).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 });
 
 test('the login page itself passes the scan, and keyboard focus reaches the key and the button', { timeout: 30_000 }, async () => {
-  const { context, page, problems } = await watchedPage(1280, 800);
-  try {
+  await onPage(1280, 800, async (page) => {
     await page.goto(`${harness.url}/ui`);
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.id)).toBe('key');
     await page.keyboard.press('Tab');
     expect(await page.evaluate(() => document.activeElement?.textContent)).toBe('Sign in');
     expect(await seriousViolations(page)).toEqual([]);
-    expect(problems).toEqual([]);
-  } finally {
-    await context.close();
-  }
+  });
 });
