@@ -76,7 +76,19 @@ describe('ConsoleActivity', () => {
 
 describe('ConsoleFeed', () => {
   const timers = () => process.getActiveResourcesInfo().filter((kind) => kind === 'Timeout').length;
-  const stream = () => Object.assign(new EventEmitter(), { writableLength: 0, written: [] as string[], write(text: string) { this.written.push(text); return true; }, end() { this.emit('close'); } });
+  /** What the feed uses of a ServerResponse. */
+  class FakeStream extends EventEmitter {
+    readonly writableLength = 0;
+    readonly written: string[] = [];
+    write(text: string): boolean {
+      this.written.push(text);
+      return true;
+    }
+    end(): void {
+      this.emit('close');
+    }
+  }
+  const stream = () => new FakeStream();
 
   it('runs one timer while a stream is open, sends the state at once, and clears it when the last one goes', async () => {
     const before = timers();
