@@ -39,8 +39,9 @@ beforeAll(async () => {
     PGW_SERVER__KEYS: JSON.stringify({ [TENANT_KEY]: 'team-a' }),
     PGW_SERVER__ADMIN_KEYS: JSON.stringify([ADMIN_KEY]),
     LLM__MAX_ATTEMPTS: '1',
-    LLM__BREAKER__COOLDOWN_S: '2',
-    LLM__BREAKER__MAX_COOLDOWN_S: '2',
+    // Four beats of the feed (one a second) open, so the page surely shows `open` before `half_open`.
+    LLM__BREAKER__COOLDOWN_S: '4',
+    LLM__BREAKER__MAX_COOLDOWN_S: '4',
     LLM__TENANT__MAX_CONCURRENCY: '1',
     LLM__BUDGET__USD: '5',
     LLM__SOURCE__MAIN__PRICING: JSON.stringify({ inputPerMTok: 1000, outputPerMTok: 2000 }),
@@ -101,7 +102,7 @@ test('the console signs in with an admin key only and follows a tenant, a budget
     await breaker.getByText('closed').waitFor({ timeout: SHOWN_WITHIN_MS });
 
     // A tenant at its bound (one call at a time) while its slow call runs, and the budget that call spends.
-    harness.mock.setSource('main', { latencyMs: 3000 });
+    harness.mock.setSource('main', { latencyMs: 4000 });
     const slow = chat();
     await page.locator('tr[data-tenant="team-a"]').getByText('at its bound').waitFor({ timeout: SHOWN_WITHIN_MS });
     await slow;
@@ -114,7 +115,7 @@ test('the console signs in with an admin key only and follows a tenant, a budget
     harness.mock.setSource('main', { steps: [{ kind: 'status', status: 401 }] });
     await expect(chat()).rejects.toMatchObject({ status: 503 });
     await breaker.getByText(/^open · \d+ s left$/).waitFor({ timeout: SHOWN_WITHIN_MS });
-    await breaker.getByText('half_open').waitFor({ timeout: 2000 + SHOWN_WITHIN_MS });
+    await breaker.getByText('half_open').waitFor({ timeout: 4000 + SHOWN_WITHIN_MS });
     await chat();
     await breaker.getByText('closed').waitFor({ timeout: SHOWN_WITHIN_MS });
 
