@@ -1,5 +1,6 @@
 import { assertBudgetPolicy, TicketLease } from '@pgw/core/internal';
 import type {
+  BreakerSnapshot,
   BreakerPolicy,
   BreakerTicket,
   BreakerTransition,
@@ -55,6 +56,10 @@ export class InMemoryGovernor implements Governor {
 
   sourceStats(source: string): SourceStats {
     return this.limiter.sourceStats(source);
+  }
+
+  breakerSnapshot(source: string): BreakerSnapshot {
+    return this.breaker.snapshot(source);
   }
 
   tenantStatus(tenantId: string): TenantUse {

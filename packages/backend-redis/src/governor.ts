@@ -1,5 +1,5 @@
 import type { RedisClient } from './connection.js';
-import { BATCH_GATES, DEFAULT_CALLER, LIMIT_GATES, TENANT_GATES, type AdmissionGate, type BreakerRefusal, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Caller, type Clock, type GlobalLimits, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats, type TenantPolicy, type TenantUse } from '@pgw/core';
+import { BATCH_GATES, DEFAULT_CALLER, LIMIT_GATES, TENANT_GATES, type AdmissionGate, type BreakerRefusal, type BreakerSnapshot, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Caller, type Clock, type GlobalLimits, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats, type TenantPolicy, type TenantUse } from '@pgw/core';
 import { assertBudgetPolicy, assertNonNegativeInteger, assertTenantPolicy, batchLimitsOf, batchShareBinds, budgetPeriodAt, budgetTenantOf, NO_TENANT_POLICY, optionalPositiveMs, tenantShareOf, tenantsBounded, TicketLease } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS, duplicateConnection } from './connection.js';
 import { failClosed } from './fail-closed.js';
@@ -228,6 +228,10 @@ export class RedisGovernor implements Governor {
 
   sourceStats(source: string): Promise<SourceStats> {
     return this.limiter.sourceStats(source);
+  }
+
+  breakerSnapshot(source: string): Promise<BreakerSnapshot> {
+    return this.breaker.snapshot(source);
   }
 
   /**

@@ -20,6 +20,7 @@ import {
 import type { CommonCallOptions } from './call-input.js';
 import { readTenantStatus, type TenantStatus } from './tenant-status.js';
 import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
+import { readSourceStatus, type SourceStatus } from './source-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
 import { requireParts, seams, type ClientParts } from './client-parts.js';
 import { gatewaySettings } from './settings/construct.js';
@@ -136,6 +137,12 @@ export class GatewayClient extends OwningClient {
   tenantStatus(tenantId: string): Promise<TenantStatus> {
     this.assertOpen('tenantStatus');
     return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'GatewayClient');
+  }
+
+  /** Each source's breaker (state, open until) and its RPM, TPM and concurrency use against its bounds, now. */
+  sourceStatus(): Promise<SourceStatus[]> {
+    this.assertOpen('sourceStatus');
+    return readSourceStatus(this.#governor, this.settings.sources);
   }
 
   /** The spend budget a call of `options.tenantId` spends, now: spent, reserved, budget, resetAt. Undefined without a budget. */

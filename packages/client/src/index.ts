@@ -161,6 +161,7 @@ export { MAX_ID_LENGTH, MAX_META_JSON_LENGTH } from './call-input.js';
 export { gatherBounded } from './gather-bounded.js';
 export type { BudgetStatusOptions } from './budget-status.js';
 export type { TenantStatus } from './tenant-status.js';
+export type { SourceStatus } from './source-status.js';
 
 export { SettingsError } from './settings/settings-error.js';
 export type { SettingsErrorOptions } from './settings/settings-error.js';

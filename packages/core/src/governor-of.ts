@@ -13,6 +13,7 @@ export function governorOf(limiter: Limiter, breaker: Breaker): Governor {
   return {
     admit: (source, estTokens, _turn, charge) => admitThroughBoth(limiter, breaker, source, estTokens, charge),
     sourceStats: (source) => limiter.sourceStats(source),
+    breakerSnapshot: (source) => breaker.snapshot(source),
   };
 }
 

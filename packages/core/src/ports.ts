@@ -229,6 +229,8 @@ export interface Governor {
   admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge, caller?: Caller): MaybePromise<Lease | GovernorRefusal>;
   /** The source's in-flight count and window usage (the health-aware selector ranks on them). */
   sourceStats(source: string): MaybePromise<SourceStats>;
+  /** Optional: the source's breaker as the governor's books have it now (the console and status calls read it). */
+  breakerSnapshot?(source: string): MaybePromise<BreakerSnapshot>;
   /** The budget a call of `tenantId` spends, now; undefined when the scope has no budget. */
   budgetStatus?(tenantId?: string): MaybePromise<BudgetStatus | undefined>;
   /** A tenant's use of the scope against its bound, now. */

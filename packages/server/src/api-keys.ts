@@ -95,10 +95,22 @@ function policyOf(entry: unknown, position: number): KeyPolicy {
   return { tenantId: tenant, priority, ...(models !== undefined && { models: new Set(models) }) };
 }
 
-const digest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+/** How every key is kept: its SHA-256 digest (all of one length, so compared in constant time). */
+export const keyDigest = (key: string): Buffer => createHash('sha256').update(key, 'utf8').digest();
+
+/**
+ * The value of the entry whose digest is the presented key's, comparing with every entry in constant
+ * time and without an early exit, so neither a key's content nor its position shows in the time taken.
+ */
+export function matchingEntry<T>(entries: readonly { digest: Buffer; value: T }[], key: string): T | undefined {
+  const presented = keyDigest(key);
+  let found: T | undefined;
+  for (const entry of entries) if (timingSafeEqual(entry.digest, presented) && found === undefined) found = entry.value;
+  return found;
+}
 
 export class ApiKeys {
-  #entries: readonly { digest: Buffer; policy: KeyPolicy }[] = [];
+  #entries: readonly { digest: Buffer; value: KeyPolicy }[] = [];
 
   constructor(keys: KeyTable) {
     this.replace(keys);
@@ -108,9 +120,19 @@ export class ApiKeys {
     return this.#entries.length;
   }
 
+  /** Whether `key` is one of the table's (the console refuses a tenant's key by name). */
+  has(key: string): boolean {
+    return matchingEntry(this.#entries, key) !== undefined;
+  }
+
+  /** The tenants the keys call for (the console shows their use). */
+  tenants(): string[] {
+    return [...new Set(this.#entries.map((entry) => entry.value.tenantId))];
+  }
+
   /** Swaps the table: a removed key is refused from its next request, calls in flight go on. */
   replace(keys: KeyTable): void {
-    this.#entries = [...keys].map(([key, policy]) => ({ digest: digest(key), policy }));
+    this.#entries = [...keys].map(([key, policy]) => ({ digest: keyDigest(key), value: policy }));
   }
 
   /**
@@ -119,11 +141,7 @@ export class ApiKeys {
    */
   policyOf(headers: { authorization?: string | undefined; 'x-api-key'?: string | string[] | undefined }): KeyPolicy | undefined {
     const key = presentedKey(headers);
-    if (key === undefined) return undefined;
-    const presented = digest(key);
-    let policy: KeyPolicy | undefined;
-    for (const entry of this.#entries) if (timingSafeEqual(entry.digest, presented) && policy === undefined) policy = entry.policy;
-    return policy;
+    return key === undefined ? undefined : matchingEntry(this.#entries, key);
   }
 }
 

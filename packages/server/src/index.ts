@@ -10,3 +10,4 @@ export type { ServerSettings } from './server-settings.js';
 export { httpFailure, errorBody } from './http-errors.js';
 export type { HttpFailure, OpenAIErrorBody } from './http-errors.js';
 export { InvalidRequestFieldError, UnknownModelError, UnauthorizedError } from './request-error.js';
+export type { ConsolePanel, ConsoleState, ConsoleTable } from './console-state.js';

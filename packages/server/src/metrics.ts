@@ -118,6 +118,6 @@ export class ServerMetrics {
 }
 
 /** The error's class name (`GatewayUnavailableError`, …): a bounded label, unlike its message. */
-function errorType(error: unknown): string {
+export function errorType(error: unknown): string {
   return error instanceof Error ? error.name : 'unknown';
 }

@@ -23,6 +23,8 @@ export interface ScopeClientsOptions {
   warn: (message: string) => void;
 }
 
+export type BuiltClient = { endpoint: Endpoint; scope: string } & ({ client: GatewayClient | EmbeddingClient; problem?: undefined } | { client?: undefined; problem: string });
+
 export class ScopeClients {
   readonly #built = new Map<string, Promise<GatewayClient | EmbeddingClient>>();
   readonly #options: ScopeClientsOptions;
@@ -74,9 +76,18 @@ export class ScopeClients {
 
   /** What keeps the server from serving: the assembly errors of the clients built so far (with no model map, LLM's chat client is always among them). */
   async assemblyProblems(): Promise<string[]> {
+    return (await this.built()).flatMap((built) => (built.problem === undefined ? [] : [built.problem]));
+  }
+
+  /** Every client built so far (with no model map, LLM's chat client always), or the problem that kept it from assembling. */
+  async built(): Promise<BuiltClient[]> {
     if (this.#options.models === undefined) this.client('chat', DEFAULT_SCOPE.chat);
-    const built = await Promise.allSettled(this.#built.values());
-    return built.flatMap((client) => (client.status === 'rejected' ? [messageOf(client.reason)] : []));
+    const keys = [...this.#built.keys()];
+    const settled = await Promise.allSettled(this.#built.values());
+    return settled.map((client, index) => {
+      const [endpoint, scope] = keys[index]!.split(':') as [Endpoint, string];
+      return client.status === 'fulfilled' ? { endpoint, scope, client: client.value } : { endpoint, scope, problem: messageOf(client.reason) };
+    });
   }
 
   /** Closes every client built (flushing its telemetry); one failing close does not keep the others open. */

@@ -1,10 +1,11 @@
 /**
  * The server's own keys (`PGW_SERVER__…`), read through the clients' settings path: each key parsed
  * by its kind, then one zod schema, so a malformed value is a SettingsError naming the key. The API
- * keys are read by `readApiKeys` (inline JSON or a file), never echoed.
+ * keys are read by `readApiKeys` (inline JSON or a file), the console's admin keys by `readAdminKeys`; neither is ever echoed.
  */
 import { SETTINGS_DEFAULTS, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
 import { z } from 'zod';
+import { readAdminKeys, type AdminKeys } from './admin-keys.js';
 import { readApiKeys, type KeyTable } from './api-keys.js';
 
 export interface ServerSettings {
@@ -14,6 +15,10 @@ export interface ServerSettings {
   keys: KeyTable;
   /** Where the keys came from: a file is read again on `reloadKeys` (SIGHUP). */
   keysFile?: string;
+  /** The keys that open the console at `/ui` (`PGW_SERVER__ADMIN_KEYS`), kept as digests; none = see the console's access rule. */
+  adminKeys: AdminKeys;
+  /** How long a console login lasts. */
+  consoleSessionMs: number;
   drainMs: number;
   maxRequestMb: number;
   /** The whole request (headers and body) must arrive within this. */
@@ -43,12 +48,15 @@ export const SERVER_DEFAULTS = {
   sseHeartbeatS: 15,
   responsesTtlS: 3600,
   metricsTenants: 20,
+  consoleSessionS: 8 * 3600,
 } as const;
 
 const SCOPE = /^[A-Za-z][A-Za-z0-9_]*$/;
 const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__MODELS', field: 'models', parse: 'json' },
   { key: 'PGW_SERVER__KEYS', field: 'keys', parse: 'text' },
+  { key: 'PGW_SERVER__ADMIN_KEYS', field: 'adminKeys', parse: 'text' },
+  { key: 'PGW_SERVER__CONSOLE_SESSION_S', field: 'consoleSessionMs', parse: 'seconds' },
   { key: 'PGW_SERVER__DRAIN_S', field: 'drainMs', parse: 'seconds' },
   { key: 'PGW_SERVER__MAX_REQUEST_MB', field: 'maxRequestMb', parse: 'number' },
   { key: 'PGW_SERVER__REQUEST_TIMEOUT_S', field: 'requestTimeoutMs', parse: 'seconds' },
@@ -75,6 +83,8 @@ const schema = z.strictObject({
     .transform((map) => new Map(Object.entries(map).map(([model, scope]) => [model, String(scope).toUpperCase()])))
     .optional(),
   keys: z.string().optional(),
+  adminKeys: z.string().optional(),
+  consoleSessionMs: seconds(SERVER_DEFAULTS.consoleSessionS),
   drainMs: z.number().nonnegative('must be ≥ 0').default(SERVER_DEFAULTS.drainS * 1000),
   maxRequestMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxRequestMb),
   requestTimeoutMs: seconds(SERVER_DEFAULTS.requestTimeoutS),
@@ -90,7 +100,8 @@ const schema = z.strictObject({
 });
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const { keys: raw, models, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys: raw, adminKeys: rawAdmin, models, ...rest } = settingsFromEnv(env, KEYS, schema);
   const { keys, file } = readApiKeys(raw);
-  return { ...rest, ...(models !== undefined && { models }), keys, ...(file !== undefined && { keysFile: file }) };
+  const adminKeys = readAdminKeys(rawAdmin, keys);
+  return { ...rest, ...(models !== undefined && { models }), keys, adminKeys, ...(file !== undefined && { keysFile: file }) };
 }

@@ -9,6 +9,11 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { openRecordStore, type EnvRecord, type GatewaySubscriber } from '@pgw/client';
 import { AccessLog, LineBatch } from './access-log.js';
 import { ApiKeys, readKeyFile } from './api-keys.js';
+import { ConsoleActivity } from './console-activity.js';
+import { ConsoleFeed } from './console-feed.js';
+import { registerConsole } from './console-routes.js';
+import { ConsoleSessions } from './console-sessions.js';
+import { readConsoleState, type ConsolePanel } from './console-state.js';
 import { streamContextSubscriber } from './call-context.js';
 import { guardTheDoor, isLoopbackName, requestIdOf } from './door.js';
 import { replyFailure } from './failure-reply.js';
@@ -39,6 +44,8 @@ export interface GatewayServerOptions {
   warn?: (message: string) => void;
   /** Where the access log and the server's fault details go, one JSON line each; default stderr. */
   log?: (line: string) => void;
+  /** Extra panels of the console at `/ui` (e.g. batches, once a batch engine is wired), read on every refresh. */
+  consolePanels?: readonly ConsolePanel[];
 }
 
 export interface ListenOptions {
@@ -56,6 +63,7 @@ export class GatewayServer {
   readonly #inflight = new InflightCalls();
   readonly #stored: StoredResponses;
   readonly #warn: (message: string) => void;
+  readonly #consoleFeed: ConsoleFeed;
   #openToAnyHost = false;
   #lastArrival = performance.now();
   #draining: Promise<void> | undefined;
@@ -67,10 +75,11 @@ export class GatewayServer {
     this.#keys = new ApiKeys(this.settings.keys);
     const log = new AccessLog(options.log ?? stderrLines.line, this.settings.accessLog);
     const metrics = new ServerMetrics(this.settings.metricsTenants);
+    const activity = new ConsoleActivity();
     this.#clients = new ScopeClients({
       env,
       models: this.settings.models,
-      subscribers: [metrics.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
+      subscribers: [metrics.subscriber, activity.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
       warn: this.#warn,
     });
     this.#stored = new StoredResponses(() => openRecordStore({ env, namespace: 'responses' }), this.settings.responsesTtlMs);
@@ -89,12 +98,24 @@ export class GatewayServer {
     });
     this.app.server.maxConnections = this.settings.maxConnections;
     this.app.setErrorHandler((error, request, reply) => answer(reply, httpFailure(error), log, request, error));
+    const draining = () => this.#draining !== undefined;
     guardTheDoor(this.app, {
       keys: this.#keys,
       log,
-      draining: () => this.#draining !== undefined,
+      draining,
       openToAnyHost: () => this.#openToAnyHost,
       onArrival: () => (this.#lastArrival = performance.now()),
+    });
+    const state = () =>
+      readConsoleState({ clients: this.#clients, activity, keyTenants: () => this.#keys.tenants(), draining, panels: options.consolePanels ?? [] });
+    this.#consoleFeed = new ConsoleFeed(state, (error) => log.fault(undefined, error));
+    registerConsole(this.app, {
+      apiKeys: this.#keys,
+      adminKeys: this.settings.adminKeys,
+      sessions: new ConsoleSessions(this.settings.consoleSessionMs),
+      feed: this.#consoleFeed,
+      state,
+      draining,
     });
     registerRoutes(this.app, {
       clients: this.#clients,
@@ -103,7 +124,7 @@ export class GatewayServer {
       inflight: this.#inflight,
       stored: this.#stored,
       log,
-      draining: () => this.#draining !== undefined,
+      draining,
     });
   }
 
@@ -152,6 +173,8 @@ export class GatewayServer {
   }
 
   async #drain(graceMs: number): Promise<void> {
+    // The consoles watching hold no call: their streams end now, so they neither keep the drain busy nor the listener open.
+    this.#consoleFeed.close();
     const deadline = performance.now() + graceMs;
     const quietMs = Math.min(graceMs, DRAIN_QUIET_MS);
     while (performance.now() < deadline) {

@@ -1,7 +1,7 @@
 import { startMockUpstream, type MockScript, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
 import type { GatewaySubscriber } from '@pgw/client';
-import { GatewayServer, type ListenOptions } from '../src/index.js';
+import { GatewayServer, type ConsolePanel, type ListenOptions } from '../src/index.js';
 import { responsesCheckingFetch } from './conformance/responses.js';
 
 export interface Harness {
@@ -31,6 +31,7 @@ export interface HarnessOptions {
   /** Runs before `listen` (routes may be added then). */
   beforeListen?: (server: GatewayServer) => void;
   listen?: ListenOptions;
+  consolePanels?: readonly ConsolePanel[];
 }
 
 export async function startHarness(
@@ -40,7 +41,7 @@ export async function startHarness(
   options: HarnessOptions = {},
 ): Promise<Harness> {
   const mock = await startMockUpstream({ port: 0, script });
-  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {}, log: options.log ?? (() => {}) });
+  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {}, log: options.log ?? (() => {}), consolePanels: options.consolePanels ?? [] });
   options.beforeListen?.(server);
   const url = await server.listen({ port: 0, ...options.listen });
   return {

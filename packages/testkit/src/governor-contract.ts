@@ -65,6 +65,18 @@ export function governorContract(name: string, factory: GovernorFactory): void {
       expect(await governor.breaker.snapshot('a')).toMatchObject({ state: 'closed', windowSuccesses: 1, windowFailures: 0 });
     });
 
+    // breakerSnapshot is optional in the port; every governor of this repository has it.
+    it('shows its breaker books through breakerSnapshot, as its breaker does', async () => {
+      const { governor, admitted } = await setup();
+      if (governor.breakerSnapshot === undefined) return;
+      expect(await governor.breakerSnapshot('a')).toEqual(await governor.breaker.snapshot('a'));
+      for (let i = 0; i < 2; i++) await (await admitted()).finish('failure', 0);
+      const tripped = await governor.breakerSnapshot('a');
+      expect(tripped.state).toBe('open');
+      expect(tripped.openUntil).toBeGreaterThan(0);
+      expect(tripped).toEqual(await governor.breaker.snapshot('a'));
+    });
+
     it('counts only the first finish', async () => {
       const { governor, admitted } = await setup();
       const admission = await admitted();

@@ -38,7 +38,8 @@ async function serve(flags: ServeFlags, env: Record<string, string>, interrupt: 
   const auth = keys.size > 0 ? `${keys.size} API key(s)` : 'no API keys (PGW_SERVER__KEYS unset): anyone who can reach this address may call';
   const routing = models ? `models ${[...models].map(([model, scope]) => `${model}→${scope}`).join(', ')}` : 'chat → scope LLM, embeddings → scope EMBED';
   const upstream = flags.mock ? ' · every scope served by the local mock upstream' : '';
-  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}${upstream}\n`);
+  const consoleAccess = keys.size === 0 && server.settings.adminKeys.size === 0 ? 'open' : server.settings.adminKeys.size > 0 ? 'admin key' : 'closed: no PGW_SERVER__ADMIN_KEYS';
+  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}${upstream} · console ${url}/ui (${consoleAccess})\n`);
 
   const reload = () => {
     if (server.settings.keysFile === undefined) process.stderr.write('pgw serve: SIGHUP: the keys are not read from a file, nothing to reload\n');
