@@ -97,10 +97,9 @@ describe.each(BACKENDS)('tenants on $name', (backend) => {
     await withScope(backend, 200, { GLOBAL__MAX_CONCURRENCY: '5', BATCH_SHARE: '0.8' }, async ({ client, source }) => {
       const batch = Array.from({ length: 20 }, (_, index) => client.chat(ask('batch', index), { priority: 'batch' }));
       await fixture.inflight(source, 4);
-      const started = performance.now();
       await client.chat(ask('live', 0));
-      // Not behind a 200 ms turnover: admitted at once into the slot batch calls may not take.
-      expect(performance.now() - started).toBeLessThan(200 + 150);
+      // Admitted at once into the slot batch calls may not take: the fifth to arrive, before any batch
+      // call turned its slot over (without the share, the fifth batch call would hold it).
       expect(arrivals(source).indexOf('live')).toBe(4);
       await Promise.all(batch);
     });
@@ -125,12 +124,13 @@ describe.each(BACKENDS)('tenants on $name', (backend) => {
   it('a waiting tenant at its own bound steps aside: the other tenant is served meanwhile', { timeout: 60_000 }, async () => {
     const tenants = JSON.stringify({ capped: { maxConcurrency: 1 } });
     await withScope(backend, 50, { GLOBAL__MAX_CONCURRENCY: '3', TENANTS: tenants }, async ({ client }) => {
-      const capped = Array.from({ length: 20 }, (_, index) => client.chat(ask('capped', index), { tenantId: 'capped' }));
+      let cappedDone = 0;
+      const capped = Array.from({ length: 20 }, (_, index) => client.chat(ask('capped', index), { tenantId: 'capped' }).then(() => void (cappedDone += 1)));
       await tick(20);
-      const started = performance.now();
       await Promise.all(Array.from({ length: 6 }, (_, index) => client.chat(ask('free', index), { tenantId: 'free' })));
-      // Two free slots, three rounds of 50 ms: not behind capped's 20 calls in one slot (1,000 ms).
-      expect(performance.now() - started).toBeLessThan(600);
+      // Two free slots take the six in three rounds while capped's one slot serves about three; behind
+      // capped's line, free would have waited for all 20. Counted, not timed: a loaded machine slows both alike.
+      expect(cappedDone).toBeLessThan(12);
       await Promise.all(capped);
     });
   });
