@@ -81,6 +81,13 @@ module.exports = {
       to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/server/'] },
     },
     {
+      name: 'batch-imports-only-client-and-core',
+      comment: '@pgw/batch drives the clients as the server does: it imports @pgw/client and @pgw/core only (and its own stores), never an adapter, middleware or provider directly.',
+      severity: 'error',
+      from: { path: '^packages/batch/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/'] },
+    },
+    {
       name: 'only-the-cli-imports-server',
       comment: 'Nothing but apps/cli (`pgw serve`) imports @pgw/server: the library never depends on its HTTP front.',
       severity: 'error',
