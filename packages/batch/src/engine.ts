@@ -29,6 +29,7 @@ export interface ItemResult extends ItemResponse {
 
 export interface JobProgress {
   job: string;
+  tenantId: string;
   status: JobStatus;
   pauseReason?: PauseReason;
   total: number;
@@ -37,6 +38,8 @@ export interface JobProgress {
   inFlight: number;
   costUsd: number;
   budgetUsd?: number;
+  /** What the job's driver noted at its creation (the CLI: the output path and the scopes). */
+  meta: Readonly<Record<string, string>>;
 }
 
 export interface JobSpec {
@@ -44,6 +47,7 @@ export interface JobSpec {
   /** The tenant the job's calls are made for (`""` = none). */
   tenantId: string;
   budgetUsd?: number;
+  meta?: Readonly<Record<string, string>>;
 }
 
 export interface BatchEngine {

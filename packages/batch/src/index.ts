@@ -8,7 +8,7 @@ export type { BatchEngine, ItemResponse, ItemResult, JobProgress, JobSpec, JobSt
 export { SqliteBatchEngine, BatchJobBusyError, BATCH_FILE_NAME } from './sqlite-engine.js';
 export type { SqliteEngineOptions } from './sqlite-engine.js';
 export type { BatchClients } from './item-call.js';
-export { runBatch, checkBatchInput } from './run-batch.js';
+export { runBatch, resumeBatch, checkBatchInput, BatchJobNotFoundError } from './run-batch.js';
 export type { RunBatchOptions } from './run-batch.js';
 export { writeBatchOutput, outputLine, errorFileOf } from './output.js';
 export type { OutputFiles } from './output.js';

@@ -3,7 +3,7 @@
  * worst case from the job's budget, make its governed call (priority `batch`) and record the result
  * in the engine. A resumed job sends nothing whose result was recorded.
  */
-import { BudgetExceededError, GatewayClient } from '@pgw/client';
+import { BudgetExceededError, GatewayClient, PolyGatewayError } from '@pgw/client';
 import { estimateItem } from './cost-estimate.js';
 import type { BatchEngine, JobProgress, PauseReason } from './engine.js';
 import { parseBatchInput, type BatchItem } from './input.js';
@@ -43,33 +43,64 @@ export function checkBatchInput(client: GatewayClient | BatchClients, lines: str
   return parseBatchInput(inputText(lines), { knowsModel: (url, model) => servesItem(clients, url, model) });
 }
 
+/** No job of that id in the engine. */
+export class BatchJobNotFoundError extends PolyGatewayError {
+  static override readonly kind: string = 'BatchJobNotFoundError';
+  readonly job: string;
+
+  constructor(job: string) {
+    super({ message: `no batch job ${job} in this engine` });
+    this.job = job;
+  }
+}
+
 export async function runBatch(
   client: GatewayClient | BatchClients,
   lines: string | readonly (string | object)[],
-  options: RunBatchOptions,
+  options: RunBatchOptions & { meta?: Readonly<Record<string, string>> },
 ): Promise<JobProgress> {
   const clients = clientsOf(client);
-  const concurrency = options.concurrency ?? DEFAULT_CONCURRENCY;
-  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`runBatch(options.concurrency) must be an integer ≥ 1, got ${concurrency}`);
+  const concurrency = checkedConcurrency(options.concurrency);
   const { budgetUsd } = options;
   if (budgetUsd !== undefined && !(Number.isFinite(budgetUsd) && budgetUsd > 0)) throw new RangeError(`runBatch(options.budgetUsd) must be a number of USD > 0, got ${budgetUsd}`);
   const text = inputText(lines);
   const items = checkBatchInput(clients, text);
-  const estimates = new Map(items.map((item) => [item.customId, estimateItem(clients, item).worstCaseUsd]));
   if (budgetUsd !== undefined) {
-    const unpriced = items.find((item) => estimates.get(item.customId) === undefined);
+    const unpriced = items.find((item) => estimateItem(clients, item).worstCaseUsd === undefined);
     if (unpriced) throw new RangeError(`runBatch(options.budgetUsd): line ${unpriced.line} runs on a source without a price, so its worst case cannot be reserved`);
   }
   const job = options.job ?? jobIdOf(text);
   assertJobId(job, 'runBatch(options.job)');
-  const { engine, signal } = options;
-  const tenantId = options.tenantId ?? '';
-  const opened = await engine.open({ id: job, tenantId, ...(budgetUsd !== undefined && { budgetUsd }) }, items);
-  if (opened.status !== 'running') return opened;
+  const spec = { id: job, tenantId: options.tenantId ?? '', ...(budgetUsd !== undefined && { budgetUsd }), ...(options.meta && { meta: options.meta }) };
+  const opened = await options.engine.open(spec, items);
+  return opened.status === 'running' ? driveJob(clients, opened, options, concurrency) : opened;
+}
 
+/**
+ * Resumes a job the engine knows (paused, or left running by a dead process) from its stored items;
+ * `budgetUsd` raises its budget. Its tenant is the one it was created for.
+ */
+export async function resumeBatch(client: GatewayClient | BatchClients, options: Omit<RunBatchOptions, 'tenantId'> & { job: string }): Promise<JobProgress> {
+  assertJobId(options.job, 'resumeBatch(options.job)');
+  const concurrency = checkedConcurrency(options.concurrency);
+  const known = await options.engine.progress(options.job);
+  if (known === undefined) throw new BatchJobNotFoundError(options.job);
+  const opened = await options.engine.open({ id: options.job, tenantId: known.tenantId, ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }) }, []);
+  return opened.status === 'running' ? driveJob(clientsOf(client), opened, options, concurrency) : opened;
+}
+
+function checkedConcurrency(concurrency = DEFAULT_CONCURRENCY): number {
+  if (!Number.isInteger(concurrency) || concurrency < 1) throw new RangeError(`runBatch(options.concurrency) must be an integer ≥ 1, got ${concurrency}`);
+  return concurrency;
+}
+
+async function driveJob(clients: BatchClients, opened: JobProgress, options: RunBatchOptions, concurrency: number): Promise<JobProgress> {
+  const { engine, signal } = options;
+  const { job, tenantId } = opened;
   let pause: PauseReason | undefined;
   const runOne = async (item: BatchItem): Promise<void> => {
-    const reservedUsd = estimates.get(item.customId) ?? 0;
+    // An unpriced item reserves nothing: runBatch refused a budget over unpriced items up front.
+    const reservedUsd = estimateItem(clients, item).worstCaseUsd ?? 0;
     if (!(await engine.reserve(job, reservedUsd))) {
       pause = 'budget';
       await engine.release(job, [item.customId], 0);

@@ -34,7 +34,8 @@ CREATE TABLE IF NOT EXISTS jobs (
   budget_usd REAL,
   spent_usd REAL NOT NULL DEFAULT 0,
   reserved_usd REAL NOT NULL DEFAULT 0,
-  owner_pid INTEGER
+  owner_pid INTEGER,
+  meta TEXT NOT NULL DEFAULT '{}'
 );
 CREATE TABLE IF NOT EXISTS items (
   job TEXT NOT NULL,
@@ -62,6 +63,7 @@ interface JobRow {
   spent_usd: number;
   reserved_usd: number;
   owner_pid: number | null;
+  meta: string;
 }
 
 interface ItemRow {
@@ -113,8 +115,8 @@ export class SqliteBatchEngine implements BatchEngine {
       }
       if (known === undefined) {
         this.#db
-          .prepare('INSERT INTO jobs (id, tenant_id, status, budget_usd, owner_pid) VALUES (?, ?, ?, ?, ?)')
-          .run(spec.id, spec.tenantId, 'running', spec.budgetUsd ?? null, process.pid);
+          .prepare('INSERT INTO jobs (id, tenant_id, status, budget_usd, owner_pid, meta) VALUES (?, ?, ?, ?, ?, ?)')
+          .run(spec.id, spec.tenantId, 'running', spec.budgetUsd ?? null, process.pid, JSON.stringify(spec.meta ?? {}));
         const insert = this.#db.prepare("INSERT INTO items (job, custom_id, line, url, body, state) VALUES (?, ?, ?, ?, ?, 'pending')");
         for (const item of items) insert.run(spec.id, item.customId, item.line, item.url, JSON.stringify(item.body));
         return;
@@ -208,6 +210,7 @@ export class SqliteBatchEngine implements BatchEngine {
     const [pending, running, done, failed] = ['pending', 'running', 'done', 'failed'].map((state) => counts[state] ?? 0) as [number, number, number, number];
     return {
       job,
+      tenantId: row.tenant_id,
       status: row.status,
       ...(row.pause_reason !== null && { pauseReason: row.pause_reason }),
       total: pending + running + done + failed,
@@ -216,6 +219,7 @@ export class SqliteBatchEngine implements BatchEngine {
       inFlight: running,
       costUsd: row.spent_usd,
       ...(row.budget_usd !== null && { budgetUsd: row.budget_usd }),
+      meta: JSON.parse(row.meta) as Record<string, string>,
     };
   }
 

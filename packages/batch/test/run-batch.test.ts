@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CallInfo } from '@pgw/client';
-import { errorFileOf, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
+import { BatchJobNotFoundError, errorFileOf, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
 import { chatClient, chatLines, embeddingClient, mockSource, ocrClient, useMock, useTempDirs } from './helpers.js';
 
 const fixture = useMock();
@@ -115,12 +115,21 @@ describe('runBatch on sqlite', () => {
       expect(paused.done).toBeLessThan(4);
       expect(paused.costUsd).toBeCloseTo(paused.done * 0.015, 9);
       expect(paused.costUsd).toBeLessThanOrEqual(0.06);
-      const resumed = await runBatch(client, chatLines(10), { engine, job: 'budget', concurrency: 1, budgetUsd: 1 });
+      const resumed = await resumeBatch(client, { engine, job: 'budget', concurrency: 1, budgetUsd: 1 });
       expect(resumed).toMatchObject({ status: 'completed', done: 10, failed: 0 });
       expect(resumed.costUsd).toBeCloseTo(0.15, 9);
       expect(fixture.mock.counters(source).chat).toBe(10);
     } finally {
       await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
+  it('resumeBatch of a job the engine does not know is BatchJobNotFoundError', async () => {
+    const engine = new SqliteBatchEngine({ dir: tempDir() });
+    try {
+      await expect(resumeBatch({}, { engine, job: 'nowhere' })).rejects.toBeInstanceOf(BatchJobNotFoundError);
+    } finally {
+      await engine.close();
     }
   });
 
