@@ -72,8 +72,7 @@ export async function runBatch(
   const job = options.job ?? jobIdOf(text);
   assertJobId(job, 'runBatch(options.job)');
   const spec = { id: job, tenantId: options.tenantId ?? '', ...(budgetUsd !== undefined && { budgetUsd }), ...(options.meta && { meta: options.meta }) };
-  const opened = await options.engine.open(spec, items);
-  return opened.status === 'running' ? driveJob(clients, opened, options, concurrency) : opened;
+  return driveJob(clients, await options.engine.open(spec, items), options, concurrency);
 }
 
 /**
@@ -86,7 +85,7 @@ export async function resumeBatch(client: GatewayClient | BatchClients, options:
   const known = await options.engine.progress(options.job);
   if (known === undefined) throw new BatchJobNotFoundError(options.job);
   const opened = await options.engine.open({ id: options.job, tenantId: known.tenantId, ...(options.budgetUsd !== undefined && { budgetUsd: options.budgetUsd }) }, []);
-  return opened.status === 'running' ? driveJob(clientsOf(client), opened, options, concurrency) : opened;
+  return driveJob(clientsOf(client), opened, options, concurrency);
 }
 
 function checkedConcurrency(concurrency = DEFAULT_CONCURRENCY): number {
@@ -94,8 +93,13 @@ function checkedConcurrency(concurrency = DEFAULT_CONCURRENCY): number {
   return concurrency;
 }
 
+/** Runs an opened job until it ends or pauses; a job not running (completed, cancelled) is only reported. */
 async function driveJob(clients: BatchClients, opened: JobProgress, options: RunBatchOptions, concurrency: number): Promise<JobProgress> {
   const { engine, signal } = options;
+  if (opened.status !== 'running') {
+    options.onProgress?.(opened);
+    return opened;
+  }
   const { job, tenantId } = opened;
   let pause: PauseReason | undefined;
   const runOne = async (item: BatchItem): Promise<void> => {
