@@ -74,11 +74,11 @@ module.exports = {
       to: { path: OPTIONAL_ADAPTERS, dynamic: false },
     },
     {
-      name: 'server-imports-only-client-and-core',
-      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client and @pgw/core only (and its HTTP framework).',
+      name: 'server-imports-only-client-core-and-batch',
+      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client, @pgw/core and @pgw/batch (the batch routes) only (and its HTTP framework).',
       severity: 'error',
       from: { path: '^packages/server/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/server/'] },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/', '^packages/server/'] },
     },
     {
       name: 'batch-imports-only-client-and-core',

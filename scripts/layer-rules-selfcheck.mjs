@@ -30,7 +30,7 @@ const plants = [
   { rule: 'client-loads-optional-adapters-dynamically', file: 'packages/client/src/planted.ts', code: "export * from '@pgw/telemetry-otel';\n" },
   { rule: null, file: 'packages/client/src/planted.ts', code: "export const load = () => import('@pgw/telemetry-pg');\n" },
   { rule: null, file: 'packages/client/src/planted.ts', code: "export { createAgent } from '../../http/src/index.ts';\n" },
-  { rule: 'server-imports-only-client-and-core', file: 'packages/server/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
+  { rule: 'server-imports-only-client-core-and-batch', file: 'packages/server/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
   { rule: null, file: 'packages/server/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },
   { rule: 'batch-imports-only-client-and-core', file: 'packages/batch/src/planted.ts', code: "export * from '../../telemetry-sqlite/src/index.ts';\n" },
   { rule: null, file: 'packages/batch/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },

@@ -74,7 +74,29 @@ export interface BatchEngine {
   progress(job: string): Promise<JobProgress | undefined>;
   /** Every finished item, in input order. */
   results(job: string): Promise<ItemResult[]>;
+  /** Merges `meta` into the job's notes (the server: its output files once written). */
+  annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void>;
   close(): Promise<void>;
+}
+
+/** A file kept for a tenant (`/v1/files`): a batch's input, output or errors. */
+export interface StoredFile {
+  id: string;
+  tenantId: string;
+  purpose: string;
+  filename: string;
+  bytes: number;
+  /** Unix seconds. */
+  createdAt: number;
+}
+
+/** Files and the job listing of one tenant, as the server's batch routes need them; another tenant's are not found. */
+export interface BatchFileStore {
+  putFile(file: StoredFile, content: Uint8Array): Promise<void>;
+  file(tenantId: string, id: string): Promise<StoredFile | undefined>;
+  fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined>;
+  /** The tenant's jobs, newest first, after job `after` when given. */
+  jobs(tenantId: string, options: { after?: string; limit: number }): Promise<JobProgress[]>;
 }
 
 /** A 2xx response is a result; anything else goes to the error file. */

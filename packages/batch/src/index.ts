@@ -4,7 +4,7 @@
 export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, OCR_URL } from './input.js';
 export type { BatchItem, BatchUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
 export { JOB_STATUSES, isSuccess } from './engine.js';
-export type { BatchEngine, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason } from './engine.js';
+export type { BatchEngine, BatchFileStore, StoredFile, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason } from './engine.js';
 export { SqliteBatchEngine, BatchJobBusyError, BATCH_FILE_NAME } from './sqlite-engine.js';
 export type { SqliteEngineOptions } from './sqlite-engine.js';
 export type { BatchClients } from './item-call.js';

@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PolyGatewayError } from '@pgw/client';
-import { isSuccess, type BatchEngine, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
+import { isSuccess, type BatchEngine, type BatchFileStore, type StoredFile, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
 import type { BatchItem, BatchUrl } from './input.js';
 
 /** Another live process drives the job: two drivers of one SQLite job would run its items twice. */
@@ -52,6 +52,16 @@ CREATE TABLE IF NOT EXISTS items (
   PRIMARY KEY (job, custom_id)
 );
 CREATE INDEX IF NOT EXISTS items_by_state ON items (job, state, line);
+CREATE INDEX IF NOT EXISTS jobs_by_tenant ON jobs (tenant_id);
+CREATE TABLE IF NOT EXISTS files (
+  id TEXT PRIMARY KEY,
+  tenant_id TEXT NOT NULL,
+  purpose TEXT NOT NULL,
+  filename TEXT NOT NULL,
+  bytes INTEGER NOT NULL,
+  created_at INTEGER NOT NULL,
+  content BLOB NOT NULL
+);
 `;
 
 interface JobRow {
@@ -93,7 +103,7 @@ export interface SqliteEngineOptions {
   dir: string;
 }
 
-export class SqliteBatchEngine implements BatchEngine {
+export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   readonly path: string;
   readonly #db: Database.Database;
 
@@ -201,7 +211,11 @@ export class SqliteBatchEngine implements BatchEngine {
 
   async progress(job: string): Promise<JobProgress | undefined> {
     const row = this.#job(job);
-    if (row === undefined) return undefined;
+    return row === undefined ? undefined : this.#progressOf(row);
+  }
+
+  #progressOf(row: JobRow): JobProgress {
+    const job = row.id;
     const counts = Object.fromEntries(
       (this.#db.prepare('SELECT state, COUNT(*) AS n FROM items WHERE job = ? GROUP BY state').all(job) as { state: string; n: number }[]).map(
         ({ state, n }) => [state, n],
@@ -236,6 +250,38 @@ export class SqliteBatchEngine implements BatchEngine {
       body: JSON.parse(row.response) as unknown,
       ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
     }));
+  }
+
+  async annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void> {
+    this.#db.prepare('UPDATE jobs SET meta = json_patch(meta, ?) WHERE id = ?').run(JSON.stringify(meta), job);
+  }
+
+  async putFile(file: StoredFile, content: Uint8Array): Promise<void> {
+    this.#db
+      .prepare('INSERT INTO files (id, tenant_id, purpose, filename, bytes, created_at, content) VALUES (?, ?, ?, ?, ?, ?, ?)')
+      .run(file.id, file.tenantId, file.purpose, file.filename, file.bytes, file.createdAt, Buffer.from(content.buffer, content.byteOffset, content.byteLength));
+  }
+
+  async file(tenantId: string, id: string): Promise<StoredFile | undefined> {
+    const row = this.#db
+      .prepare('SELECT id, tenant_id AS tenantId, purpose, filename, bytes, created_at AS createdAt FROM files WHERE id = ? AND tenant_id = ?')
+      .get(id, tenantId) as StoredFile | undefined;
+    return row;
+  }
+
+  async fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined> {
+    const row = this.#db.prepare('SELECT content FROM files WHERE id = ? AND tenant_id = ?').get(id, tenantId) as { content: Buffer } | undefined;
+    return row?.content;
+  }
+
+  async jobs(tenantId: string, options: { after?: string; limit: number }): Promise<JobProgress[]> {
+    const rows = this.#db
+      .prepare(
+        `SELECT * FROM jobs WHERE tenant_id = ? AND rowid < COALESCE((SELECT rowid FROM jobs WHERE id = ? AND tenant_id = ?), 9223372036854775807)
+         ORDER BY rowid DESC LIMIT ?`,
+      )
+      .all(tenantId, options.after ?? null, tenantId, options.limit) as JobRow[];
+    return rows.map((row) => this.#progressOf(row));
   }
 
   async close(): Promise<void> {
