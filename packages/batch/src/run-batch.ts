@@ -102,10 +102,11 @@ async function driveJob(clients: BatchClients, opened: JobProgress, options: Run
   }
   const { job, tenantId } = opened;
   let pause: PauseReason | undefined;
+  const budgeted = opened.budgetUsd !== undefined;
   const runOne = async (item: BatchItem): Promise<void> => {
-    // An unpriced item reserves nothing: runBatch refused a budget over unpriced items up front.
-    const reservedUsd = estimateItem(clients, item).worstCaseUsd ?? 0;
-    if (!(await engine.reserve(job, reservedUsd))) {
+    // A job without a budget reserves nothing; an unpriced item neither (runBatch refused a budget over unpriced items up front).
+    const reservedUsd = budgeted ? (estimateItem(clients, item).worstCaseUsd ?? 0) : 0;
+    if (budgeted && !(await engine.reserve(job, reservedUsd))) {
       pause = 'budget';
       await engine.release(job, [item.customId], 0);
       return;
@@ -123,9 +124,25 @@ async function driveJob(clients: BatchClients, opened: JobProgress, options: Run
       await engine.record(job, item.customId, failedResponse(error, `${job}-${item.customId}`), reservedUsd);
     }
   };
+  // Items are claimed up to `concurrency` at a time (one store transaction for many items); those not
+  // started when the job pauses go back to pending, and after a crash they are recovered like any running item.
+  const claimed: BatchItem[] = [];
+  let claiming: Promise<void> | undefined;
+  let drained = false;
+  const next = async (): Promise<BatchItem | undefined> => {
+    while (claimed.length === 0 && !drained) {
+      claiming ??= engine.claim(job, concurrency).then((items) => {
+        claimed.push(...items);
+        drained = items.length === 0;
+        claiming = undefined;
+      });
+      await claiming;
+    }
+    return claimed.shift();
+  };
   const loop = async (): Promise<void> => {
     while (!signal?.aborted && pause === undefined) {
-      const [item] = await engine.claim(job, 1);
+      const item = await next();
       if (item === undefined) return;
       await runOne(item);
     }
@@ -139,6 +156,7 @@ async function driveJob(clients: BatchClients, opened: JobProgress, options: Run
   } finally {
     clearInterval(timer);
   }
+  if (claimed.length > 0) await engine.release(job, claimed.splice(0).map((item) => item.customId), 0);
   const end = (await engine.progress(job))!;
   if (end.status === 'running') {
     const paused = signal?.aborted ? 'signal' : pause;

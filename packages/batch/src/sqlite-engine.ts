@@ -106,6 +106,8 @@ export interface SqliteEngineOptions {
 export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   readonly path: string;
   readonly #db: Database.Database;
+  /** Prepared once: every item runs the same few statements. */
+  readonly #statements = new Map<string, Database.Statement>();
 
   constructor(options: SqliteEngineOptions) {
     mkdirSync(options.dir, { recursive: true });
@@ -124,18 +126,16 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
         throw new BatchJobBusyError(spec.id, known.owner_pid);
       }
       if (known === undefined) {
-        this.#db
-          .prepare('INSERT INTO jobs (id, tenant_id, status, budget_usd, owner_pid, meta) VALUES (?, ?, ?, ?, ?, ?)')
+        this.#sql('INSERT INTO jobs (id, tenant_id, status, budget_usd, owner_pid, meta) VALUES (?, ?, ?, ?, ?, ?)')
           .run(spec.id, spec.tenantId, 'running', spec.budgetUsd ?? null, process.pid, JSON.stringify(spec.meta ?? {}));
-        const insert = this.#db.prepare("INSERT INTO items (job, custom_id, line, url, body, state) VALUES (?, ?, ?, ?, ?, 'pending')");
+        const insert = this.#sql("INSERT INTO items (job, custom_id, line, url, body, state) VALUES (?, ?, ?, ?, ?, 'pending')");
         for (const item of items) insert.run(spec.id, item.customId, item.line, item.url, JSON.stringify(item.body));
         return;
       }
       // The previous driver is dead: what it left running may have reached the upstream, and runs again.
-      this.#db.prepare("UPDATE items SET state = 'pending' WHERE job = ? AND state = 'running'").run(spec.id);
+      this.#sql("UPDATE items SET state = 'pending' WHERE job = ? AND state = 'running'").run(spec.id);
       const resumed = known.status === 'paused' ? 'running' : known.status;
-      this.#db
-        .prepare('UPDATE jobs SET status = ?, pause_reason = NULL, reserved_usd = 0, owner_pid = ?, budget_usd = COALESCE(?, budget_usd) WHERE id = ?')
+      this.#sql('UPDATE jobs SET status = ?, pause_reason = NULL, reserved_usd = 0, owner_pid = ?, budget_usd = COALESCE(?, budget_usd) WHERE id = ?')
         .run(resumed, process.pid, spec.budgetUsd ?? null, spec.id);
     })();
     return (await this.progress(spec.id))!;
@@ -144,8 +144,7 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   async claim(job: string, max: number): Promise<BatchItem[]> {
     const rows = this.#db.transaction(() => {
       if (this.#job(job)?.status !== 'running') return [];
-      return this.#db
-        .prepare(
+      return this.#sql(
           `UPDATE items SET state = 'running' WHERE rowid IN
              (SELECT rowid FROM items WHERE job = ? AND state = 'pending' ORDER BY line LIMIT ?)
            RETURNING custom_id, line, url, body`,
@@ -163,7 +162,7 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
       if (row === undefined) return false;
       if (row.budget_usd === null) return true;
       if (row.spent_usd + row.reserved_usd + worstCaseUsd > row.budget_usd) return false;
-      this.#db.prepare('UPDATE jobs SET reserved_usd = reserved_usd + ? WHERE id = ?').run(worstCaseUsd, job);
+      this.#sql('UPDATE jobs SET reserved_usd = reserved_usd + ? WHERE id = ?').run(worstCaseUsd, job);
       return true;
     })();
   }
@@ -171,40 +170,37 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   async record(job: string, customId: string, response: ItemResponse, reservedUsd: number): Promise<void> {
     this.#db.transaction(() => {
       const state = isSuccess(response.statusCode) ? 'done' : 'failed';
-      const changed = this.#db
-        .prepare(
+      const changed = this.#sql(
           `UPDATE items SET state = ?, status_code = ?, request_id = ?, response = ?, cost_usd = ?
            WHERE job = ? AND custom_id = ? AND state = 'running'`,
         )
         .run(state, response.statusCode, response.requestId, JSON.stringify(response.body), response.costUsd ?? null, job, customId).changes;
       if (changed === 0) return;
-      this.#db
-        .prepare('UPDATE jobs SET spent_usd = spent_usd + ?, reserved_usd = MAX(0, reserved_usd - ?) WHERE id = ?')
+      this.#sql('UPDATE jobs SET spent_usd = spent_usd + ?, reserved_usd = MAX(0, reserved_usd - ?) WHERE id = ?')
         .run(response.costUsd ?? 0, reservedUsd, job);
     })();
   }
 
   async release(job: string, customIds: readonly string[], reservedUsd: number): Promise<void> {
     this.#db.transaction(() => {
-      const back = this.#db.prepare("UPDATE items SET state = 'pending' WHERE job = ? AND custom_id = ? AND state = 'running'");
+      const back = this.#sql("UPDATE items SET state = 'pending' WHERE job = ? AND custom_id = ? AND state = 'running'");
       for (const customId of customIds) back.run(job, customId);
-      this.#db.prepare('UPDATE jobs SET reserved_usd = MAX(0, reserved_usd - ?) WHERE id = ?').run(reservedUsd, job);
+      this.#sql('UPDATE jobs SET reserved_usd = MAX(0, reserved_usd - ?) WHERE id = ?').run(reservedUsd, job);
     })();
   }
 
   async setStatus(job: string, status: JobStatus, pauseReason?: PauseReason): Promise<void> {
-    this.#db.prepare('UPDATE jobs SET status = ?, pause_reason = ? WHERE id = ?').run(status, pauseReason ?? null, job);
+    this.#sql('UPDATE jobs SET status = ?, pause_reason = ? WHERE id = ?').run(status, pauseReason ?? null, job);
   }
 
   async retryFailed(job: string): Promise<number> {
     return this.#db.transaction(() => {
-      const count = this.#db
-        .prepare(
+      const count = this.#sql(
           `UPDATE items SET state = 'pending', attempt = attempt + 1, status_code = NULL, request_id = NULL, response = NULL, cost_usd = NULL
            WHERE job = ? AND state = 'failed'`,
         )
         .run(job).changes;
-      if (count > 0) this.#db.prepare("UPDATE jobs SET status = 'paused', pause_reason = NULL WHERE id = ? AND status = 'completed'").run(job);
+      if (count > 0) this.#sql("UPDATE jobs SET status = 'paused', pause_reason = NULL WHERE id = ? AND status = 'completed'").run(job);
       return count;
     })();
   }
@@ -217,7 +213,7 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   #progressOf(row: JobRow): JobProgress {
     const job = row.id;
     const counts = Object.fromEntries(
-      (this.#db.prepare('SELECT state, COUNT(*) AS n FROM items WHERE job = ? GROUP BY state').all(job) as { state: string; n: number }[]).map(
+      (this.#sql('SELECT state, COUNT(*) AS n FROM items WHERE job = ? GROUP BY state').all(job) as { state: string; n: number }[]).map(
         ({ state, n }) => [state, n],
       ),
     ) as Record<string, number | undefined>;
@@ -238,8 +234,7 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   }
 
   async results(job: string): Promise<ItemResult[]> {
-    const rows = this.#db
-      .prepare("SELECT custom_id, line, attempt, status_code, request_id, response, cost_usd FROM items WHERE job = ? AND state IN ('done', 'failed') ORDER BY line")
+    const rows = this.#sql("SELECT custom_id, line, attempt, status_code, request_id, response, cost_usd FROM items WHERE job = ? AND state IN ('done', 'failed') ORDER BY line")
       .all(job) as ItemRow[];
     return rows.map((row) => ({
       customId: row.custom_id,
@@ -253,30 +248,27 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   }
 
   async annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void> {
-    this.#db.prepare('UPDATE jobs SET meta = json_patch(meta, ?) WHERE id = ?').run(JSON.stringify(meta), job);
+    this.#sql('UPDATE jobs SET meta = json_patch(meta, ?) WHERE id = ?').run(JSON.stringify(meta), job);
   }
 
   async putFile(file: StoredFile, content: Uint8Array): Promise<void> {
-    this.#db
-      .prepare('INSERT INTO files (id, tenant_id, purpose, filename, bytes, created_at, content) VALUES (?, ?, ?, ?, ?, ?, ?)')
+    this.#sql('INSERT INTO files (id, tenant_id, purpose, filename, bytes, created_at, content) VALUES (?, ?, ?, ?, ?, ?, ?)')
       .run(file.id, file.tenantId, file.purpose, file.filename, file.bytes, file.createdAt, Buffer.from(content.buffer, content.byteOffset, content.byteLength));
   }
 
   async file(tenantId: string, id: string): Promise<StoredFile | undefined> {
-    const row = this.#db
-      .prepare('SELECT id, tenant_id AS tenantId, purpose, filename, bytes, created_at AS createdAt FROM files WHERE id = ? AND tenant_id = ?')
+    const row = this.#sql('SELECT id, tenant_id AS tenantId, purpose, filename, bytes, created_at AS createdAt FROM files WHERE id = ? AND tenant_id = ?')
       .get(id, tenantId) as StoredFile | undefined;
     return row;
   }
 
   async fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined> {
-    const row = this.#db.prepare('SELECT content FROM files WHERE id = ? AND tenant_id = ?').get(id, tenantId) as { content: Buffer } | undefined;
+    const row = this.#sql('SELECT content FROM files WHERE id = ? AND tenant_id = ?').get(id, tenantId) as { content: Buffer } | undefined;
     return row?.content;
   }
 
   async jobs(tenantId: string, options: { after?: string; limit: number }): Promise<JobProgress[]> {
-    const rows = this.#db
-      .prepare(
+    const rows = this.#sql(
         `SELECT * FROM jobs WHERE tenant_id = ? AND rowid < COALESCE((SELECT rowid FROM jobs WHERE id = ? AND tenant_id = ?), 9223372036854775807)
          ORDER BY rowid DESC LIMIT ?`,
       )
@@ -286,11 +278,20 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
 
   async close(): Promise<void> {
     if (!this.#db.open) return;
-    this.#db.prepare('UPDATE jobs SET owner_pid = NULL WHERE owner_pid = ?').run(process.pid);
+    this.#sql('UPDATE jobs SET owner_pid = NULL WHERE owner_pid = ?').run(process.pid);
     this.#db.close();
   }
 
+  #sql(sql: string): Database.Statement {
+    let statement = this.#statements.get(sql);
+    if (statement === undefined) {
+      statement = this.#db.prepare(sql);
+      this.#statements.set(sql, statement);
+    }
+    return statement;
+  }
+
   #job(job: string): JobRow | undefined {
-    return this.#db.prepare('SELECT * FROM jobs WHERE id = ?').get(job) as JobRow | undefined;
+    return this.#sql('SELECT * FROM jobs WHERE id = ?').get(job) as JobRow | undefined;
   }
 }
