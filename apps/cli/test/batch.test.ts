@@ -1,9 +1,10 @@
 /** `pgw batch`: the real binary against the loopback mock, its jobs in a SQLite file under PGW_BATCH__DIR. */
-import { readFileSync, writeFileSync } from 'node:fs';
+import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
+import { readBatchJobs } from '../src/report/batch-jobs.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';
 
 let mock: MockUpstream;
@@ -118,6 +119,10 @@ test('out of its budget the job pauses (exit 5) without failing items; resume --
   const cancelled = await runCli(['batch', 'cancel', 'budgeted'], { cwd, env });
   expect(cancelled.code).toBe(EXIT.ok);
   expect(JSON.parse((await runCli(['batch', 'status', 'budgeted', '--json'], { cwd, env })).stdout)).toMatchObject({ status: 'cancelled' });
+  // The report's per-job table reads the same store (and never creates one where there is none).
+  expect(await readBatchJobs(join(cwd, 'jobs'))).toMatchObject([{ job: 'budgeted', tenantId: '', status: 'cancelled', total: 10, done: 10, failed: 0 }]);
+  expect(await readBatchJobs(join(cwd, 'absent'))).toEqual([]);
+  expect(existsSync(join(cwd, 'absent'))).toBe(false);
   const unknown = await runCli(['batch', 'status', 'nowhere'], { cwd, env });
   expect(unknown.code).toBe(EXIT.callFailed);
   expect(unknown.stderr).toContain('no batch job nowhere');

@@ -95,8 +95,8 @@ export interface BatchFileStore {
   putFile(file: StoredFile, content: Uint8Array): Promise<void>;
   file(tenantId: string, id: string): Promise<StoredFile | undefined>;
   fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined>;
-  /** The tenant's jobs, newest first, after job `after` when given. */
-  jobs(tenantId: string, options: { after?: string; limit: number }): Promise<JobProgress[]>;
+  /** The tenant's jobs (undefined: every tenant's, for the operator's report), newest first, after job `after` when given. */
+  jobs(tenantId: string | undefined, options: { after?: string; limit: number }): Promise<JobProgress[]>;
 }
 
 /** A 2xx response is a result; anything else goes to the error file. */

@@ -267,12 +267,13 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
     return row?.content;
   }
 
-  async jobs(tenantId: string, options: { after?: string; limit: number }): Promise<JobProgress[]> {
+  async jobs(tenantId: string | undefined, options: { after?: string; limit: number }): Promise<JobProgress[]> {
     const rows = this.#sql(
-        `SELECT * FROM jobs WHERE tenant_id = ? AND rowid < COALESCE((SELECT rowid FROM jobs WHERE id = ? AND tenant_id = ?), 9223372036854775807)
-         ORDER BY rowid DESC LIMIT ?`,
+        `SELECT * FROM jobs WHERE (@tenant IS NULL OR tenant_id = @tenant)
+           AND rowid < COALESCE((SELECT rowid FROM jobs WHERE id = @after AND (@tenant IS NULL OR tenant_id = @tenant)), 9223372036854775807)
+         ORDER BY rowid DESC LIMIT @limit`,
       )
-      .all(tenantId, options.after ?? null, tenantId, options.limit) as JobRow[];
+      .all({ tenant: tenantId ?? null, after: options.after ?? null, limit: options.limit }) as JobRow[];
     return rows.map((row) => this.#progressOf(row));
   }
 
