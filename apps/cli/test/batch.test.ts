@@ -78,6 +78,14 @@ test('run writes each custom_id once, prints JSON progress lines off a terminal,
 
   const status = await runCli(['batch', 'status', String(last['job']), '--json'], { cwd, env });
   expect(JSON.parse(status.stdout)).toMatchObject({ job: last['job'], status: 'completed', done: 21, failed: 1, out: join(cwd, 'out.jsonl') });
+
+  // retry --failed runs the failed line again as a new attempt; it fails again (a batch chat line takes no tools), still once in the error file.
+  const retried = await runCli(['batch', 'retry', String(last['job']), '--failed'], { cwd, env });
+  expect(retried.code, retried.stderr).toBe(EXIT.ok);
+  expect(retried.stderr).toContain('1 failed items to run again');
+  expect(read('out.errors.jsonl')).toMatchObject([{ custom_id: 'q20', response: { status_code: 400 } }]);
+  expect(read('out.jsonl')).toHaveLength(21);
+  expect(mock.counters('run').chat).toBe(20);
 });
 
 test('--dry-run prints the item count, estimated tokens and worst-case cost, and sends nothing', async () => {
