@@ -5,6 +5,8 @@
  * ends, its output and error files are stored beside its input.
  */
 import { randomBytes } from 'node:crypto';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
 import {
   CHAT_URL,
   EMBEDDINGS_URL,
@@ -12,6 +14,7 @@ import {
   isSuccess,
   parseBatchInput,
   resumeBatch,
+  BATCH_FILE_NAME,
   BatchInputError,
   SqliteBatchEngine,
   type BatchClients,
@@ -140,26 +143,65 @@ export class ServerBatches {
     });
     const wrongUrl = items.find((item) => item.url !== request.endpoint);
     if (wrongUrl) throw new BatchInputError({ line: wrongUrl.line, field: 'url', message: `must be the batch's endpoint ${request.endpoint}` });
-    const byModel = new Map<string, GatewayClient | EmbeddingClient>();
-    for (const [model, scope] of models) byModel.set(model, await this.#clients.client(endpoint, scope));
-    const clients: BatchClients =
-      endpoint === 'chat' ? { chat: (model) => byModel.get(model) as GatewayClient | undefined } : { embeddings: (model) => byModel.get(model) as EmbeddingClient | undefined };
     const job = newId('batch_');
     const meta = {
       endpoint: request.endpoint,
       input_file_id: request.inputFileId,
       completion_window: request.completionWindow,
       created_at: String(nowSeconds()),
+      // Model → scope, so a server started again can resume the batch on the same scopes.
+      scopes: JSON.stringify(Object.fromEntries(models)),
       ...(request.metadata !== undefined && { metadata: JSON.stringify(request.metadata) }),
     };
     const opened = await this.#store.open({ id: job, tenantId, meta }, items);
+    this.#start(job, await this.#clientsOf(request.endpoint, models));
+    return opened;
+  }
+
+  /**
+   * Resumes the batches a previous server left unfinished (stopped by its drain, or killed): called
+   * once the server listens. Without a batch file there is nothing to resume, and none is created.
+   */
+  async resumeUnfinished(): Promise<number> {
+    if (!existsSync(join(this.#dir, BATCH_FILE_NAME))) return 0;
+    let resumed = 0;
+    for (let after: string | undefined; ; ) {
+      const page = await this.#store.jobs(undefined, { ...(after !== undefined && { after }), limit: 100 });
+      for (const job of page) {
+        const { endpoint, scopes } = job.meta;
+        if (job.status === 'completed' || job.status === 'cancelled' || endpoint === undefined || scopes === undefined || this.#running.has(job.job)) continue;
+        const models = new Map(Object.entries(JSON.parse(scopes) as Record<string, string>));
+        this.#start(job.job, await this.#clientsOf(endpoint as BatchEndpoint, models));
+        resumed += 1;
+      }
+      if (page.length < 100) return resumed;
+      after = page.at(-1)!.job;
+    }
+  }
+
+  /** `resumeUnfinished` with its failure logged as a fault: what the server calls once it listens. */
+  resumeInBackground(): Promise<number> {
+    return this.resumeUnfinished().catch((error: unknown) => {
+      this.#fault(error);
+      return 0;
+    });
+  }
+
+  async #clientsOf(endpointUrl: BatchEndpoint, models: ReadonlyMap<string, string>): Promise<BatchClients> {
+    const endpoint = endpointUrl === CHAT_URL ? 'chat' : 'embed';
+    const byModel = new Map<string, GatewayClient | EmbeddingClient>();
+    for (const [model, scope] of models) byModel.set(model, await this.#clients.client(endpoint, scope));
+    return endpoint === 'chat' ? { chat: (model) => byModel.get(model) as GatewayClient | undefined } : { embeddings: (model) => byModel.get(model) as EmbeddingClient | undefined };
+  }
+
+  /** Drives the job in the background; its output files are stored when it ends. */
+  #start(job: string, clients: BatchClients): void {
     const controller = new AbortController();
     const done = resumeBatch(clients, { engine: this.#store, job, signal: controller.signal })
       .then((summary) => this.#finalize(summary))
       .catch((error: unknown) => this.#fault(error))
       .finally(() => this.#running.delete(job));
     this.#running.set(job, { controller, done });
-    return opened;
   }
 
   async retrieve(tenantId: string, id: string): Promise<JobProgress> {

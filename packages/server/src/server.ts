@@ -118,6 +118,8 @@ export class GatewayServer {
     }
     this.#openToAnyHost = allowUnauthenticated;
     await this.app.listen({ host, port });
+    // Batches a previous server left unfinished run on, in the background.
+    void this.#batches.resumeInBackground();
     const address = this.app.server.address();
     const bound = typeof address === 'object' && address !== null ? address.port : port;
     return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;

@@ -102,3 +102,34 @@ describe('batches at the door', () => {
     }
   });
 });
+
+describe('batches across a restart', () => {
+  it('a batch paused by the drain is resumed by the next server on the same store, each custom_id once', async () => {
+    const dir = mkdtempSync(join(tmpdir(), 'pgw-server-batch-restart-'));
+    const env = { PGW_BATCH__DIR: dir, PGW_SERVER__KEYS: KEYS };
+    const first = await startHarness({ sources: { main: { content: 'slow', latencyMs: 30 } } }, env);
+    let second: Harness | undefined;
+    try {
+      const client = first.openai('key-acme');
+      const file = await client.files.create({ file: await jsonl(Array.from({ length: 60 }, (_, index) => chatLine(index))), purpose: 'batch' });
+      const batch = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+      while ((await client.batches.retrieve(batch.id)).request_counts!.completed < 5) await new Promise((resolve) => setTimeout(resolve, 20));
+      await first.server.drain(0);
+      const paused = first.mock.counters('main').chat;
+      second = await startHarness({ sources: { main: { content: 'resumed' } } }, env);
+      const ended = await finished(second.openai('key-acme'), batch.id);
+      expect(ended).toMatchObject({ status: 'completed', request_counts: { total: 60, completed: 60, failed: 0 } });
+      const lines = (await (await second.openai('key-acme').files.content(ended.output_file_id!)).text()).trim().split('\n');
+      const ids = lines.map((line) => (JSON.parse(line) as { custom_id: string }).custom_id);
+      expect(new Set(ids).size).toBe(60);
+      expect(ids).toHaveLength(60);
+      // The second server sent only what the first had not recorded (plus at most the calls the drain abandoned).
+      expect(second.mock.counters('main').chat).toBeLessThan(60);
+      expect(paused).toBeGreaterThanOrEqual(5);
+    } finally {
+      await first.close();
+      await second?.close();
+      rmSync(dir, { recursive: true, force: true });
+    }
+  });
+});
