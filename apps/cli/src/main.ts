@@ -150,6 +150,14 @@ function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: Ex
     .addOption(mock())
     .action(mockable(async (job: string, flags) => done(await (await commands()).runBatchResume(job, flags, interrupt.signal))));
   batch
+    .command('worker')
+    .description('drive a job of the bullmq engine beside other workers (any machine, same Redis and PostgreSQL); writes no output file')
+    .argument('<job>', 'the job id (created by pgw batch run with PGW_BATCH__ENGINE=bullmq)')
+    .addOption(concurrency())
+    .addOption(envFile())
+    .addOption(mock())
+    .action(mockable(async (job: string, flags) => done(await (await commands()).runBatchResume(job, flags, interrupt.signal, false, true))));
+  batch
     .command('retry')
     .description("run a job's failed items again as a new attempt")
     .argument('<job>', 'the job id')

@@ -2,6 +2,7 @@
 import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
+import pg from 'pg';
 import { afterAll, beforeAll, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
 import { readBatchJobs } from '../src/report/batch-jobs.js';
@@ -22,6 +23,7 @@ beforeAll(async () => {
         dry: {},
         bad: {},
         emb: { embeddingDim: 4 },
+        fleet: {},
       },
     },
   });
@@ -134,4 +136,38 @@ test('out of its budget the job pauses (exit 5) without failing items; resume --
   const unknown = await runCli(['batch', 'status', 'nowhere'], { cwd, env });
   expect(unknown.code).toBe(EXIT.callFailed);
   expect(unknown.stderr).toContain('no batch job nowhere');
+});
+
+test('on the bullmq engine, run completes a job through Redis and PostgreSQL, and a worker of a finished job has nothing to do', async () => {
+  const schema = `cli_batch_${Math.random().toString(16).slice(2, 10)}`;
+  const dsn = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
+  const admin = new pg.Client({ connectionString: dsn });
+  await admin.connect();
+  await admin.query(`CREATE SCHEMA "${schema}"`);
+  try {
+    const { cwd, env, read } = setup('fleet', Array.from({ length: 12 }, (_, index) => chatLine(index)));
+    const fleetEnv = {
+      ...env,
+      PGW_BATCH__ENGINE: 'bullmq',
+      REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      PGW_BATCH__DSN: `${dsn}?options=-c%20search_path%3D${schema}`,
+    };
+    const run = await runCli(['batch', 'run', 'in.jsonl', '--out', 'out.jsonl', '--concurrency', '3'], { cwd, env: fleetEnv });
+    expect(run.code, run.stderr).toBe(EXIT.ok);
+    const job = String((JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { job: string }).job);
+    expect(read('out.jsonl').map((line) => line['custom_id'])).toEqual(Array.from({ length: 12 }, (_, index) => `q${index}`));
+    expect(mock.counters('fleet').chat).toBe(12);
+    const worker = await runCli(['batch', 'worker', job], { cwd, env: fleetEnv });
+    expect(worker.code, worker.stderr).toBe(EXIT.ok);
+    expect(worker.stderr).toContain(`job ${job} completed: 12 done, 0 failed of 12`);
+    expect(mock.counters('fleet').chat).toBe(12);
+    const { rows } = await admin.query(`SELECT COUNT(*)::int AS n FROM "${schema}".pgw_batch_results WHERE job = $1`, [job]);
+    expect(rows[0]).toEqual({ n: 12 });
+    const unconfigured = await runCli(['batch', 'status', job], { cwd, env: { ...fleetEnv, PGW_BATCH__DSN: '' } });
+    expect(unconfigured.code).toBe(EXIT.config);
+    expect(unconfigured.stderr).toContain('PGW_BATCH__DSN');
+  } finally {
+    await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
+    await admin.end();
+  }
 });

@@ -57,8 +57,11 @@ export interface BatchEngine {
    * process left running go back to pending.
    */
   open(spec: JobSpec, items: readonly BatchItem[]): Promise<JobProgress>;
-  /** Up to `max` pending items, now running; none when the job is not running. */
-  claim(job: string, max: number): Promise<BatchItem[]>;
+  /**
+   * Up to `max` pending items, now running; none when the job is not running or has nothing left. An
+   * engine shared by several workers may wait (until `signal`) while other workers' items are outstanding.
+   */
+  claim(job: string, max: number, signal?: AbortSignal): Promise<BatchItem[]>;
   /**
    * Reserves `worstCaseUsd` of the job's budget for one call; false (nothing reserved) when it does
    * not fit. Always true for a job without a budget.

@@ -131,7 +131,7 @@ async function driveJob(clients: BatchClients, opened: JobProgress, options: Run
   let drained = false;
   const next = async (): Promise<BatchItem | undefined> => {
     while (claimed.length === 0 && !drained) {
-      claiming ??= engine.claim(job, concurrency).then((items) => {
+      claiming ??= engine.claim(job, concurrency, signal).then((items) => {
         claimed.push(...items);
         drained = items.length === 0;
         claiming = undefined;

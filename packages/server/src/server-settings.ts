@@ -97,8 +97,8 @@ const schema = z.strictObject({
   // Each named tenant costs series of every priority and outcome: bounded so a typo cannot undo the bound.
   metricsTenants: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1000, 'must be ≤ 1000').default(SERVER_DEFAULTS.metricsTenants),
   maxFileMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxFileMb),
-  // The fleet engine (bullmq) is not built: the server's batches run on the embedded one.
-  batchEngine: z.literal('sqlite', { error: 'must be sqlite' }).default('sqlite'),
+  // Checked like everywhere else; the server's own batches run on the embedded engine whichever is named (docs/decisions.md).
+  batchEngine: z.enum(['sqlite', 'bullmq'], { error: 'must be sqlite or bullmq' }).default('sqlite'),
   batchDir: z.string().min(1).default(SERVER_DEFAULTS.batchDir),
 });
 

@@ -58,16 +58,26 @@ export const DEFAULT_BATCH_DIR = '.pgw/batch';
 const KINDS = { '/v1/chat/completions': 'chat', '/v1/embeddings': 'embeddings', '/pgw/v1/ocr': 'ocr' } as const;
 type Kind = (typeof KINDS)[keyof typeof KINDS];
 
-/** The engine `PGW_BATCH__ENGINE` names (only `sqlite` so far), its file under `PGW_BATCH__DIR`. */
-function openEngine(envFile: string | undefined): BatchEngine {
+/**
+ * The engine `PGW_BATCH__ENGINE` names: `sqlite` (default; its file under `PGW_BATCH__DIR`) or `bullmq`
+ * (the queue on `REDIS_URL`, items and results in the PostgreSQL of `PGW_BATCH__DSN`, default
+ * `PGW_TELEMETRY_DSN`), loaded only when named.
+ */
+async function openEngine(envFile: string | undefined): Promise<BatchEngine> {
   const env = effectiveEnv(envFile);
   const engine = env.get('PGW_BATCH__ENGINE') ?? 'sqlite';
-  if (engine !== 'sqlite') throw new SettingsError({ key: 'PGW_BATCH__ENGINE', value: engine, problem: 'must be sqlite (the bullmq engine is not built yet)' });
-  return new SqliteBatchEngine({ dir: env.get('PGW_BATCH__DIR') ?? DEFAULT_BATCH_DIR });
+  if (engine === 'sqlite') return new SqliteBatchEngine({ dir: env.get('PGW_BATCH__DIR') ?? DEFAULT_BATCH_DIR });
+  if (engine !== 'bullmq') throw new SettingsError({ key: 'PGW_BATCH__ENGINE', value: engine, problem: 'must be sqlite or bullmq' });
+  const redisUrl = env.get('REDIS_URL');
+  if (redisUrl === undefined) throw new SettingsError({ key: 'REDIS_URL', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the queue)' });
+  const dsn = env.get('PGW_BATCH__DSN') ?? env.get('PGW_TELEMETRY_DSN');
+  if (dsn === undefined) throw new SettingsError({ key: 'PGW_BATCH__DSN', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the results), unless PGW_TELEMETRY_DSN is set' });
+  const { BullmqBatchEngine } = await import('@pgw/batch/bullmq');
+  return new BullmqBatchEngine({ redisUrl, dsn });
 }
 
 async function withEngine<T>(envFile: string | undefined, run: (engine: BatchEngine) => Promise<T>): Promise<T> {
-  const engine = openEngine(envFile);
+  const engine = await openEngine(envFile);
   try {
     return await run(engine);
   } finally {
@@ -116,7 +126,7 @@ function progressView(first: JobProgress): { update(progress: JobProgress): void
 }
 
 /** Drives a job with a progress view, writes its output files, reports how it ended. */
-async function driveWithProgress(engine: BatchEngine, out: string, drive: (onProgress: (progress: JobProgress) => void) => Promise<JobProgress>): Promise<ExitCode> {
+async function driveWithProgress(engine: BatchEngine, out: string | undefined, drive: (onProgress: (progress: JobProgress) => void) => Promise<JobProgress>): Promise<ExitCode> {
   let view: ReturnType<typeof progressView> | undefined;
   let summary: JobProgress;
   try {
@@ -127,9 +137,11 @@ async function driveWithProgress(engine: BatchEngine, out: string, drive: (onPro
   } finally {
     view?.finish();
   }
-  const written = await writeBatchOutput(engine, summary.job, { out });
+  // A fleet worker writes no files: the job's output is written by `run` or `resume` where it was started.
+  const written = out === undefined ? undefined : await writeBatchOutput(engine, summary.job, { out });
+  const files = written === undefined ? '' : `; ${written.results} results in ${out}, ${written.errors} errors`;
   process.stderr.write(
-    `job ${summary.job} ${summary.status}${summary.pauseReason ? ` (${summary.pauseReason})` : ''}: ${summary.done} done, ${summary.failed} failed of ${summary.total}, cost ${formatUsd(summary.costUsd)}; ${written.results} results in ${out}, ${written.errors} errors\n`,
+    `job ${summary.job} ${summary.status}${summary.pauseReason ? ` (${summary.pauseReason})` : ''}: ${summary.done} done, ${summary.failed} failed of ${summary.total}, cost ${formatUsd(summary.costUsd)}${files}\n`,
   );
   if (summary.status === 'paused' && summary.pauseReason === 'budget') {
     process.stderr.write(`out of its budget: raise it with pgw batch resume ${summary.job} --budget-usd <usd>\n`);
@@ -226,11 +238,11 @@ export async function runBatchCancel(job: string, flags: BatchJobFlags): Promise
 }
 
 /** `resume`, and `retry --failed` (`retryFailed` first): the job runs again from its stored items, on the scopes it was created with. */
-export async function runBatchResume(job: string, flags: BatchJobFlags, signal: AbortSignal, retryFailed = false): Promise<ExitCode> {
+export async function runBatchResume(job: string, flags: BatchJobFlags, signal: AbortSignal, retryFailed = false, worker = false): Promise<ExitCode> {
   return withEngine(flags.envFile, async (engine) => {
     const { meta } = await knownJob(engine, job);
-    const out = meta['out'];
-    if (out === undefined) throw new UsageError('<job>', `job ${job} was not created by pgw batch run: resume it with runBatch`);
+    const out = worker ? undefined : meta['out'];
+    if (!worker && out === undefined) throw new UsageError('<job>', `job ${job} was not created by pgw batch run: resume it with runBatch`);
     if (retryFailed) process.stderr.write(`job ${job}: ${await engine.retryFailed(job)} failed items to run again\n`);
     const scopes: BatchScopeFlags = {
       scope: meta['scope'] ?? 'LLM',
