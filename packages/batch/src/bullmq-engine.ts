@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import pg from 'pg';
-import { type BatchEngine, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
+import { resultOf, type BatchEngine, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
 import type { BatchItem, BatchUrl } from './input.js';
 
 export const BULLMQ_PREFIX = '{pgw-batch}';
@@ -321,15 +321,7 @@ export class BullmqBatchEngine implements BatchEngine {
        FROM ${this.#table('items')} i JOIN ${this.#table('results')} r USING (job, custom_id, attempt) WHERE i.job = $1 ORDER BY i.line`,
       [job],
     );
-    return rows.map((row) => ({
-      customId: row.custom_id,
-      line: row.line,
-      attempt: row.attempt,
-      statusCode: row.status_code,
-      requestId: row.request_id,
-      body: row.response,
-      ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
-    }));
+    return rows.map((row) => resultOf(row, row.response));
   }
 
   async annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void> {

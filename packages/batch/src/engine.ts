@@ -104,3 +104,25 @@ export interface BatchFileStore {
 
 /** A 2xx response is a result; anything else goes to the error file. */
 export const isSuccess = (statusCode: number): boolean => statusCode >= 200 && statusCode < 300;
+
+/** A stored result as both engines' tables keep it (snake_case columns; the body already parsed). */
+export interface ResultRow {
+  custom_id: string;
+  line: number;
+  attempt: number;
+  status_code: number;
+  request_id: string;
+  cost_usd: number | null;
+}
+
+export function resultOf(row: ResultRow, body: unknown): ItemResult {
+  return {
+    customId: row.custom_id,
+    line: row.line,
+    attempt: row.attempt,
+    statusCode: row.status_code,
+    requestId: row.request_id,
+    body,
+    ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
+  };
+}

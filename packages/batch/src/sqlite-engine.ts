@@ -7,7 +7,7 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PolyGatewayError } from '@pgw/client';
-import { isSuccess, type BatchEngine, type BatchFileStore, type StoredFile, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
+import { isSuccess, resultOf, type BatchEngine, type BatchFileStore, type StoredFile, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
 import type { BatchItem, BatchUrl } from './input.js';
 
 /** Another live process drives the job: two drivers of one SQLite job would run its items twice. */
@@ -236,15 +236,7 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
   async results(job: string): Promise<ItemResult[]> {
     const rows = this.#sql("SELECT custom_id, line, attempt, status_code, request_id, response, cost_usd FROM items WHERE job = ? AND state IN ('done', 'failed') ORDER BY line")
       .all(job) as ItemRow[];
-    return rows.map((row) => ({
-      customId: row.custom_id,
-      line: row.line,
-      attempt: row.attempt,
-      statusCode: row.status_code,
-      requestId: row.request_id,
-      body: JSON.parse(row.response) as unknown,
-      ...(row.cost_usd !== null && { costUsd: row.cost_usd }),
-    }));
+    return rows.map((row) => resultOf(row, JSON.parse(row.response) as unknown));
   }
 
   async annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void> {
