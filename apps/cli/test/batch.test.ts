@@ -9,6 +9,8 @@ import { readBatchJobs } from '../src/report/batch-jobs.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';
 
 let mock: MockUpstream;
+/** A test that spawns the CLI four to six times (a tsx start-up each, seconds on a loaded machine). */
+const SPAWNS_TIMEOUT_MS = 90_000;
 
 beforeAll(async () => {
   mock = await startMockUpstream({
@@ -52,7 +54,7 @@ function setup(source: string, lines: string[]) {
   return { cwd, env, read: (file: string) => readFileSync(join(cwd, file), 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>) };
 }
 
-test('run writes each custom_id once, prints JSON progress lines off a terminal, and the same command again resumes the same job', async () => {
+test('run writes each custom_id once, prints JSON progress lines off a terminal, and the same command again resumes the same job', { timeout: SPAWNS_TIMEOUT_MS }, async () => {
   const lines = [...Array.from({ length: 20 }, (_, index) => chatLine(index)), chatLine(20, { tools: [] })];
   lines.push(JSON.stringify({ custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'a' } }));
   const { cwd, env, read } = setup('run', lines);
@@ -109,7 +111,7 @@ test('a bad line is refused with its line number before anything runs (exit 2)',
   expect(mock.counters('bad').total).toBe(0);
 });
 
-test('out of its budget the job pauses (exit 5) without failing items; resume --budget-usd finishes it; cancel is final', async () => {
+test('out of its budget the job pauses (exit 5) without failing items; resume --budget-usd finishes it; cancel is final', { timeout: SPAWNS_TIMEOUT_MS }, async () => {
   const { cwd, env, read } = setup('budget', Array.from({ length: 10 }, (_, index) => chatLine(index)));
   const job = ['--job', 'budgeted'];
   const paused = await runCli(['batch', 'run', 'in.jsonl', '--out', 'out.jsonl', ...job, '--concurrency', '1', '--budget-usd', '0.00003'], { cwd, env });
@@ -138,7 +140,7 @@ test('out of its budget the job pauses (exit 5) without failing items; resume --
   expect(unknown.stderr).toContain('no batch job nowhere');
 });
 
-test('on the bullmq engine, run completes a job through Redis and PostgreSQL, and a worker of a finished job has nothing to do', async () => {
+test('on the bullmq engine, run completes a job through Redis and PostgreSQL, and a worker of a finished job has nothing to do', { timeout: SPAWNS_TIMEOUT_MS }, async () => {
   const schema = `cli_batch_${Math.random().toString(16).slice(2, 10)}`;
   const dsn = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
   const admin = new pg.Client({ connectionString: dsn });
