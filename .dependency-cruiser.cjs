@@ -74,11 +74,18 @@ module.exports = {
       to: { path: OPTIONAL_ADAPTERS, dynamic: false },
     },
     {
-      name: 'server-imports-only-client-and-core',
-      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client and @pgw/core only (and its HTTP framework).',
+      name: 'server-imports-only-client-core-and-batch',
+      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client, @pgw/core and @pgw/batch (the batch routes) only (and its HTTP framework).',
       severity: 'error',
       from: { path: '^packages/server/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/server/'] },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/', '^packages/server/'] },
+    },
+    {
+      name: 'batch-imports-only-client-and-core',
+      comment: '@pgw/batch drives the clients as the server does: it imports @pgw/client and @pgw/core only (and its own stores), never an adapter, middleware or provider directly.',
+      severity: 'error',
+      from: { path: '^packages/batch/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/'] },
     },
     {
       name: 'only-the-cli-imports-server',
@@ -117,10 +124,10 @@ module.exports = {
     },
     {
       name: 'no-deep-imports',
-      comment: 'Import another package only through its exports (src/index.ts, or src/internal.ts for workspace helpers), never a file deep inside it.',
+      comment: 'Import another package only through its exports (src/index.ts, src/internal.ts for workspace helpers, or the fleet engine entry @pgw/batch/bullmq), never a file deep inside it.',
       severity: 'error',
       from: { path: '^(packages|apps)/([^/]+)/' },
-      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$'] },
+      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$', '^packages/batch/src/bullmq\\.ts$'] },
     },
     {
       name: 'no-circular',

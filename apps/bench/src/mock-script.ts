@@ -20,13 +20,18 @@ export const SOURCES = {
   stream: 'stream',
   /** Never answers: holds calls in flight until they are aborted. */
   hang: 'hang',
+  /** Answers after 20 ms, as a fast real upstream does (the batch bench). */
+  slow: 'slow',
 } as const;
+
+const SLOW_LATENCY_MS = 20;
 
 export const MOCK_SCRIPT: MockScript = {
   sources: {
     [SOURCES.chat]: { content: CHAT_ANSWER },
     [SOURCES.stream]: { content: STREAM_ANSWER },
     [SOURCES.hang]: { otherwise: { kind: 'hang' } },
+    [SOURCES.slow]: { content: CHAT_ANSWER, latencyMs: SLOW_LATENCY_MS },
   },
 };
 

@@ -16,6 +16,8 @@ export const EXIT = {
   config: 3,
   /** `pgw check`: at least one source is unhealthy. */
   unhealthy: 4,
+  /** `pgw batch`: the job paused (out of its budget); resumable. */
+  paused: 5,
   /** SIGINT: the in-flight call was aborted. */
   interrupted: 130,
   /** `pgw serve`: a second SIGTERM during the drain ended the process at once. */

@@ -43,6 +43,13 @@ export function positiveInteger(text: string): number {
   return n;
 }
 
+/** A positive amount of USD (`--budget-usd`). */
+export function positiveUsd(text: string): number {
+  const n = Number(text);
+  if (!/^\d+(\.\d+)?$/.test(text.trim()) || !(n > 0)) throw new InvalidArgumentError('expected a positive number of USD');
+  return n;
+}
+
 /** Parses `--port`: 0 (any free port) to 65535. */
 export function parsePort(text: string): number {
   const n = Number(text);

@@ -10,7 +10,7 @@ import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { failureMessage } from './failure-message.js';
 import { Interrupt } from './interrupt.js';
 import { MOCK_HINT } from './local-mock.js';
-import { parseBucket, parseInstant, parsePort, positiveInteger } from './flag-values.js';
+import { parseBucket, parseInstant, parsePort, positiveInteger, positiveUsd } from './flag-values.js';
 
 const { version } = JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string };
 
@@ -103,6 +103,70 @@ function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: Ex
       const { runServe } = await import('./commands/serve.js');
       done(await runServe(flags, interrupt.signal));
     });
+
+  const batch = program
+    .command('batch')
+    .description('run an OpenAI batch input file as a resumable job, each line a governed call of the batch class; manage jobs by id');
+  // The batch engine (and its native SQLite driver) loads only for these commands.
+  const commands = () => import('./commands/batch.js');
+  const concurrency = () => new Option('--concurrency <n>', 'items in flight at most (default 8)').argParser(positiveInteger);
+  const budget = () => new Option('--budget-usd <usd>', "the job's own spend budget; out of it the job pauses").argParser(positiveUsd);
+  batch
+    .command('run')
+    .description('run (or resume: the same input and output resume the same job) a batch input file')
+    .argument('<input>', 'the input JSONL (OpenAI batch lines)')
+    .requiredOption('--out <path>', 'output JSONL (results); failures go to <out>.errors.jsonl')
+    .option('--scope <scope>', 'configuration scope of the chat lines', 'LLM')
+    .option('--embed-scope <scope>', 'configuration scope of the embedding lines', 'EMBED')
+    .option('--ocr-scope <scope>', 'configuration scope of the OCR lines', 'OCR')
+    .option('--job <id>', 'the job id (default: a digest of the input and the output path)')
+    .option('--tenant <id>', 'the tenant the calls are made for')
+    .addOption(concurrency())
+    .addOption(budget())
+    .option('--dry-run', 'print the item count, estimated tokens and worst-case cost; send nothing')
+    .addOption(envFile())
+    .addOption(mock())
+    .action(mockable(async (input: string, flags) => done(await (await commands()).runBatchRun(input, flags, interrupt.signal))));
+  batch
+    .command('status')
+    .description("a job's state, counts and cost")
+    .argument('<job>', 'the job id')
+    .option('--json', 'print it as JSON')
+    .addOption(envFile())
+    .action(async (job: string, flags) => done(await (await commands()).runBatchStatus(job, flags)));
+  batch
+    .command('cancel')
+    .description('cancel a job for good (a process driving it stops claiming items)')
+    .argument('<job>', 'the job id')
+    .addOption(envFile())
+    .action(async (job: string, flags) => done(await (await commands()).runBatchCancel(job, flags)));
+  batch
+    .command('resume')
+    .description('resume a paused or interrupted job from its stored items; --budget-usd raises its budget')
+    .argument('<job>', 'the job id')
+    .addOption(concurrency())
+    .addOption(budget())
+    .addOption(envFile())
+    .addOption(mock())
+    .action(mockable(async (job: string, flags) => done(await (await commands()).runBatchResume(job, flags, interrupt.signal))));
+  batch
+    .command('worker')
+    .description('drive a job of the bullmq engine beside other workers (any machine, same Redis and PostgreSQL); writes no output file')
+    .argument('<job>', 'the job id (created by pgw batch run with PGW_BATCH__ENGINE=bullmq)')
+    .addOption(concurrency())
+    .addOption(envFile())
+    .addOption(mock())
+    .action(mockable(async (job: string, flags) => done(await (await commands()).runBatchResume(job, flags, interrupt.signal, false, true))));
+  batch
+    .command('retry')
+    .description("run a job's failed items again as a new attempt")
+    .argument('<job>', 'the job id')
+    .requiredOption('--failed', 'the failed items (the only kind of retry)')
+    .addOption(concurrency())
+    .addOption(budget())
+    .addOption(envFile())
+    .addOption(mock())
+    .action(mockable(async (job: string, flags) => done(await (await commands()).runBatchResume(job, flags, interrupt.signal, true))));
 
   return program;
 }

@@ -16,6 +16,8 @@ export interface ProgressOptions {
   now?: () => number;
   /** Plain mode: at most one line per interval. Default 2 s. */
   lineIntervalMs?: number;
+  /** Done before this run (a resumed job): shown in the count, left out of the rate. */
+  startAt?: number;
 }
 
 const BAR_WIDTH = 24;
@@ -27,7 +29,10 @@ export class Progress {
   readonly #now: () => number;
   readonly #lineIntervalMs: number;
   readonly #startedAt: number;
-  #done = 0;
+  readonly #startAt: number;
+  #done: number;
+  /** Appended to the bar (a batch job's failed, in flight and cost). */
+  #detail = '';
   #lastLineAt: number;
 
   constructor(options: ProgressOptions) {
@@ -37,11 +42,19 @@ export class Progress {
     this.#now = options.now ?? Date.now;
     this.#lineIntervalMs = options.lineIntervalMs ?? 2_000;
     this.#startedAt = this.#now();
+    this.#startAt = options.startAt ?? 0;
+    this.#done = this.#startAt;
     this.#lastLineAt = this.#startedAt;
   }
 
   advance(count: number): void {
-    this.#done = Math.min(this.#total, this.#done + count);
+    this.set(this.#done + count, this.#detail);
+  }
+
+  /** The count done so far (not a step), with a detail shown after the bar. */
+  set(done: number, detail = ''): void {
+    this.#done = Math.min(this.#total, done);
+    this.#detail = detail;
     if (this.#stream.isTTY) {
       this.#stream.write(`\r\u001b[2K${this.#barLine()}`);
     } else if (this.#now() - this.#lastLineAt >= this.#lineIntervalMs) {
@@ -63,7 +76,7 @@ export class Progress {
 
   #rate(): number {
     const seconds = (this.#now() - this.#startedAt) / 1000;
-    return seconds > 0 ? this.#done / seconds : 0;
+    return seconds > 0 ? (this.#done - this.#startAt) / seconds : 0;
   }
 
   #plainLine(): string {
@@ -76,7 +89,7 @@ export class Progress {
     const eta = rate > 0 ? `eta ${Math.ceil((this.#total - this.#done) / rate)} s` : '';
     const bar = `[${'█'.repeat(filled)}${'░'.repeat(BAR_WIDTH - filled)}]`;
     const percent = Math.floor(this.#fraction() * 100);
-    const line = `${this.#label} ${bar} ${this.#done}/${this.#total} ${percent}% ${rate.toFixed(1)}/s ${eta}`;
+    const line = `${this.#label} ${bar} ${this.#done}/${this.#total} ${percent}% ${this.#detail ? `${this.#detail} ` : ''}${rate.toFixed(1)}/s ${eta}`;
     // A pty without a size reports 0 columns.
     const columns = this.#stream.columns || 80;
     return line.slice(0, Math.max(20, columns - 1));

@@ -28,5 +28,5 @@ test('each outcome class maps to its documented exit code', () => {
     [new Error('anything else'), EXIT.callFailed],
   ];
   for (const [error, code] of cases) expect(exitCodeFor(error), String(error)).toBe(code);
-  expect(Object.values(EXIT)).toEqual([0, 1, 2, 3, 4, 130, 143]);
+  expect(Object.values(EXIT)).toEqual([0, 1, 2, 3, 4, 5, 130, 143]);
 });

@@ -40,3 +40,12 @@ test('elsewhere it writes plain lines, at most one per interval, and a final lin
   progress.finish();
   expect(stream.text).toBe('embedded 20/100 (20%)\nembedded 40/100 (40%)\nembedded 40/100 in 4.1 s\n');
 });
+
+test('a resumed job starts at its earlier count, left out of the rate, with its detail after the bar', () => {
+  let now = 0;
+  const stream = sink(true);
+  const progress = new Progress({ label: 'job', total: 100, stream, now: () => now, startAt: 50 });
+  now = 1_000;
+  progress.set(60, 'failed 1 · in flight 4 · $0.01');
+  expect(stream.text).toBe(`\r\u001b[2Kjob [${'█'.repeat(14)}${'░'.repeat(10)}] 60/100 60% failed 1 · in flight 4 · $0.01 10.0/s eta 4 s`);
+});

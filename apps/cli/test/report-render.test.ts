@@ -15,6 +15,7 @@ import { HOSTILE_TENANT } from './telemetry-fixture.js';
 afterAll(removeTempDirs);
 
 const EMPTY: Report = {
+  batchJobs: [],
   summary: {
     calls: 0,
     attempts: 0,
@@ -48,6 +49,7 @@ describe('HTML page', () => {
     expect(html).not.toMatch(/<script|\bsrc=|\bhref=|https?:\/\/|\u001b/);
     expect(html).toContain('&lt;script&gt;alert(&quot;x&quot;)&lt;/script&gt;&amp;\\u001b[31m');
     expect(html).toContain(`content="default-src 'none'; style-src 'unsafe-inline'"`);
+    expect(html).toContain('<h2>Batch jobs</h2>');
     // One bar per bucket (24 of one call each): 22 succeeded, 2 failed.
     const bars = /<svg [^>]*data-chart="calls-over-time".*?<g class="bars">(.*?)<\/g>/.exec(html)![1]!;
     expect(bars.match(/<rect [^>]*fill="#4e79a7"/g)).toHaveLength(22);
@@ -104,6 +106,9 @@ describe('terminal table', () => {
     expect(table).toMatch(/^\s+acme\s+\$0\.0360$/m);
     expect(table).not.toContain('\u001b');
     expect(table).toContain('calls over time: 24 bucket(s) of 5m');
+    expect(table).toMatch(/^Batch jobs \(PGW_BATCH__DIR, newest first; cost in USD\)\n\s+job\s+tenant\s+status\s+items\s+done\s+failed\s+cost\s+budget\n/m);
+    expect(table).toMatch(/^\s+batch_nightly\s+.*\s+paused \(budget\)\s+2,000\s+1,200\s+3\s+\$4\.50\s+\$5\.00$/m);
+    expect(table).toMatch(/^\s+batch_evals\s+\(none\)\s+completed\s+10\s+10\s+0\s+\$0\.0125\s+–$/m);
   });
 
   test('empty sections say so', () => {
@@ -113,6 +118,7 @@ describe('terminal table', () => {
     expect(table).not.toContain('cancelled attempts');
     expect(table).toContain('Cost per tenant (USD)\n  (none)');
     expect(table).toContain('range: start … now');
+    expect(table).not.toContain('Batch jobs');
   });
 });
 

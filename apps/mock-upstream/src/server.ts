@@ -126,6 +126,7 @@ async function handleRequest(
   const match = ROUTES.get(rest.join('/'));
   const route = match && match.method === req.method ? match.route : undefined;
   source.arrive(route);
+  const arrivedAt = Date.now();
   const controller = new AbortController();
   exchanges.add(controller);
   const closed = new Promise<void>((resolve) =>
@@ -141,7 +142,7 @@ async function handleRequest(
     const body = await readBody(req);
     const form = isForm(req) ? await parseForm(body, req.headers['content-type']) : undefined;
     const json = form ? undefined : parseJson(body);
-    if (route) source.recordings.push(recordRequest(req, route, form, json));
+    if (route) source.recordings.push(recordRequest(req, route, form, json, arrivedAt));
     if (!route) return sendJson(res, 404, UNKNOWN_ROUTE);
     const ex: Exchange = { res, signal: controller.signal, source };
     await delay(source.script.latencyMs ?? 0, ex.signal);
@@ -191,13 +192,13 @@ function parseJson(body: Buffer): unknown {
   }
 }
 
-function recordRequest(req: IncomingMessage, route: RouteName, form: ParsedForm | undefined, json: unknown): RecordedRequest {
+function recordRequest(req: IncomingMessage, route: RouteName, form: ParsedForm | undefined, json: unknown, arrivedAt: number): RecordedRequest {
   const headers: Record<string, string> = {};
   for (const [name, value] of Object.entries(req.headers)) {
     if (value !== undefined) headers[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   const query = Object.fromEntries(new URL(req.url ?? '/', 'http://mock.local').searchParams);
-  const seen = { route, method: req.method ?? '', headers, query, clientPort: req.socket.remotePort };
+  const seen = { route, method: req.method ?? '', headers, query, clientPort: req.socket.remotePort, arrivedAt };
   if (!form) return { ...seen, body: json };
   const files = Object.fromEntries(
     Object.entries(form.files).map(([name, { fileName, type, size }]) => [name, { fileName, type, size }]),

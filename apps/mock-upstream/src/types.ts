@@ -140,6 +140,8 @@ export interface RecordedRequest {
   query: Record<string, string>;
   /** The client's source port: requests sharing one keep-alive socket share it. */
   clientPort: number | undefined;
+  /** Epoch ms when the request arrived (its headers were read): requests per window of time. */
+  arrivedAt: number;
   /** Multipart only: text fields and file metadata. */
   form?: { fields: Record<string, string>; files: Record<string, RecordedFile> };
 }

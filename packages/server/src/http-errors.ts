@@ -3,6 +3,7 @@
  * error class, most specific first. Classification is by class and structured fields, never by
  * message text; an error nobody listed is a 500 whose message says nothing of its internals.
  */
+import { BatchInputError } from '@pgw/batch';
 import {
   BudgetExceededError,
   CallDeadlineExceeded,
@@ -22,6 +23,8 @@ import { errorCodes } from 'fastify';
 import {
   HostNotAllowedError,
   InvalidRequestFieldError,
+  FileTooLargeError,
+  ObjectNotFoundError,
   ResponseNotFoundError,
   ServerDrainingError,
   StoredResponsesUnavailableError,
@@ -74,12 +77,15 @@ const ERROR_TABLE: readonly Row[] = [
   row(UnknownModelError, (e) => failure(404, 'invalid_request_error', 'model_not_found', e.message, 'model')),
   row(InvalidRequestFieldError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message, e.param)),
   row(ResponseNotFoundError, (e) => failure(404, 'invalid_request_error', null, e.message)),
+  row(ObjectNotFoundError, (e) => failure(404, 'invalid_request_error', 'not_found', e.message)),
+  row(FileTooLargeError, (e) => failure(413, 'invalid_request_error', 'file_too_large', e.message, 'file')),
   row(StoredResponsesUnavailableError, (e) => ({ ...failure(503, 'service_unavailable', 'store_unavailable', e.message), retryAfterMs: STORE_RETRY_MS })),
   // The body as HTTP brought it, before any field is read.
   row(errorCodes.FST_ERR_CTP_INVALID_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is not valid JSON', 'body')),
   row(errorCodes.FST_ERR_CTP_EMPTY_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is empty', 'body')),
   row(errorCodes.FST_ERR_CTP_BODY_TOO_LARGE, () => failure(413, 'invalid_request_error', 'request_too_large', 'The body is larger than PGW_SERVER__MAX_REQUEST_MB', 'body')),
   row(errorCodes.FST_ERR_CTP_INVALID_MEDIA_TYPE, () => failure(415, 'invalid_request_error', 'unsupported_media_type', 'The body must be application/json', 'body')),
+  row(BatchInputError, (e) => failure(400, 'invalid_request_error', 'invalid_batch_line', e.message, 'input_file_id')),
   row(RequestTooLargeError, (e) => failure(413, 'invalid_request_error', 'request_too_large', e.message, 'messages')),
   // A spent budget is OpenAI's "out of credit": 429 insufficient_quota, retry when the period resets.
   row(BudgetExceededError, (e) => ({

@@ -73,3 +73,25 @@ export class ResponseNotFoundError extends Error {
     this.id = id;
   }
 }
+
+/** A file or a batch of `/v1/files`, `/v1/batches` that this key's tenant does not have (unknown, or another tenant's). */
+export class ObjectNotFoundError extends Error {
+  readonly id: string;
+
+  constructor(kind: 'File' | 'Batch', id: string) {
+    super(`${kind} with id '${id}' not found.`);
+    this.name = 'ObjectNotFoundError';
+    this.id = id;
+  }
+}
+
+/** An upload larger than `PGW_SERVER__MAX_FILE_MB`. */
+export class FileTooLargeError extends Error {
+  readonly limitMb: number;
+
+  constructor(limitMb: number) {
+    super(`The file is larger than PGW_SERVER__MAX_FILE_MB (${limitMb} MiB)`);
+    this.name = 'FileTooLargeError';
+    this.limitMb = limitMb;
+  }
+}

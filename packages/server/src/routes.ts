@@ -24,6 +24,8 @@ import { anthropicMessage } from './messages-response.js';
 import { responsesCall, type ResponsesCall } from './responses-request.js';
 import { responseObject, type ResponseObject } from './responses-response.js';
 import type { StoredResponses } from './stored-responses.js';
+import { registerBatchRoutes } from './batch-routes.js';
+import type { ServerBatches } from './batches.js';
 import { chatEncoder, messagesEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from './sse.js';
 
 export interface RouteParts {
@@ -32,6 +34,7 @@ export interface RouteParts {
   settings: ServerSettings;
   inflight: InflightCalls;
   stored: StoredResponses;
+  batches: ServerBatches;
   log: AccessLog;
   draining: () => boolean;
 }
@@ -125,6 +128,8 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
       return reply.send(embeddingList(response, call.base64));
     }),
   );
+
+  registerBatchRoutes(app, parts.batches, settings.maxFileMb, callerOf);
 
   app.get('/v1/models', PROTECTED, async (request) => {
     const names = clients.modelNames().filter((name) => mayCall(callerOf(request), name));

@@ -35,6 +35,10 @@ export interface ServerSettings {
   accessLog: boolean;
   /** How many of the busiest tenants keep their name in the metrics' `tenant` label; the rest are `other`. */
   metricsTenants: number;
+  /** Bound on one uploaded file (`POST /v1/files`), MiB. */
+  maxFileMb: number;
+  /** The batch engine's directory (`PGW_BATCH__DIR`): its SQLite file keeps the batches and their files. */
+  batchDir: string;
 }
 
 export const SERVER_DEFAULTS = {
@@ -49,6 +53,8 @@ export const SERVER_DEFAULTS = {
   responsesTtlS: 3600,
   metricsTenants: 20,
   consoleSessionS: 8 * 3600,
+  maxFileMb: 100,
+  batchDir: '.pgw/batch',
 } as const;
 
 const SCOPE = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -68,6 +74,9 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__RESPONSES_TTL_S', field: 'responsesTtlMs', parse: 'seconds' },
   { key: 'PGW_SERVER__ACCESS_LOG', field: 'accessLog', parse: 'bool' },
   { key: 'PGW_SERVER__METRICS_TENANTS', field: 'metricsTenants', parse: 'int' },
+  { key: 'PGW_SERVER__MAX_FILE_MB', field: 'maxFileMb', parse: 'number' },
+  { key: 'PGW_BATCH__ENGINE', field: 'batchEngine', parse: 'text' },
+  { key: 'PGW_BATCH__DIR', field: 'batchDir', parse: 'text' },
 ];
 
 const seconds = (fallbackS: number) => z.number().positive('must be > 0').default(fallbackS * 1000);
@@ -97,10 +106,14 @@ const schema = z.strictObject({
   accessLog: z.boolean().default(true),
   // Each named tenant costs series of every priority and outcome: bounded so a typo cannot undo the bound.
   metricsTenants: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1000, 'must be ≤ 1000').default(SERVER_DEFAULTS.metricsTenants),
+  maxFileMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxFileMb),
+  // Checked like everywhere else; the server's own batches run on the embedded engine whichever is named (docs/decisions.md).
+  batchEngine: z.enum(['sqlite', 'bullmq'], { error: 'must be sqlite or bullmq' }).default('sqlite'),
+  batchDir: z.string().min(1).default(SERVER_DEFAULTS.batchDir),
 });
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const { keys: raw, adminKeys: rawAdmin, models, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys: raw, adminKeys: rawAdmin, models, batchEngine: _sqlite, ...rest } = settingsFromEnv(env, KEYS, schema);
   const { keys, file } = readApiKeys(raw);
   const adminKeys = readAdminKeys(rawAdmin, keys);
   return { ...rest, ...(models !== undefined && { models }), keys, adminKeys, ...(file !== undefined && { keysFile: file }) };

@@ -25,6 +25,7 @@ import { registerRoutes } from './routes.js';
 import { ScopeClients } from './scope-clients.js';
 import { loadServerSettings, type ServerSettings } from './server-settings.js';
 import { StoredResponses } from './stored-responses.js';
+import { ServerBatches } from './batches.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 /** The default log, shared by every server of the process so its lines keep their order. */
@@ -62,6 +63,7 @@ export class GatewayServer {
   readonly #keys: ApiKeys;
   readonly #inflight = new InflightCalls();
   readonly #stored: StoredResponses;
+  readonly #batches: ServerBatches;
   readonly #warn: (message: string) => void;
   readonly #consoleFeed: ConsoleFeed;
   #openToAnyHost = false;
@@ -82,6 +84,7 @@ export class GatewayServer {
       subscribers: [metrics.subscriber, activity.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
       warn: this.#warn,
     });
+    this.#batches = new ServerBatches(this.settings.batchDir, this.#clients, (error) => log.fault('batch', error));
     this.#stored = new StoredResponses(() => openRecordStore({ env, namespace: 'responses' }), this.settings.responsesTtlMs);
     const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
     const headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);
@@ -123,6 +126,7 @@ export class GatewayServer {
       settings: this.settings,
       inflight: this.#inflight,
       stored: this.#stored,
+      batches: this.#batches,
       log,
       draining,
     });
@@ -135,6 +139,8 @@ export class GatewayServer {
     }
     this.#openToAnyHost = allowUnauthenticated;
     await this.app.listen({ host, port });
+    // Batches a previous server left unfinished run on, in the background.
+    void this.#batches.resumeInBackground();
     const address = this.app.server.address();
     const bound = typeof address === 'object' && address !== null ? address.port : port;
     return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
@@ -186,6 +192,8 @@ export class GatewayServer {
     const closed = this.app.close();
     this.app.server.closeAllConnections();
     await closed;
+    // Batches running pause (their items run again when resumed) before their clients close.
+    await this.#batches.close().catch(() => undefined);
     await Promise.allSettled([this.#clients.close(), this.#stored.close()]);
   }
 }

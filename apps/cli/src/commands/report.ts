@@ -5,6 +5,7 @@ import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { bucketWidthFor } from '../report/bucket-width.js';
 import { displayUsd } from '../report/format.js';
+import { readBatchJobs } from '../report/batch-jobs.js';
 import { budgetSpends, budgetsInEnv } from '../report/budgets.js';
 import { renderHtmlPage } from '../report/html-page.js';
 import type { Report } from '../report/report-model.js';
@@ -12,6 +13,9 @@ import { describeSummarySource, readSummary, resolveSummarySource } from '../rep
 import type { StoreFlags, SummarySource } from '../report/summary-source.js';
 import { renderSummaryTable } from '../report/summary-table.js';
 import { UsageError } from '../usage-error.js';
+
+/** Where `pgw batch` keeps its jobs unless `PGW_BATCH__DIR` says otherwise. */
+const DEFAULT_BATCH_DIR = '.pgw/batch';
 
 /** Hourly buckets for the query that learns the data's time span. */
 const FIRST_PASS_BUCKET_MS = 3_600_000;
@@ -35,9 +39,11 @@ export async function runReport(flags: ReportFlags): Promise<ExitCode> {
   const generatedAt = Date.now();
   const { summary, bucketMs } = await summaryWithReadableBuckets(source, flags, generatedAt);
   const budgets = await budgetSpends(budgetsInEnv(env), (range) => readSummary(source, range), generatedAt);
+  const batchJobs = await readBatchJobs(env.get('PGW_BATCH__DIR') ?? DEFAULT_BATCH_DIR);
   const report: Report = {
     summary,
     budgets,
+    batchJobs,
     sourceLabel: describeSummarySource(source),
     bucketMs,
     generatedAt,
@@ -93,6 +99,7 @@ function reportJson(report: Report) {
     bucketMs: report.bucketMs,
     generatedAt: iso(report.generatedAt),
     summary: report.summary,
+    batchJobs: report.batchJobs,
     budgets: report.budgets.map(({ scope, policy, since, resetAt, spentUsd, tenants }) => ({
       scope,
       ...policy,

@@ -7,6 +7,7 @@ import { formatCount, formatDuration, formatInstant, formatMs, formatRange, form
 import { element as el, text } from './markup.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
 import { TENANT_COLUMNS, tenantRows } from './tenants.js';
+import { BATCH_JOB_COLUMNS, batchJobRows } from './batch-jobs.js';
 import {
   attemptErrorRows,
   byValueDesc,
@@ -88,6 +89,7 @@ export function renderHtmlPage(report: Report): string {
     el('h2', {}, 'Prompt cache'),
     table(['source', ...PROMPT_CACHE_HEADERS], promptCacheRows(summary.promptCacheBySource)),
     table(['tenant', ...PROMPT_CACHE_HEADERS], promptCacheRows(summary.promptCacheByTenant)),
+    ...(report.batchJobs.length === 0 ? [] : [el('h2', {}, 'Batch jobs'), table(BATCH_JOB_COLUMNS, batchJobRows(report.batchJobs), [0, 1, 2])]),
   ];
   return `<!doctype html>\n${el(
     'html',

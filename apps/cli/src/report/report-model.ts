@@ -1,5 +1,6 @@
 /** What one `pgw report` run shows, whichever way it is rendered (table, HTML, JSON). */
 import type { TelemetrySummary } from '@pgw/client';
+import type { BatchJobRow } from './batch-jobs.js';
 import type { BudgetSpend } from './budgets.js';
 import { formatCount } from './format.js';
 
@@ -14,6 +15,8 @@ export interface Report {
   generatedAt: number;
   /** The env's spend budgets, each against its scope's spend in its current period. */
   budgets: readonly BudgetSpend[];
+  /** The batch jobs of `PGW_BATCH__DIR`'s store, newest first. */
+  batchJobs: readonly BatchJobRow[];
 }
 
 /** Map entries, largest value first (ties by name), so the heaviest items lead tables and charts. */

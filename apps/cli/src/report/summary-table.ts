@@ -5,6 +5,7 @@ import { BUDGET_COLUMNS, BUDGET_TEXT_COLUMNS, budgetRows } from './budgets.js';
 import { formatCount, formatDuration, formatMs, formatRange, formatUsd } from './format.js';
 import { PROMPT_CACHE_HEADERS, promptCacheRows } from './prompt-cache.js';
 import { TENANT_COLUMNS, tenantRows } from './tenants.js';
+import { BATCH_JOB_COLUMNS, batchJobRows } from './batch-jobs.js';
 import {
   attemptErrorRows,
   byValueDesc,
@@ -75,6 +76,15 @@ export function renderSummaryTable(report: Report): string {
     ),
     promptCacheSection('Prompt cache per source', 'source', summary.promptCacheBySource),
     promptCacheSection('Prompt cache per tenant', 'tenant', summary.promptCacheByTenant),
+    ...(report.batchJobs.length === 0
+      ? []
+      : [
+          section(
+            'Batch jobs (PGW_BATCH__DIR, newest first; cost in USD)',
+            BATCH_JOB_COLUMNS.map((header, i) => (i < 3 ? { header } : { header, align: 'right' as const })),
+            batchJobRows(report.batchJobs),
+          ),
+        ]),
     `calls over time: ${summary.callsOverTime.length} bucket(s) of ${formatDuration(report.bucketMs)} (see --html for the chart)`,
   ];
   return `${sections.join('\n\n')}\n`;

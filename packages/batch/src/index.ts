@@ -1,0 +1,17 @@
+// Where the behaviours live: input.ts checks a job's lines; engine.ts is the store port, kept by
+// sqlite-engine.ts; item-call.ts makes one item's governed call; run-batch.ts drives a job; output.ts
+// writes its files; cost-estimate.ts prices it before the start.
+export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, OCR_URL } from './input.js';
+export type { BatchItem, BatchUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
+export { JOB_STATUSES, isSuccess } from './engine.js';
+export type { BatchEngine, BatchFileStore, StoredFile, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason } from './engine.js';
+export { SqliteBatchEngine, BatchJobBusyError, BATCH_FILE_NAME } from './sqlite-engine.js';
+export type { SqliteEngineOptions } from './sqlite-engine.js';
+export type { BatchClients } from './item-call.js';
+export { runBatch, resumeBatch, checkBatchInput, BatchJobNotFoundError } from './run-batch.js';
+export type { RunBatchOptions } from './run-batch.js';
+export { writeBatchOutput, outputLine, errorFileOf } from './output.js';
+export type { OutputFiles } from './output.js';
+export { jobIdOf, assertJobId, JOB_ID_PATTERN } from './job-id.js';
+export { estimateJob } from './cost-estimate.js';
+export type { JobEstimate } from './cost-estimate.js';

@@ -1,0 +1,150 @@
+/** runBatch on the sqlite engine (a real file) against the loopback mock. */
+import { readFileSync, writeFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { describe, expect, it } from 'vitest';
+import type { CallInfo } from '@pgw/client';
+import { BatchJobNotFoundError, errorFileOf, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
+import { chatClient, chatLines, embeddingClient, mockSource, ocrClient, useMock, useTempDirs } from './helpers.js';
+
+const fixture = useMock();
+const tempDir = useTempDirs();
+
+const readLines = (path: string) => readFileSync(path, 'utf8').split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, any>);
+
+describe('runBatch on sqlite', () => {
+  it('runs chat, embedding and OCR lines as batch-class calls and writes OpenAI batch output', async () => {
+    const dir = tempDir();
+    const chatSource = mockSource(fixture.mock, 'chat', { content: 'answer' });
+    const embedSource = mockSource(fixture.mock, 'embed', { embeddingDim: 3 });
+    const ocrSource = mockSource(fixture.mock, 'ocr', { ocrText: 'page text' });
+    const page = join(dir, 'page.png');
+    writeFileSync(page, Buffer.from([0x89, 0x50, 0x4e, 0x47]));
+    const calls: CallInfo[] = [];
+    const [chat, embeddings, ocr] = [await chatClient(fixture.mock, chatSource, {}, [{ onCallStart: ({ call }) => void calls.push(call) }]), await embeddingClient(fixture.mock, embedSource), await ocrClient(fixture.mock, ocrSource)];
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const lines = [
+        ...chatLines(3).split('\n'),
+        JSON.stringify({ custom_id: 'emb', method: 'POST', url: '/v1/embeddings', body: { model: 'mock-model', input: ['a', 'b'] } }),
+        JSON.stringify({ custom_id: 'ocr', url: '/pgw/v1/ocr', body: { file: page, mode: 'text' } }),
+        JSON.stringify({ custom_id: 'missing-file', url: '/pgw/v1/ocr', body: { file: join(dir, 'absent.png') } }),
+      ];
+      const summary = await runBatch({ chat, embeddings, ocr }, lines, { engine, job: 'mixed', tenantId: 'acme', concurrency: 2 });
+      expect(summary).toMatchObject({ job: 'mixed', status: 'completed', total: 6, done: 5, failed: 1, inFlight: 0 });
+      const out = join(dir, 'out.jsonl');
+      expect(await writeBatchOutput(engine, 'mixed', { out })).toEqual({ results: 5, errors: 1 });
+      const results = readLines(out);
+      expect(results.map((line) => line['custom_id'])).toEqual(['item-0', 'item-1', 'item-2', 'emb', 'ocr']);
+      expect(results[0]!['response'].body.choices[0].message.content).toBe('answer');
+      expect(results[3]!['response'].body.data).toHaveLength(2);
+      expect(results[4]!['response'].body.text).toBe('page text');
+      const [failure] = readLines(errorFileOf(out));
+      expect(failure).toMatchObject({ custom_id: 'missing-file', response: { status_code: 400, body: { error: { type: 'invalid_request_error' } } } });
+      // Each line went up once, with the batch class and the job's tenant.
+      expect(fixture.mock.counters(chatSource).chat).toBe(3);
+      expect(calls.map(({ priority, tenantId }) => ({ priority, tenantId }))).toEqual(Array(3).fill({ priority: 'batch', tenantId: 'acme' }));
+    } finally {
+      await Promise.all([engine.close(), chat.close(), embeddings.close(), ocr.close()]);
+    }
+  });
+
+  it('records a final upstream failure once, in the error file, and retryFailed runs it again as a new attempt', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'bad', { steps: [{ kind: 'status', status: 400 }] });
+    const client = await chatClient(fixture.mock, source);
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const first = await runBatch(client, chatLines(3), { engine, job: 'retry', concurrency: 1 });
+      expect(first).toMatchObject({ status: 'completed', done: 2, failed: 1 });
+      expect(await engine.retryFailed('retry')).toBe(1);
+      const second = await runBatch(client, chatLines(3), { engine, job: 'retry' });
+      expect(second).toMatchObject({ status: 'completed', done: 3, failed: 0 });
+      const [retried] = (await engine.results('retry')).filter((result) => result.attempt === 2);
+      expect(retried?.customId).toBe('item-0');
+      expect(fixture.mock.counters(source).chat).toBe(4);
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
+  it('an aborted signal pauses the job; running it again sends only what was not recorded', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'slow', { latencyMs: 20 });
+    const client = await chatClient(fixture.mock, source);
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const controller = new AbortController();
+      const seen: JobProgress[] = [];
+      const paused = await runBatch(client, chatLines(40), {
+        engine,
+        job: 'pause',
+        concurrency: 4,
+        signal: controller.signal,
+        progressIntervalMs: 10,
+        onProgress: (progress) => {
+          seen.push(progress);
+          if (progress.done >= 8) controller.abort();
+        },
+      });
+      expect(paused).toMatchObject({ status: 'paused', pauseReason: 'signal', inFlight: 0 });
+      expect(paused.done).toBeGreaterThanOrEqual(8);
+      expect(paused.done).toBeLessThan(40);
+      const sentBefore = fixture.mock.counters(source).chat;
+      const resumed = await runBatch(client, chatLines(40), { engine, job: 'pause', concurrency: 4 });
+      expect(resumed).toMatchObject({ status: 'completed', done: 40, failed: 0 });
+      // Recorded items are never sent again: the resume sent the rest, plus at most the calls abandoned in flight.
+      // (an abandoned request may reach the mock after the pause returned, so the bound is the rest plus the concurrency).
+      expect(fixture.mock.counters(source).chat - sentBefore).toBeLessThanOrEqual(40 - paused.done + 4);
+      expect(fixture.mock.counters(source).chat).toBeLessThanOrEqual(40 + 4);
+      expect(seen.every((progress) => progress.job === 'pause' && progress.total === 40)).toBe(true);
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
+  it('a job out of its budget pauses without failing items, and resumes when the budget is raised', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'priced', { usage: { prompt_tokens: 5, completion_tokens: 10 } });
+    // 1000 USD per million tokens each way: an item bills 0.015 USD; its worst case (max_tokens 16) is more.
+    const client = await chatClient(fixture.mock, source, { 'SOURCE:PRICING': JSON.stringify({ inputPerMTok: 1000, outputPerMTok: 1000 }) });
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const paused = await runBatch(client, chatLines(10), { engine, job: 'budget', concurrency: 2, budgetUsd: 0.06 });
+      expect(paused).toMatchObject({ status: 'paused', pauseReason: 'budget', failed: 0, inFlight: 0 });
+      expect(paused.done).toBeGreaterThan(0);
+      expect(paused.done).toBeLessThan(4);
+      expect(paused.costUsd).toBeCloseTo(paused.done * 0.015, 9);
+      expect(paused.costUsd).toBeLessThanOrEqual(0.06);
+      const resumed = await resumeBatch(client, { engine, job: 'budget', concurrency: 1, budgetUsd: 1 });
+      expect(resumed).toMatchObject({ status: 'completed', done: 10, failed: 0 });
+      expect(resumed.costUsd).toBeCloseTo(0.15, 9);
+      expect(fixture.mock.counters(source).chat).toBe(10);
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
+  it('resumeBatch of a job the engine does not know is BatchJobNotFoundError', async () => {
+    const engine = new SqliteBatchEngine({ dir: tempDir() });
+    try {
+      await expect(resumeBatch({}, { engine, job: 'nowhere' })).rejects.toBeInstanceOf(BatchJobNotFoundError);
+    } finally {
+      await engine.close();
+    }
+  });
+
+  it('refuses the whole input, before any call, when a line names a model no client serves', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'never');
+    const client = await chatClient(fixture.mock, source);
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const lines = `${chatLines(2)}\n${JSON.stringify({ custom_id: 'x', url: '/v1/embeddings', body: { model: 'e', input: 'a' } })}`;
+      await expect(runBatch(client, lines, { engine, job: 'refused' })).rejects.toMatchObject({ line: 3, field: 'body.model' });
+      expect(await engine.progress('refused')).toBeUndefined();
+      expect(fixture.mock.counters(source).total).toBe(0);
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+});
