@@ -210,6 +210,12 @@ export class ServerBatches {
     return job;
   }
 
+  /** The newest batches of every tenant (the console's panel); none, and no batch file, before the first batch. */
+  async recent(limit: number): Promise<JobProgress[]> {
+    if (this.#engine === undefined && !existsSync(join(this.#dir, BATCH_FILE_NAME))) return [];
+    return this.#store.jobs(undefined, { limit });
+  }
+
   list(tenantId: string, after: string | undefined, limit: number): Promise<JobProgress[]> {
     return this.#store.jobs(tenantId, { ...(after !== undefined && { after }), limit });
   }

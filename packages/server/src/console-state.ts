@@ -13,7 +13,7 @@ import type { BuiltClient, Endpoint, ScopeClients } from './scope-clients.js';
 /** How many tenants the console shows: the keys' tenants first, then those of recent calls. */
 export const MAX_CONSOLE_TENANTS = 20;
 
-/** A table an extra panel shows (e.g. batches, once a batch engine is wired): cells are text, rendered as text. */
+/** A table a panel shows (the batches, or a panel given in the options): cells are text, rendered as text. */
 export interface ConsoleTable {
   readonly columns: readonly string[];
   readonly rows: readonly (readonly (string | number)[])[];

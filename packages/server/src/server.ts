@@ -10,6 +10,7 @@ import { openRecordStore, type EnvRecord, type GatewaySubscriber } from '@pgw/cl
 import { AccessLog, LineBatch } from './access-log.js';
 import { ApiKeys, readKeyFile } from './api-keys.js';
 import { ConsoleActivity } from './console-activity.js';
+import { batchesPanel } from './console-batches.js';
 import { ConsoleFeed } from './console-feed.js';
 import { registerConsole } from './console-routes.js';
 import { ConsoleSessions } from './console-sessions.js';
@@ -45,7 +46,7 @@ export interface GatewayServerOptions {
   warn?: (message: string) => void;
   /** Where the access log and the server's fault details go, one JSON line each; default stderr. */
   log?: (line: string) => void;
-  /** Extra panels of the console at `/ui` (e.g. batches, once a batch engine is wired), read on every refresh. */
+  /** Extra panels of the console at `/ui`, after its own batches panel, read on every refresh. */
   consolePanels?: readonly ConsolePanel[];
 }
 
@@ -109,8 +110,8 @@ export class GatewayServer {
       openToAnyHost: () => this.#openToAnyHost,
       onArrival: () => (this.#lastArrival = performance.now()),
     });
-    const state = () =>
-      readConsoleState({ clients: this.#clients, activity, keyTenants: () => this.#keys.tenants(), draining, panels: options.consolePanels ?? [] });
+    const panels = [batchesPanel((limit) => this.#batches.recent(limit)), ...(options.consolePanels ?? [])];
+    const state = () => readConsoleState({ clients: this.#clients, activity, keyTenants: () => this.#keys.tenants(), draining, panels });
     this.#consoleFeed = new ConsoleFeed(state, (error) => log.fault(undefined, error));
     registerConsole(this.app, {
       apiKeys: this.#keys,

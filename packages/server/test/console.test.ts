@@ -6,7 +6,7 @@
  * for them.
  */
 import { randomBytes } from 'node:crypto';
-import { writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterEach, describe, expect, it } from 'vitest';
@@ -22,10 +22,18 @@ const ADMIN_KEY = 'admin-key-7654321';
 const KEYED = { PGW_SERVER__KEYS: JSON.stringify({ [TENANT_KEY]: 'team-a' }), PGW_SERVER__ADMIN_KEYS: JSON.stringify([ADMIN_KEY]) };
 
 let harness: Harness | undefined;
+const scratch: string[] = [];
 afterEach(async () => {
   await harness?.close();
   harness = undefined;
+  for (const dir of scratch.splice(0)) rmSync(dir, { recursive: true, force: true });
 });
+
+function scratchDir(): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pgw-console-batches-'));
+  scratch.push(dir);
+  return dir;
+}
 
 async function start(env: Record<string, string> = {}, consolePanels: readonly ConsolePanel[] = []): Promise<Harness> {
   harness = await startHarness({ sources: { main: {} } }, env, [], { consolePanels });
@@ -190,12 +198,37 @@ describe('the console state', () => {
       { id: 'jobs', title: 'Jobs', read: () => ({ columns: ['job', 'progress'], rows: [['j1', '40%']] }) },
       { id: 'broken', title: 'Broken', read: () => Promise.reject(new RangeError('secret detail')) },
     ];
-    const { url } = await start({}, panels);
-    const state = (await (await fetch(`${url}/ui/state`)).json()) as { panels: unknown[] };
-    expect(state.panels).toEqual([
+    const { url } = await start({ PGW_BATCH__DIR: scratchDir() }, panels);
+    const state = (await (await fetch(`${url}/ui/state`)).json()) as { panels: Array<{ id: string }> };
+    expect(state.panels.slice(1)).toEqual([
       { id: 'jobs', title: 'Jobs', table: { columns: ['job', 'progress'], rows: [['j1', '40%']] } },
       { id: 'broken', title: 'Broken', problem: 'not readable (RangeError)' },
     ]);
+  });
+
+  it('shows the batches: none before the first (and no batch file), then each with its progress and cost', async () => {
+    const dir = scratchDir();
+    const { url } = await start({ PGW_BATCH__DIR: dir });
+    const batchesOf = async () => ((await (await fetch(`${url}/ui/state`)).json()) as { panels: Array<{ id: string; table: { rows: unknown[][] } }> }).panels[0]!;
+    expect(await batchesOf()).toMatchObject({ id: 'batches', title: 'Batches', table: { rows: [] } });
+    expect(existsSync(join(dir, 'batch.sqlite'))).toBe(false);
+    const lines = Array.from({ length: 5 }, (_, index) => JSON.stringify({ custom_id: `q${index}`, method: 'POST', url: '/v1/chat/completions', body: { model: 'gpt-4o-mini', messages: [{ role: 'user', content: `q${index}` }] } }));
+    const form = new FormData();
+    form.set('purpose', 'batch');
+    form.set('file', new Blob([`${lines.join('\n')}\n`]), 'input.jsonl');
+    const file = (await (await fetch(`${url}/v1/files`, { method: 'POST', body: form })).json()) as { id: string };
+    const created = await fetch(`${url}/v1/batches`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ input_file_id: file.id, endpoint: '/v1/chat/completions', completion_window: '24h' }),
+    });
+    const { id } = (await created.json()) as { id: string };
+    let rows: unknown[][] = [];
+    for (let tries = 0; tries < 200 && rows[0]?.[2] !== 'completed'; tries += 1) {
+      rows = (await batchesOf()).table.rows;
+      await new Promise((resolve) => setTimeout(resolve, 25));
+    }
+    expect(rows).toEqual([[id, '(none)', 'completed', 5, 0, 0, 5, '–', '–', expect.stringMatching(/^\$\d+\.\d{4}$/)]]);
   });
 
   it('ends the open console streams when the server drains, instead of waiting for them', async () => {
