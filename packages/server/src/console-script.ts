@@ -19,7 +19,7 @@ export const CONSOLE_SCRIPT = String.raw`'use strict';
   }
 
   function table(caption, head, rows) {
-    if (rows.length === 0) return el('p', { class: 'empty' }, ['None ' + caption.toLowerCase() + '.']);
+    if (rows.length === 0) return el('p', { class: 'empty' }, ['No ' + caption.toLowerCase() + '.']);
     var thead = el('thead', {}, [el('tr', {}, head.map(function (h) { return el('th', { scope: 'col' }, [h]); }))]);
     var tbody = el('tbody', {}, rows);
     return el('table', {}, [el('caption', { class: 'visually-hidden' }, [caption]), thead, tbody]);
