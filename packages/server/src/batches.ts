@@ -10,6 +10,7 @@ import { join } from 'node:path';
 import {
   CHAT_URL,
   EMBEDDINGS_URL,
+  RESPONSES_URL,
   outputLine,
   isSuccess,
   parseBatchInput,
@@ -26,8 +27,11 @@ import { mayCall, type RequestCaller } from './caller.js';
 import { ObjectNotFoundError } from './request-error.js';
 import type { ScopeClients } from './scope-clients.js';
 
-export const BATCH_ENDPOINTS = [CHAT_URL, EMBEDDINGS_URL] as const;
+export const BATCH_ENDPOINTS = [CHAT_URL, RESPONSES_URL, EMBEDDINGS_URL] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
+
+/** The client kind a batch endpoint calls: chat and Responses lines are both chat calls. */
+const clientKindOf = (endpoint: BatchEndpoint) => (endpoint === EMBEDDINGS_URL ? 'embed' : 'chat');
 
 export interface BatchRequest {
   inputFileId: string;
@@ -128,11 +132,13 @@ export class ServerBatches {
     const tenantId = caller.tenantId ?? '';
     const content = await this.fileContent(tenantId, request.inputFileId);
     const text = new TextDecoder('utf-8', { fatal: false }).decode(content);
-    const endpoint = request.endpoint === CHAT_URL ? 'chat' : 'embed';
+    const endpoint = clientKindOf(request.endpoint);
     const models = new Map<string, string>();
     const items = parseBatchInput(text, {
       knowsModel: (url, model) => {
-        if (url !== request.endpoint || !mayCall(caller, model)) return false;
+        // A line of another url is refused below, naming its url rather than its model.
+        if (url !== request.endpoint) return true;
+        if (!mayCall(caller, model)) return false;
         try {
           models.set(model, this.#clients.scopeOf(endpoint, model));
           return true;
@@ -188,7 +194,7 @@ export class ServerBatches {
   }
 
   async #clientsOf(endpointUrl: BatchEndpoint, models: ReadonlyMap<string, string>): Promise<BatchClients> {
-    const endpoint = endpointUrl === CHAT_URL ? 'chat' : 'embed';
+    const endpoint = clientKindOf(endpointUrl);
     const byModel = new Map<string, GatewayClient | EmbeddingClient>();
     for (const [model, scope] of models) byModel.set(model, await this.#clients.client(endpoint, scope));
     return endpoint === 'chat' ? { chat: (model) => byModel.get(model) as GatewayClient | undefined } : { embeddings: (model) => byModel.get(model) as EmbeddingClient | undefined };
