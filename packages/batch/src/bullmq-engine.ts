@@ -9,7 +9,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Queue, Worker, type Job } from 'bullmq';
 import pg from 'pg';
-import { resultOf, type BatchEngine, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
+import { resultOf, type BatchEngine, type BatchFileStore, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason, type StoredFile } from './engine.js';
 import type { BatchItem, BatchUrl } from './input.js';
 
 export const BULLMQ_PREFIX = '{pgw-batch}';
@@ -46,7 +46,7 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** A queue entry's id: the item's attempt and a digest of its custom_id (any text), so an item is queued once per attempt. */
 const entryId = (customId: string, attempt: number) => `a${attempt}_${createHash('sha256').update(customId).digest('hex').slice(0, 32)}`;
 
-export class BullmqBatchEngine implements BatchEngine {
+export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
   readonly #pool: pg.Pool;
   readonly #schema: string | undefined;
   readonly #connection: { url: string; maxRetriesPerRequest: null };
@@ -70,7 +70,7 @@ export class BullmqBatchEngine implements BatchEngine {
     this.#pollMs = options.pollMs ?? 250;
   }
 
-  #table(name: 'jobs' | 'items' | 'results'): string {
+  #table(name: 'jobs' | 'items' | 'results' | 'files'): string {
     return this.#schema === undefined ? `pgw_batch_${name}` : `"${this.#schema}".pgw_batch_${name}`;
   }
 
@@ -88,6 +88,11 @@ export class BullmqBatchEngine implements BatchEngine {
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table('results')} (
         job text NOT NULL, custom_id text NOT NULL, attempt integer NOT NULL, status_code integer NOT NULL, request_id text NOT NULL,
         response jsonb NOT NULL, cost_usd double precision, PRIMARY KEY (job, custom_id, attempt))`);
+      // The creation order the server's listing pages by (newest first), added to tables of earlier versions too.
+      await client.query(`ALTER TABLE ${this.#table('jobs')} ADD COLUMN IF NOT EXISTS seq bigserial`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table('files')} (
+        id text PRIMARY KEY, tenant_id text NOT NULL, purpose text NOT NULL, filename text NOT NULL, bytes integer NOT NULL,
+        created_at bigint NOT NULL, content bytea NOT NULL)`);
     });
     return this.#ready;
   }
@@ -326,6 +331,47 @@ export class BullmqBatchEngine implements BatchEngine {
 
   async annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void> {
     await this.#pool.query(`UPDATE ${this.#table('jobs')} SET meta = meta || $2::jsonb WHERE id = $1`, [job, JSON.stringify(meta)]);
+  }
+
+  async putFile(file: StoredFile, content: Uint8Array): Promise<void> {
+    await this.#tables();
+    await this.#pool.query(`INSERT INTO ${this.#table('files')} (id, tenant_id, purpose, filename, bytes, created_at, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      file.id,
+      file.tenantId,
+      file.purpose,
+      file.filename,
+      file.bytes,
+      file.createdAt,
+      Buffer.from(content.buffer, content.byteOffset, content.byteLength),
+    ]);
+  }
+
+  async file(tenantId: string, id: string): Promise<StoredFile | undefined> {
+    await this.#tables();
+    const { rows } = await this.#pool.query<{ purpose: string; filename: string; bytes: number; created_at: string }>(
+      `SELECT purpose, filename, bytes, created_at FROM ${this.#table('files')} WHERE id = $1 AND tenant_id = $2`,
+      [id, tenantId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { id, tenantId, purpose: row.purpose, filename: row.filename, bytes: row.bytes, createdAt: Number(row.created_at) };
+  }
+
+  async fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined> {
+    await this.#tables();
+    const { rows } = await this.#pool.query<{ content: Buffer }>(`SELECT content FROM ${this.#table('files')} WHERE id = $1 AND tenant_id = $2`, [id, tenantId]);
+    return rows[0]?.content;
+  }
+
+  async jobs(tenantId: string | undefined, options: { after?: string; limit: number }): Promise<JobProgress[]> {
+    await this.#tables();
+    const { rows } = await this.#pool.query<{ id: string }>(
+      `SELECT id FROM ${this.#table('jobs')} WHERE ($1::text IS NULL OR tenant_id = $1)
+         AND seq < COALESCE((SELECT seq FROM ${this.#table('jobs')} WHERE id = $2 AND ($1::text IS NULL OR tenant_id = $1)), 9223372036854775807)
+       ORDER BY seq DESC LIMIT $3`,
+      [tenantId ?? null, options.after ?? null, options.limit],
+    );
+    const jobs = await Promise.all(rows.map((row) => this.progress(row.id)));
+    return jobs.filter((job): job is JobProgress => job !== undefined);
   }
 
   async close(): Promise<void> {
