@@ -37,7 +37,7 @@ it('two workers pause at the job budget without exceeding it, then finish under 
   // One client per worker, counting its calls, so the test sees both workers take items.
   const calls = [0, 0];
   const pricing = { 'SOURCE:PRICING': JSON.stringify({ inputPerMTok: 1000, outputPerMTok: 1000 }) };
-  const clients = await Promise.all([0, 1].map((index) => chatClient(fixture.mock, source, pricing, [{ onCallStart: () => void (calls[index] += 1) }])));
+  const clients = await Promise.all([0, 1].map((index) => chatClient(fixture.mock, source, pricing, [{ onCallStart: () => void (calls[index] = calls[index]! + 1) }])));
   const workers = [0, 1].map(() => new BullmqBatchEngine({ redisUrl: REDIS_URL, dsn: PG_DSN, schema, pollMs: 20 }));
   try {
     await workers[0]!.open({ id: job, tenantId: 'acme', budgetUsd: BUDGET_USD }, parseBatchInput(chatLines(ITEMS)));
