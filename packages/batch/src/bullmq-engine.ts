@@ -7,7 +7,8 @@
  * call. Every queue's keys carry the hash tag `{pgw-batch}`, so a Redis Cluster keeps them in one slot.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Cluster } from 'ioredis';
 import pg from 'pg';
 import { resultOf, type BatchEngine, type BatchFileStore, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason, type StoredFile } from './engine.js';
 import type { BatchItem, BatchUrl } from './input.js';
@@ -15,8 +16,10 @@ import type { BatchItem, BatchUrl } from './input.js';
 export const BULLMQ_PREFIX = '{pgw-batch}';
 
 export interface BullmqEngineOptions {
-  /** Redis of the queue (`REDIS_URL`). */
+  /** Redis of the queue (`REDIS_URL`); in cluster mode one seed node or a comma-separated list. */
   redisUrl: string;
+  /** `cluster`: `redisUrl` names Redis Cluster seeds (`PGW_REDIS_MODE`); default `standalone`. */
+  redisMode?: 'standalone' | 'cluster';
   /** PostgreSQL of the items and results (`PGW_BATCH__DSN`, default `PGW_TELEMETRY_DSN`). */
   dsn: string;
   /** Schema of the tables; default: the connection's `search_path` (e.g. `?options=-c%20search_path%3Dbatch` in the DSN). */
@@ -49,11 +52,12 @@ const entryId = (customId: string, attempt: number) => `a${attempt}_${createHash
 export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
   readonly #pool: pg.Pool;
   readonly #schema: string | undefined;
-  readonly #connection: { url: string; maxRetriesPerRequest: null };
+  readonly #redisUrl: string;
+  readonly #cluster: boolean;
   readonly #lockDurationMs: number;
   readonly #stalledIntervalMs: number;
   readonly #pollMs: number;
-  readonly #queues = new Map<string, { queue: Queue<ItemData>; worker: Worker<ItemData> }>();
+  readonly #queues = new Map<string, { queue: Queue<ItemData>; worker: Worker<ItemData>; cluster?: Cluster }>();
   readonly #claimed = new Map<string, Claimed>();
   #lockTimer: NodeJS.Timeout | undefined;
   #ready: Promise<void> | undefined;
@@ -64,7 +68,8 @@ export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new TypeError(`BullmqBatchEngine(schema) must be an SQL identifier, got ${JSON.stringify(schema)}`);
     this.#schema = schema;
     this.#pool = new pg.Pool({ connectionString: options.dsn, max: 4 });
-    this.#connection = { url: options.redisUrl, maxRetriesPerRequest: null };
+    this.#redisUrl = options.redisUrl;
+    this.#cluster = options.redisMode === 'cluster';
     this.#lockDurationMs = options.lockDurationMs ?? 30_000;
     this.#stalledIntervalMs = options.stalledIntervalMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 250;
@@ -115,15 +120,35 @@ export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
   #queueOf(job: string): { queue: Queue<ItemData>; worker: Worker<ItemData> } {
     let pair = this.#queues.get(job);
     if (pair === undefined) {
-      const options = { connection: this.#connection, prefix: BULLMQ_PREFIX };
+      // A cluster client is the engine's to close (BullMQ closes only the connections it made).
+      const cluster = this.#cluster ? this.#clusterClient() : undefined;
+      const connection: ConnectionOptions = cluster ?? { url: this.#redisUrl, maxRetriesPerRequest: null };
+      const options = { connection, prefix: BULLMQ_PREFIX };
       const queue = new Queue<ItemData>(job, options);
       // No processor: items are fetched by `claim`, so the runner keeps its loops, budget and signal.
       const worker = new Worker<ItemData>(job, null, { ...options, lockDuration: this.#lockDurationMs, stalledInterval: this.#stalledIntervalMs, maxStalledCount: 1_000_000 });
       void worker.startStalledCheckTimer().catch(() => undefined);
-      pair = { queue, worker };
+      pair = { queue, worker, ...(cluster !== undefined && { cluster }) };
       this.#queues.set(job, pair);
     }
     return pair;
+  }
+
+  /** Every key of a queue carries the hash tag `{pgw-batch}`, so the cluster keeps it in one slot. */
+  #clusterClient(): Cluster {
+    const nodes = this.#redisUrl.split(',').map((seed) => {
+      const url = new URL(seed.trim());
+      return { host: url.hostname, port: Number(url.port || 6379) };
+    });
+    const first = new URL(this.#redisUrl.split(',')[0]!.trim());
+    return new Cluster(nodes, {
+      redisOptions: {
+        maxRetriesPerRequest: null,
+        ...(first.username !== '' && { username: decodeURIComponent(first.username) }),
+        ...(first.password !== '' && { password: decodeURIComponent(first.password) }),
+        ...(first.protocol === 'rediss:' && { tls: {} }),
+      },
+    });
   }
 
   async open(spec: JobSpec, items: readonly BatchItem[]): Promise<JobProgress> {
@@ -377,9 +402,10 @@ export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
   async close(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#lockTimer);
-    for (const { queue, worker } of this.#queues.values()) {
+    for (const { queue, worker, cluster } of this.#queues.values()) {
       await worker.close().catch(() => undefined);
       await queue.close().catch(() => undefined);
+      await cluster?.quit().catch(() => cluster.disconnect());
     }
     this.#queues.clear();
     await this.#pool.end();

@@ -43,7 +43,7 @@ export interface ServerSettings {
   batchEngine: BatchEngineSettings;
 }
 
-export type BatchEngineSettings = { kind: 'sqlite' } | { kind: 'bullmq'; redisUrl: string; dsn: string };
+export type BatchEngineSettings = { kind: 'sqlite' } | { kind: 'bullmq'; redisUrl: string; dsn: string; redisMode: 'standalone' | 'cluster' };
 
 export const SERVER_DEFAULTS = {
   drainS: 30,
@@ -84,6 +84,7 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_BATCH__DSN', field: 'batchDsn', parse: 'text' },
   { key: 'PGW_TELEMETRY_DSN', field: 'telemetryDsn', parse: 'text' },
   { key: 'REDIS_URL', field: 'redisUrl', parse: 'text' },
+  { key: 'PGW_REDIS_MODE', field: 'redisMode', parse: 'text' },
 ];
 
 const seconds = (fallbackS: number) => z.number().positive('must be > 0').default(fallbackS * 1000);
@@ -119,20 +120,22 @@ const schema = z.strictObject({
   batchDsn: z.string().min(1).optional(),
   telemetryDsn: z.string().min(1).optional(),
   redisUrl: z.string().min(1).optional(),
+  // Checked by the clients' settings (sentinel included); the batch queue follows a cluster.
+  redisMode: z.string().optional(),
 });
 
 /** `bullmq` needs its queue (`REDIS_URL`, the governance Redis) and its store (`PGW_BATCH__DSN`, else `PGW_TELEMETRY_DSN`). */
-function batchEngineOf(kind: 'sqlite' | 'bullmq', redisUrl: string | undefined, dsn: string | undefined): BatchEngineSettings {
+function batchEngineOf(kind: 'sqlite' | 'bullmq', redisUrl: string | undefined, dsn: string | undefined, redisMode: string | undefined): BatchEngineSettings {
   if (kind === 'sqlite') return { kind };
   if (redisUrl === undefined) throw new SettingsError({ key: 'REDIS_URL', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the queue)' });
   if (dsn === undefined) throw new SettingsError({ key: 'PGW_BATCH__DSN', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the batches and files), unless PGW_TELEMETRY_DSN is set' });
-  return { kind, redisUrl, dsn };
+  return { kind, redisUrl, dsn, redisMode: redisMode === 'cluster' ? 'cluster' : 'standalone' };
 }
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const { keys: raw, adminKeys: rawAdmin, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys: raw, adminKeys: rawAdmin, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, redisMode, ...rest } = settingsFromEnv(env, KEYS, schema);
   const { keys, file } = readApiKeys(raw);
   const adminKeys = readAdminKeys(rawAdmin, keys);
-  const batchEngine = batchEngineOf(kind, redisUrl, batchDsn ?? telemetryDsn);
+  const batchEngine = batchEngineOf(kind, redisUrl, batchDsn ?? telemetryDsn, redisMode);
   return { ...rest, ...(models !== undefined && { models }), keys, adminKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
 }
