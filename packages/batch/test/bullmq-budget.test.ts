@@ -4,32 +4,19 @@
  * settled in PostgreSQL, pauses the job partway for both and is never exceeded; a higher budget
  * resumes it on both to completion, each custom_id once. The queue's keys are removed when done.
  */
-import { randomBytes } from 'node:crypto';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { parseBatchInput, resumeBatch } from '../src/index.js';
-import { BullmqBatchEngine, BULLMQ_PREFIX } from '../src/bullmq.js';
+import { BullmqBatchEngine } from '../src/bullmq.js';
+import { PG_DSN, removeTestJob, testJobNames } from './bullmq-cleanup.js';
 import { chatClient, chatLines, mockSource, useMock } from './helpers.js';
 
 const fixture = useMock();
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
-const PG_DSN = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const hex = () => randomBytes(5).toString('hex');
-const schema = `batch_budget_${hex()}`;
-const job = `budget_${hex()}`;
+const { job, schema } = testJobNames('budget');
 const ITEMS = 12;
 const BUDGET_USD = 0.08;
 
-afterAll(async () => {
-  const queue = new Queue(job, { connection: { url: REDIS_URL }, prefix: BULLMQ_PREFIX });
-  await queue.obliterate({ force: true });
-  await queue.close();
-  const client = new pg.Client({ connectionString: PG_DSN });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+afterAll(() => removeTestJob({ job, connection: { url: REDIS_URL }, dsn: PG_DSN, schema }));
 
 it('two workers pause at the job budget without exceeding it, then finish under a higher one, each custom_id once', { timeout: 60_000 }, async () => {
   const source = mockSource(fixture.mock, 'budget', { usage: { prompt_tokens: 5, completion_tokens: 10 }, latencyMs: 20 });

@@ -4,34 +4,26 @@
  * key of its queue carries the hash tag `{pgw-batch}` and so lives in one slot (multi-key scripts would
  * fail with CROSSSLOT otherwise). The queue's keys are removed when done.
  */
-import { randomBytes } from 'node:crypto';
-import { Queue } from 'bullmq';
 import { Cluster } from 'ioredis';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { runBatch } from '../src/index.js';
 import { BullmqBatchEngine, BULLMQ_PREFIX } from '../src/bullmq.js';
+import { PG_DSN, removeTestJob, testJobNames } from './bullmq-cleanup.js';
 import { chatClient, chatLines, mockSource, useMock } from './helpers.js';
 
 const fixture = useMock();
 const SEEDS = process.env['PGW_TEST_REDIS_CLUSTER'] ?? 'redis://127.0.0.1:7001,redis://127.0.0.1:7002,redis://127.0.0.1:7003';
-const PG_DSN = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
-const hex = () => randomBytes(5).toString('hex');
-const schema = `batch_cluster_${hex()}`;
-const job = `cluster_${hex()}`;
+const { job, schema } = testJobNames('cluster');
 const ITEMS = 8;
 const nodes = SEEDS.split(',').map((seed) => ({ host: new URL(seed).hostname, port: Number(new URL(seed).port) }));
 
 afterAll(async () => {
   const cluster = new Cluster(nodes, { redisOptions: { maxRetriesPerRequest: null } });
-  const queue = new Queue(job, { connection: cluster, prefix: BULLMQ_PREFIX });
-  await queue.obliterate({ force: true });
-  await queue.close();
-  await cluster.quit();
-  const client = new pg.Client({ connectionString: PG_DSN });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
+  try {
+    await removeTestJob({ job, connection: cluster, dsn: PG_DSN, schema });
+  } finally {
+    await cluster.quit();
+  }
 });
 
 it('runs a job on the cluster to completion, its queue keys in the slot of {pgw-batch}', { timeout: 60_000 }, async () => {

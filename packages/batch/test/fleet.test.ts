@@ -9,11 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import { Queue } from 'bullmq';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { parseBatchInput } from '../src/index.js';
-import { BullmqBatchEngine, BULLMQ_PREFIX } from '../src/bullmq.js';
+import { BullmqBatchEngine } from '../src/bullmq.js';
+import { removeTestJob } from './bullmq-cleanup.js';
 import { chatLines, mockSource, useMock } from './helpers.js';
 
 const fixture = useMock();
@@ -28,16 +27,7 @@ const hex = () => randomBytes(5).toString('hex');
 const schema = `batch_fleet_${hex()}`;
 const job = `fleet_${hex()}`;
 
-afterAll(async () => {
-  // The job's queue keys leave the shared Redis with it (never a FLUSHDB).
-  const queue = new Queue(job, { connection: { url: REDIS_URL }, prefix: BULLMQ_PREFIX });
-  await queue.obliterate({ force: true });
-  await queue.close();
-  const client = new pg.Client({ connectionString: PG_DSN });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+afterAll(() => removeTestJob({ job, connection: { url: REDIS_URL }, dsn: PG_DSN, schema }));
 
 interface Line {
   done?: number;
