@@ -3,7 +3,9 @@ import { existsSync, readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import pg from 'pg';
+import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, test } from 'vitest';
+import { BULLMQ_PREFIX } from '@pgw/batch/bullmq';
 import { EXIT } from '../src/exit-codes.js';
 import { readBatchJobs } from '../src/report/batch-jobs.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';
@@ -146,17 +148,19 @@ test('on the bullmq engine, run completes a job through Redis and PostgreSQL, an
   const admin = new pg.Client({ connectionString: dsn });
   await admin.connect();
   await admin.query(`CREATE SCHEMA "${schema}"`);
+  const redisUrl = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
+  let job: string | undefined;
   try {
     const { cwd, env, read } = setup('fleet', Array.from({ length: 12 }, (_, index) => chatLine(index)));
     const fleetEnv = {
       ...env,
       PGW_BATCH__ENGINE: 'bullmq',
-      REDIS_URL: process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379',
+      REDIS_URL: redisUrl,
       PGW_BATCH__DSN: `${dsn}?options=-c%20search_path%3D${schema}`,
     };
     const run = await runCli(['batch', 'run', 'in.jsonl', '--out', 'out.jsonl', '--concurrency', '3'], { cwd, env: fleetEnv });
     expect(run.code, run.stderr).toBe(EXIT.ok);
-    const job = String((JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { job: string }).job);
+    job = String((JSON.parse(run.stdout.trim().split('\n').at(-1)!) as { job: string }).job);
     expect(read('out.jsonl').map((line) => line['custom_id'])).toEqual(Array.from({ length: 12 }, (_, index) => `q${index}`));
     expect(mock.counters('fleet').chat).toBe(12);
     const worker = await runCli(['batch', 'worker', job], { cwd, env: fleetEnv });
@@ -169,6 +173,12 @@ test('on the bullmq engine, run completes a job through Redis and PostgreSQL, an
     expect(unconfigured.code).toBe(EXIT.config);
     expect(unconfigured.stderr).toContain('PGW_BATCH__DSN');
   } finally {
+    // The job's queue keys leave the shared Redis with it (never a FLUSHDB).
+    if (job !== undefined) {
+      const queue = new Queue(job, { connection: { url: redisUrl }, prefix: BULLMQ_PREFIX });
+      await queue.obliterate({ force: true });
+      await queue.close();
+    }
     await admin.query(`DROP SCHEMA "${schema}" CASCADE`);
     await admin.end();
   }

@@ -7,16 +7,19 @@
  * call. Every queue's keys carry the hash tag `{pgw-batch}`, so a Redis Cluster keeps them in one slot.
  */
 import { createHash, randomUUID } from 'node:crypto';
-import { Queue, Worker, type Job } from 'bullmq';
+import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
+import { Cluster } from 'ioredis';
 import pg from 'pg';
-import { resultOf, type BatchEngine, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
+import { resultOf, type BatchEngine, type BatchFileStore, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason, type StoredFile } from './engine.js';
 import type { BatchItem, BatchUrl } from './input.js';
 
 export const BULLMQ_PREFIX = '{pgw-batch}';
 
 export interface BullmqEngineOptions {
-  /** Redis of the queue (`REDIS_URL`). */
+  /** Redis of the queue (`REDIS_URL`); in cluster mode one seed node or a comma-separated list. */
   redisUrl: string;
+  /** `cluster`: `redisUrl` names Redis Cluster seeds (`PGW_REDIS_MODE`); default `standalone`. */
+  redisMode?: 'standalone' | 'cluster';
   /** PostgreSQL of the items and results (`PGW_BATCH__DSN`, default `PGW_TELEMETRY_DSN`). */
   dsn: string;
   /** Schema of the tables; default: the connection's `search_path` (e.g. `?options=-c%20search_path%3Dbatch` in the DSN). */
@@ -46,14 +49,15 @@ const SCHEMA_NAME = /^[A-Za-z_][A-Za-z0-9_]{0,62}$/;
 /** A queue entry's id: the item's attempt and a digest of its custom_id (any text), so an item is queued once per attempt. */
 const entryId = (customId: string, attempt: number) => `a${attempt}_${createHash('sha256').update(customId).digest('hex').slice(0, 32)}`;
 
-export class BullmqBatchEngine implements BatchEngine {
+export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
   readonly #pool: pg.Pool;
   readonly #schema: string | undefined;
-  readonly #connection: { url: string; maxRetriesPerRequest: null };
+  readonly #redisUrl: string;
+  readonly #cluster: boolean;
   readonly #lockDurationMs: number;
   readonly #stalledIntervalMs: number;
   readonly #pollMs: number;
-  readonly #queues = new Map<string, { queue: Queue<ItemData>; worker: Worker<ItemData> }>();
+  readonly #queues = new Map<string, { queue: Queue<ItemData>; worker: Worker<ItemData>; cluster?: Cluster }>();
   readonly #claimed = new Map<string, Claimed>();
   #lockTimer: NodeJS.Timeout | undefined;
   #ready: Promise<void> | undefined;
@@ -64,13 +68,14 @@ export class BullmqBatchEngine implements BatchEngine {
     if (schema !== undefined && !SCHEMA_NAME.test(schema)) throw new TypeError(`BullmqBatchEngine(schema) must be an SQL identifier, got ${JSON.stringify(schema)}`);
     this.#schema = schema;
     this.#pool = new pg.Pool({ connectionString: options.dsn, max: 4 });
-    this.#connection = { url: options.redisUrl, maxRetriesPerRequest: null };
+    this.#redisUrl = options.redisUrl;
+    this.#cluster = options.redisMode === 'cluster';
     this.#lockDurationMs = options.lockDurationMs ?? 30_000;
     this.#stalledIntervalMs = options.stalledIntervalMs ?? 30_000;
     this.#pollMs = options.pollMs ?? 250;
   }
 
-  #table(name: 'jobs' | 'items' | 'results'): string {
+  #table(name: 'jobs' | 'items' | 'results' | 'files'): string {
     return this.#schema === undefined ? `pgw_batch_${name}` : `"${this.#schema}".pgw_batch_${name}`;
   }
 
@@ -88,6 +93,11 @@ export class BullmqBatchEngine implements BatchEngine {
       await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table('results')} (
         job text NOT NULL, custom_id text NOT NULL, attempt integer NOT NULL, status_code integer NOT NULL, request_id text NOT NULL,
         response jsonb NOT NULL, cost_usd double precision, PRIMARY KEY (job, custom_id, attempt))`);
+      // The creation order the server's listing pages by (newest first), added to tables of earlier versions too.
+      await client.query(`ALTER TABLE ${this.#table('jobs')} ADD COLUMN IF NOT EXISTS seq bigserial`);
+      await client.query(`CREATE TABLE IF NOT EXISTS ${this.#table('files')} (
+        id text PRIMARY KEY, tenant_id text NOT NULL, purpose text NOT NULL, filename text NOT NULL, bytes integer NOT NULL,
+        created_at bigint NOT NULL, content bytea NOT NULL)`);
     });
     return this.#ready;
   }
@@ -110,15 +120,35 @@ export class BullmqBatchEngine implements BatchEngine {
   #queueOf(job: string): { queue: Queue<ItemData>; worker: Worker<ItemData> } {
     let pair = this.#queues.get(job);
     if (pair === undefined) {
-      const options = { connection: this.#connection, prefix: BULLMQ_PREFIX };
+      // A cluster client is the engine's to close (BullMQ closes only the connections it made).
+      const cluster = this.#cluster ? this.#clusterClient() : undefined;
+      const connection: ConnectionOptions = cluster ?? { url: this.#redisUrl, maxRetriesPerRequest: null };
+      const options = { connection, prefix: BULLMQ_PREFIX };
       const queue = new Queue<ItemData>(job, options);
       // No processor: items are fetched by `claim`, so the runner keeps its loops, budget and signal.
       const worker = new Worker<ItemData>(job, null, { ...options, lockDuration: this.#lockDurationMs, stalledInterval: this.#stalledIntervalMs, maxStalledCount: 1_000_000 });
       void worker.startStalledCheckTimer().catch(() => undefined);
-      pair = { queue, worker };
+      pair = { queue, worker, ...(cluster !== undefined && { cluster }) };
       this.#queues.set(job, pair);
     }
     return pair;
+  }
+
+  /** Every key of a queue carries the hash tag `{pgw-batch}`, so the cluster keeps it in one slot. */
+  #clusterClient(): Cluster {
+    const nodes = this.#redisUrl.split(',').map((seed) => {
+      const url = new URL(seed.trim());
+      return { host: url.hostname, port: Number(url.port || 6379) };
+    });
+    const first = new URL(this.#redisUrl.split(',')[0]!.trim());
+    return new Cluster(nodes, {
+      redisOptions: {
+        maxRetriesPerRequest: null,
+        ...(first.username !== '' && { username: decodeURIComponent(first.username) }),
+        ...(first.password !== '' && { password: decodeURIComponent(first.password) }),
+        ...(first.protocol === 'rediss:' && { tls: {} }),
+      },
+    });
   }
 
   async open(spec: JobSpec, items: readonly BatchItem[]): Promise<JobProgress> {
@@ -328,12 +358,54 @@ export class BullmqBatchEngine implements BatchEngine {
     await this.#pool.query(`UPDATE ${this.#table('jobs')} SET meta = meta || $2::jsonb WHERE id = $1`, [job, JSON.stringify(meta)]);
   }
 
+  async putFile(file: StoredFile, content: Uint8Array): Promise<void> {
+    await this.#tables();
+    await this.#pool.query(`INSERT INTO ${this.#table('files')} (id, tenant_id, purpose, filename, bytes, created_at, content) VALUES ($1, $2, $3, $4, $5, $6, $7)`, [
+      file.id,
+      file.tenantId,
+      file.purpose,
+      file.filename,
+      file.bytes,
+      file.createdAt,
+      Buffer.from(content.buffer, content.byteOffset, content.byteLength),
+    ]);
+  }
+
+  async file(tenantId: string, id: string): Promise<StoredFile | undefined> {
+    await this.#tables();
+    const { rows } = await this.#pool.query<{ purpose: string; filename: string; bytes: number; created_at: string }>(
+      `SELECT purpose, filename, bytes, created_at FROM ${this.#table('files')} WHERE id = $1 AND tenant_id = $2`,
+      [id, tenantId],
+    );
+    const row = rows[0];
+    return row === undefined ? undefined : { id, tenantId, purpose: row.purpose, filename: row.filename, bytes: row.bytes, createdAt: Number(row.created_at) };
+  }
+
+  async fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined> {
+    await this.#tables();
+    const { rows } = await this.#pool.query<{ content: Buffer }>(`SELECT content FROM ${this.#table('files')} WHERE id = $1 AND tenant_id = $2`, [id, tenantId]);
+    return rows[0]?.content;
+  }
+
+  async jobs(tenantId: string | undefined, options: { after?: string; limit: number }): Promise<JobProgress[]> {
+    await this.#tables();
+    const { rows } = await this.#pool.query<{ id: string }>(
+      `SELECT id FROM ${this.#table('jobs')} WHERE ($1::text IS NULL OR tenant_id = $1)
+         AND seq < COALESCE((SELECT seq FROM ${this.#table('jobs')} WHERE id = $2 AND ($1::text IS NULL OR tenant_id = $1)), 9223372036854775807)
+       ORDER BY seq DESC LIMIT $3`,
+      [tenantId ?? null, options.after ?? null, options.limit],
+    );
+    const jobs = await Promise.all(rows.map((row) => this.progress(row.id)));
+    return jobs.filter((job): job is JobProgress => job !== undefined);
+  }
+
   async close(): Promise<void> {
     this.#closing = true;
     clearInterval(this.#lockTimer);
-    for (const { queue, worker } of this.#queues.values()) {
+    for (const { queue, worker, cluster } of this.#queues.values()) {
       await worker.close().catch(() => undefined);
       await queue.close().catch(() => undefined);
+      await cluster?.quit().catch(() => cluster.disconnect());
     }
     this.#queues.clear();
     await this.#pool.end();

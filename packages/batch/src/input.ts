@@ -6,8 +6,9 @@ import { PolyGatewayError, MAX_ID_LENGTH } from '@pgw/client';
 
 export const CHAT_URL = '/v1/chat/completions';
 export const EMBEDDINGS_URL = '/v1/embeddings';
+export const RESPONSES_URL = '/v1/responses';
 export const OCR_URL = '/pgw/v1/ocr';
-export const BATCH_URLS = [CHAT_URL, EMBEDDINGS_URL, OCR_URL] as const;
+export const BATCH_URLS = [CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, OCR_URL] as const;
 export type BatchUrl = (typeof BATCH_URLS)[number];
 
 /** One line of the input, checked. `line` is its 1-based line number in the input. */
@@ -99,6 +100,10 @@ function checkBody(url: BatchUrl, body: Record<string, unknown>, line: number): 
   }
   need('model', typeof body['model'] === 'string' && body['model'] !== '', 'must be a non-empty string');
   if (url === CHAT_URL) need('messages', Array.isArray(body['messages']) && body['messages'].length > 0, 'must be a non-empty array');
+  if (url === RESPONSES_URL) {
+    const input = body['input'];
+    need('input', (typeof input === 'string' && input !== '') || (Array.isArray(input) && input.length > 0), 'must be a non-empty string or a non-empty list of message items');
+  }
   if (url === EMBEDDINGS_URL) {
     const input = body['input'];
     need('input', typeof input === 'string' || (Array.isArray(input) && input.length > 0 && input.every((text) => typeof text === 'string')), 'must be a string or a non-empty array of strings');

@@ -9,10 +9,10 @@ import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
-import pg from 'pg';
 import { afterAll, expect, it } from 'vitest';
 import { parseBatchInput } from '../src/index.js';
 import { BullmqBatchEngine } from '../src/bullmq.js';
+import { removeTestJob } from './bullmq-cleanup.js';
 import { chatLines, mockSource, useMock } from './helpers.js';
 
 const fixture = useMock();
@@ -25,13 +25,9 @@ const RPM = 40;
 const CONCURRENCY = 4;
 const hex = () => randomBytes(5).toString('hex');
 const schema = `batch_fleet_${hex()}`;
+const job = `fleet_${hex()}`;
 
-afterAll(async () => {
-  const client = new pg.Client({ connectionString: PG_DSN });
-  await client.connect();
-  await client.query(`DROP SCHEMA IF EXISTS "${schema}" CASCADE`);
-  await client.end();
-});
+afterAll(() => removeTestJob({ job, connection: { url: REDIS_URL }, dsn: PG_DSN, schema }));
 
 interface Line {
   done?: number;
@@ -53,7 +49,6 @@ function startWorker(env: Record<string, string>, onLine: (line: Line) => void):
 
 it('three workers, one killed mid-job, finish the job with each result once and the RPM kept', { timeout: 240_000 }, async () => {
   const source = mockSource(fixture.mock, 'fleet', { latencyMs: 200 });
-  const job = `fleet_${hex()}`;
   const opener = new BullmqBatchEngine({ redisUrl: REDIS_URL, dsn: PG_DSN, schema });
   await opener.open({ id: job, tenantId: 'fleet' }, parseBatchInput(chatLines(ITEMS)));
   await opener.close();

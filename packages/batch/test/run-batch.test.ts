@@ -48,6 +48,55 @@ describe('runBatch on sqlite', () => {
     }
   });
 
+  it('runs /v1/responses lines as the governed chat call and answers Responses objects with usage', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'responses', { content: '{"city":"Oslo"}', usage: { prompt_tokens: 7, completion_tokens: 4 } });
+    const client = await chatClient(fixture.mock, source);
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const schema = { type: 'object', properties: { city: { type: 'string' } }, required: ['city'], additionalProperties: false };
+      const lines = [
+        JSON.stringify({ custom_id: 'r1', method: 'POST', url: '/v1/responses', body: { model: 'mock-model', input: 'Capital of Norway?', instructions: 'Answer in JSON.', max_output_tokens: 32, temperature: 0.2, reasoning: { effort: 'low' }, text: { format: { type: 'json_schema', name: 'city', schema, strict: true } } } }),
+        JSON.stringify({ custom_id: 'r2', url: '/v1/responses', body: { model: 'mock-model', input: [{ role: 'developer', content: 'Be brief.' }, { type: 'message', role: 'user', content: [{ type: 'input_text', text: 'Hi' }] }] } }),
+        JSON.stringify({ custom_id: 'r-tools', url: '/v1/responses', body: { model: 'mock-model', input: 'x', tools: [{ type: 'web_search' }] } }),
+      ];
+      const summary = await runBatch(client, lines.join('\n'), { engine, job: 'responses' });
+      expect(summary).toMatchObject({ status: 'completed', total: 3, done: 2, failed: 1 });
+      const out = join(dir, 'out.jsonl');
+      await writeBatchOutput(engine, 'responses', { out });
+      const [first, second] = readLines(out);
+      expect(first!['custom_id']).toBe('r1');
+      expect(first!['response'].status_code).toBe(200);
+      expect(first!['response'].body).toMatchObject({
+        object: 'response',
+        status: 'completed',
+        model: expect.any(String),
+        output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '{"city":"Oslo"}', annotations: [] }] }],
+        usage: { input_tokens: 7, output_tokens: 4, total_tokens: 11 },
+      });
+      expect(first!['response'].body.id).toMatch(/^resp_/);
+      expect(first!['response'].body.created_at).toEqual(expect.any(Number));
+      expect(second!['response'].body.output[0].content[0].text).toBe('{"city":"Oslo"}');
+      // What went upstream: the chat request the Responses body maps to.
+      const sent = fixture.mock.requests(source).map((request) => request.body as Record<string, any>);
+      expect(sent).toHaveLength(2);
+      const structured = sent.find((body) => body['response_format'] !== undefined)!;
+      expect(structured).toMatchObject({
+        messages: [{ role: 'system', content: 'Answer in JSON.' }, { role: 'user', content: 'Capital of Norway?' }],
+        max_completion_tokens: 32,
+        temperature: 0.2,
+        response_format: { type: 'json_schema', json_schema: { name: 'city', schema, strict: true } },
+      });
+      const plain = sent.find((body) => body['response_format'] === undefined)!;
+      expect(plain['messages']).toEqual([{ role: 'system', content: 'Be brief.' }, { role: 'user', content: 'Hi' }]);
+      const [failure] = readLines(errorFileOf(out));
+      expect(failure).toMatchObject({ custom_id: 'r-tools', response: { status_code: 400, body: { error: { type: 'invalid_request_error' } } } });
+      expect(failure!['response'].body.error.message).toContain('body.tools');
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
   it('records a final upstream failure once, in the error file, and retryFailed runs it again as a new attempt', async () => {
     const dir = tempDir();
     const source = mockSource(fixture.mock, 'bad', { steps: [{ kind: 'status', status: 400 }] });

@@ -5,19 +5,18 @@
  * ends, its output and error files are stored beside its input.
  */
 import { randomBytes } from 'node:crypto';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import {
   CHAT_URL,
   EMBEDDINGS_URL,
+  RESPONSES_URL,
   outputLine,
   isSuccess,
   parseBatchInput,
   resumeBatch,
-  BATCH_FILE_NAME,
   BatchInputError,
-  SqliteBatchEngine,
   type BatchClients,
+  type BatchEngine,
+  type BatchFileStore,
   type JobProgress,
   type StoredFile,
 } from '@pgw/batch';
@@ -26,8 +25,11 @@ import { mayCall, type RequestCaller } from './caller.js';
 import { ObjectNotFoundError } from './request-error.js';
 import type { ScopeClients } from './scope-clients.js';
 
-export const BATCH_ENDPOINTS = [CHAT_URL, EMBEDDINGS_URL] as const;
+export const BATCH_ENDPOINTS = [CHAT_URL, RESPONSES_URL, EMBEDDINGS_URL] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
+
+/** The client kind a batch endpoint calls: chat and Responses lines are both chat calls. */
+const clientKindOf = (endpoint: BatchEndpoint) => (endpoint === EMBEDDINGS_URL ? 'embed' : 'chat');
 
 export interface BatchRequest {
   inputFileId: string;
@@ -86,39 +88,48 @@ interface Running {
   done: Promise<void>;
 }
 
+/** A batch engine that also keeps the tenants' files: both engines are. */
+export type ServerBatchStore = BatchEngine & BatchFileStore;
+
+/** How the server reaches its store: opened on first use; `mayHoldJobs` false means nothing to resume (and nothing is created). */
+export interface BatchStoreSource {
+  open(): Promise<ServerBatchStore>;
+  mayHoldJobs(): boolean;
+}
+
 export class ServerBatches {
-  readonly #dir: string;
+  readonly #source: BatchStoreSource;
   readonly #clients: ScopeClients;
   readonly #fault: (error: unknown) => void;
   readonly #running = new Map<string, Running>();
-  #engine: SqliteBatchEngine | undefined;
+  #engine: Promise<ServerBatchStore> | undefined;
 
-  constructor(dir: string, clients: ScopeClients, fault: (error: unknown) => void) {
-    this.#dir = dir;
+  constructor(source: BatchStoreSource, clients: ScopeClients, fault: (error: unknown) => void) {
+    this.#source = source;
     this.#clients = clients;
     this.#fault = fault;
   }
 
   /** Opened on first use: a server that never sees a batch writes no batch file. */
-  get #store(): SqliteBatchEngine {
-    this.#engine ??= new SqliteBatchEngine({ dir: this.#dir });
+  #store(): Promise<ServerBatchStore> {
+    this.#engine ??= this.#source.open();
     return this.#engine;
   }
 
   async createFile(tenantId: string, filename: string, purpose: string, content: Uint8Array): Promise<StoredFile> {
     const file = { id: newId('file-'), tenantId, purpose, filename, bytes: content.byteLength, createdAt: nowSeconds() };
-    await this.#store.putFile(file, content);
+    await (await this.#store()).putFile(file, content);
     return file;
   }
 
   async file(tenantId: string, id: string): Promise<StoredFile> {
-    const file = await this.#store.file(tenantId, id);
+    const file = await (await this.#store()).file(tenantId, id);
     if (file === undefined) throw new ObjectNotFoundError('File', id);
     return file;
   }
 
   async fileContent(tenantId: string, id: string): Promise<Uint8Array> {
-    const content = await this.#store.fileContent(tenantId, id);
+    const content = await (await this.#store()).fileContent(tenantId, id);
     if (content === undefined) throw new ObjectNotFoundError('File', id);
     return content;
   }
@@ -128,11 +139,13 @@ export class ServerBatches {
     const tenantId = caller.tenantId ?? '';
     const content = await this.fileContent(tenantId, request.inputFileId);
     const text = new TextDecoder('utf-8', { fatal: false }).decode(content);
-    const endpoint = request.endpoint === CHAT_URL ? 'chat' : 'embed';
+    const endpoint = clientKindOf(request.endpoint);
     const models = new Map<string, string>();
     const items = parseBatchInput(text, {
       knowsModel: (url, model) => {
-        if (url !== request.endpoint || !mayCall(caller, model)) return false;
+        // A line of another url is refused below, naming its url rather than its model.
+        if (url !== request.endpoint) return true;
+        if (!mayCall(caller, model)) return false;
         try {
           models.set(model, this.#clients.scopeOf(endpoint, model));
           return true;
@@ -153,7 +166,7 @@ export class ServerBatches {
       scopes: JSON.stringify(Object.fromEntries(models)),
       ...(request.metadata !== undefined && { metadata: JSON.stringify(request.metadata) }),
     };
-    const opened = await this.#store.open({ id: job, tenantId, meta }, items);
+    const opened = await (await this.#store()).open({ id: job, tenantId, meta }, items);
     this.#start(job, await this.#clientsOf(request.endpoint, models));
     return opened;
   }
@@ -163,10 +176,10 @@ export class ServerBatches {
    * once the server listens. Without a batch file there is nothing to resume, and none is created.
    */
   async resumeUnfinished(): Promise<number> {
-    if (!existsSync(join(this.#dir, BATCH_FILE_NAME))) return 0;
+    if (!this.#source.mayHoldJobs()) return 0;
     let resumed = 0;
     for (let after: string | undefined; ; ) {
-      const page = await this.#store.jobs(undefined, { ...(after !== undefined && { after }), limit: 100 });
+      const page = await (await this.#store()).jobs(undefined, { ...(after !== undefined && { after }), limit: 100 });
       for (const job of page) {
         const { endpoint, scopes } = job.meta;
         if (job.status === 'completed' || job.status === 'cancelled' || endpoint === undefined || scopes === undefined || this.#running.has(job.job)) continue;
@@ -188,7 +201,7 @@ export class ServerBatches {
   }
 
   async #clientsOf(endpointUrl: BatchEndpoint, models: ReadonlyMap<string, string>): Promise<BatchClients> {
-    const endpoint = endpointUrl === CHAT_URL ? 'chat' : 'embed';
+    const endpoint = clientKindOf(endpointUrl);
     const byModel = new Map<string, GatewayClient | EmbeddingClient>();
     for (const [model, scope] of models) byModel.set(model, await this.#clients.client(endpoint, scope));
     return endpoint === 'chat' ? { chat: (model) => byModel.get(model) as GatewayClient | undefined } : { embeddings: (model) => byModel.get(model) as EmbeddingClient | undefined };
@@ -197,7 +210,8 @@ export class ServerBatches {
   /** Drives the job in the background; its output files are stored when it ends. */
   #start(job: string, clients: BatchClients): void {
     const controller = new AbortController();
-    const done = resumeBatch(clients, { engine: this.#store, job, signal: controller.signal })
+    const done = this.#store()
+      .then((engine) => resumeBatch(clients, { engine, job, signal: controller.signal }))
       .then((summary) => this.#finalize(summary))
       .catch((error: unknown) => this.#fault(error))
       .finally(() => this.#running.delete(job));
@@ -205,43 +219,43 @@ export class ServerBatches {
   }
 
   async retrieve(tenantId: string, id: string): Promise<JobProgress> {
-    const job = await this.#store.progress(id);
+    const job = await (await this.#store()).progress(id);
     if (job === undefined || job.tenantId !== tenantId) throw new ObjectNotFoundError('Batch', id);
     return job;
   }
 
-  /** The newest batches of every tenant (the console's panel); none, and no batch file, before the first batch. */
+  /** The newest batches of every tenant (the console's panel); none, and no batch store opened, before the first batch. */
   async recent(limit: number): Promise<JobProgress[]> {
-    if (this.#engine === undefined && !existsSync(join(this.#dir, BATCH_FILE_NAME))) return [];
-    return this.#store.jobs(undefined, { limit });
+    if (this.#engine === undefined && !this.#source.mayHoldJobs()) return [];
+    return (await this.#store()).jobs(undefined, { limit });
   }
 
-  list(tenantId: string, after: string | undefined, limit: number): Promise<JobProgress[]> {
-    return this.#store.jobs(tenantId, { ...(after !== undefined && { after }), limit });
+  async list(tenantId: string, after: string | undefined, limit: number): Promise<JobProgress[]> {
+    return (await this.#store()).jobs(tenantId, { ...(after !== undefined && { after }), limit });
   }
 
   /** Stops claiming items; the calls in flight end, and the output files hold what finished. */
   async cancel(tenantId: string, id: string): Promise<JobProgress> {
     const job = await this.retrieve(tenantId, id);
     if (job.status === 'completed' || job.status === 'cancelled') return job;
-    await this.#store.setStatus(id, 'cancelled');
-    await this.#store.annotate(id, { cancelling_at: String(nowSeconds()) });
+    await (await this.#store()).setStatus(id, 'cancelled');
+    await (await this.#store()).annotate(id, { cancelling_at: String(nowSeconds()) });
     const running = this.#running.get(id);
-    if (running === undefined) await this.#finalize((await this.#store.progress(id))!);
-    return (await this.#store.progress(id))!;
+    if (running === undefined) await this.#finalize((await (await this.#store()).progress(id))!);
+    return (await (await this.#store()).progress(id))!;
   }
 
   /** Pauses the running batches (their items run again when resumed) and closes the store. */
   async close(): Promise<void> {
     for (const { controller } of this.#running.values()) controller.abort();
     await Promise.all([...this.#running.values()].map(({ done }) => done));
-    await this.#engine?.close();
+    await (await this.#engine)?.close();
   }
 
   /** An ended batch's output and error files, stored for its tenant. */
   async #finalize(job: JobProgress): Promise<void> {
     if (job.status !== 'completed' && job.status !== 'cancelled') return;
-    const results = await this.#store.results(job.job);
+    const results = await (await this.#store()).results(job.job);
     const store = async (purpose: string, lines: string[]) => {
       if (lines.length === 0) return undefined;
       const file = await this.createFile(job.tenantId, `${job.job}_${purpose}.jsonl`, purpose, Buffer.from(`${lines.join('\n')}\n`));
@@ -249,7 +263,7 @@ export class ServerBatches {
     };
     const output = await store('batch_output', results.filter((result) => isSuccess(result.statusCode)).map(outputLine));
     const errors = await store('batch_error', results.filter((result) => !isSuccess(result.statusCode)).map(outputLine));
-    await this.#store.annotate(job.job, {
+    await (await this.#store()).annotate(job.job, {
       ...(output !== undefined && { output_file_id: output }),
       ...(errors !== undefined && { error_file_id: errors }),
       finalized_at: String(nowSeconds()),

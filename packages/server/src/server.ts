@@ -27,6 +27,7 @@ import { ScopeClients } from './scope-clients.js';
 import { loadServerSettings, type ServerSettings } from './server-settings.js';
 import { StoredResponses } from './stored-responses.js';
 import { ServerBatches } from './batches.js';
+import { batchStoreSource } from './batch-store.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 /** The default log, shared by every server of the process so its lines keep their order. */
@@ -85,7 +86,7 @@ export class GatewayServer {
       subscribers: [metrics.subscriber, activity.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
       warn: this.#warn,
     });
-    this.#batches = new ServerBatches(this.settings.batchDir, this.#clients, (error) => log.fault('batch', error));
+    this.#batches = new ServerBatches(batchStoreSource(this.settings.batchEngine, this.settings.batchDir), this.#clients, (error) => log.fault('batch', error));
     this.#stored = new StoredResponses(() => openRecordStore({ env, namespace: 'responses' }), this.settings.responsesTtlMs);
     const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
     const headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);

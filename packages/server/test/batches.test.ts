@@ -52,6 +52,25 @@ describe('batches at the door', () => {
     expect(listed.data.map((item) => item.id)).toContain(created.id);
   });
 
+  it('a /v1/responses batch answers Responses objects; a responses line in a chat batch is refused with its line', async () => {
+    const client = h.openai('key-acme');
+    const responsesLine = (id: string) => JSON.stringify({ custom_id: id, method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_text', text: 'hi' }] }], max_output_tokens: 16 } });
+    const file = await client.files.create({ file: await jsonl([responsesLine('resp-1'), responsesLine('resp-2')]), purpose: 'batch' });
+    const created = await client.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' });
+    const batch = await finished(client, created.id);
+    expect(batch).toMatchObject({ status: 'completed', endpoint: '/v1/responses', request_counts: { total: 2, completed: 2, failed: 0 } });
+    const lines = (await (await client.files.content(batch.output_file_id!)).text()).trim().split('\n').map((line) => JSON.parse(line) as { custom_id: string; response: { body: OpenAI.Responses.Response } });
+    expect(lines.map((line) => line.custom_id).sort()).toEqual(['resp-1', 'resp-2']);
+    const body = lines[0]!.response.body;
+    expect(body).toMatchObject({ object: 'response', status: 'completed', output: [{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: 'batched answer' }] }] });
+    expect(body.usage!.total_tokens).toBe(body.usage!.input_tokens + body.usage!.output_tokens);
+    // OpenAI runs one endpoint per batch: a responses line among chat lines is refused with its number.
+    const mixed = await client.files.create({ file: await jsonl([chatLine(1), responsesLine('resp-3'), chatLine(2)]), purpose: 'batch' });
+    const refused = client.batches.create({ input_file_id: mixed.id, endpoint: '/v1/chat/completions', completion_window: '24h' });
+    await expect(refused).rejects.toMatchObject({ status: 400, code: 'invalid_batch_line' });
+    await expect(refused).rejects.toThrow(/line 2: url must be the batch's endpoint/);
+  });
+
   it("another tenant's files and batches are not found, and not listed", async () => {
     const acme = h.openai('key-acme');
     const globex = h.openai('key-globex');

@@ -21,6 +21,18 @@ function refusal(env: Record<string, string>): SettingsError {
   throw new Error('the settings were accepted');
 }
 
+describe('PGW_BATCH__ENGINE', () => {
+  it('bullmq needs REDIS_URL and a DSN (PGW_BATCH__DSN, else PGW_TELEMETRY_DSN)', () => {
+    expect(refusal({ PGW_BATCH__ENGINE: 'bullmq', PGW_BATCH__DSN: 'postgres://x/db' }).key).toBe('REDIS_URL');
+    expect(refusal({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379' }).key).toBe('PGW_BATCH__DSN');
+    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379', PGW_TELEMETRY_DSN: 'postgres://t/db' }).batchEngine).toEqual({ kind: 'bullmq', redisUrl: 'redis://x:6379', dsn: 'postgres://t/db', redisMode: 'standalone' });
+    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379', PGW_TELEMETRY_DSN: 'postgres://t/db', PGW_BATCH__DSN: 'postgres://b/db' }).batchEngine).toMatchObject({ dsn: 'postgres://b/db' });
+    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://a:7001,redis://b:7002', PGW_REDIS_MODE: 'cluster', PGW_BATCH__DSN: 'postgres://b/db' }).batchEngine).toMatchObject({ redisMode: 'cluster' });
+    expect(loadServerSettings({}).batchEngine).toEqual({ kind: 'sqlite' });
+    expect(refusal({ PGW_BATCH__ENGINE: 'kafka' }).key).toBe('PGW_BATCH__ENGINE');
+  });
+});
+
 describe('PGW_SERVER__KEYS', () => {
   it('refuses a bare key (neither JSON nor a readable file) without echoing it', () => {
     const error = refusal({ PGW_SERVER__KEYS: 'sk-live-0123456789abcdef' });

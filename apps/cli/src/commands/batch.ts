@@ -55,7 +55,7 @@ export interface BatchJobFlags {
 }
 
 export const DEFAULT_BATCH_DIR = '.pgw/batch';
-const KINDS = { '/v1/chat/completions': 'chat', '/v1/embeddings': 'embeddings', '/pgw/v1/ocr': 'ocr' } as const;
+const KINDS = { '/v1/chat/completions': 'chat', '/v1/responses': 'chat', '/v1/embeddings': 'embeddings', '/pgw/v1/ocr': 'ocr' } as const;
 type Kind = (typeof KINDS)[keyof typeof KINDS];
 
 /**
@@ -73,7 +73,7 @@ async function openEngine(envFile: string | undefined): Promise<BatchEngine> {
   const dsn = env.get('PGW_BATCH__DSN') ?? env.get('PGW_TELEMETRY_DSN');
   if (dsn === undefined) throw new SettingsError({ key: 'PGW_BATCH__DSN', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the results), unless PGW_TELEMETRY_DSN is set' });
   const { BullmqBatchEngine } = await import('@pgw/batch/bullmq');
-  return new BullmqBatchEngine({ redisUrl, dsn });
+  return new BullmqBatchEngine({ redisUrl, dsn, ...(env.get('PGW_REDIS_MODE') === 'cluster' && { redisMode: 'cluster' as const }) });
 }
 
 async function withEngine<T>(envFile: string | undefined, run: (engine: BatchEngine) => Promise<T>): Promise<T> {
