@@ -329,7 +329,8 @@ export class BullmqBatchEngine implements BatchEngine, BatchFileStore {
     );
     const row = rows[0];
     if (row === undefined) return undefined;
-    const inFlight = await this.#queueOf(job).queue.getActiveCount();
+    // Only a running job has items in flight; a listing of finished jobs opens no queue for them.
+    const inFlight = row.status === 'running' ? await this.#queueOf(job).queue.getActiveCount() : 0;
     return {
       job,
       tenantId: row.tenant_id,
