@@ -6,7 +6,7 @@
  */
 import { describe, expect, it } from 'vitest';
 import { MemoryRecorder } from '@pgw/core';
-import { GatewayClient, GatewayUnavailableError, SettingsError } from '../src/index.js';
+import { GatewayClient, GatewayUnavailableError, SettingsError, type GatewaySubscriber } from '../src/index.js';
 import { BACKENDS, MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();
@@ -17,7 +17,13 @@ interface Scope {
   recorder: MemoryRecorder;
 }
 
-async function withScope<T>(backend: (typeof BACKENDS)[number], upstreamMs: number, keys: Record<string, string>, run: (scope: Scope) => Promise<T>): Promise<T> {
+async function withScope<T>(
+  backend: (typeof BACKENDS)[number],
+  upstreamMs: number,
+  keys: Record<string, string>,
+  run: (scope: Scope) => Promise<T>,
+  subscribers: GatewaySubscriber[] = [],
+): Promise<T> {
   const scope = uniqueScope('tenants');
   const source = fixture.source('tenants', { latencyMs: upstreamMs });
   const env = {
@@ -27,7 +33,7 @@ async function withScope<T>(backend: (typeof BACKENDS)[number], upstreamMs: numb
     ...fixture.sourceKeys(scope, source),
   };
   const recorder = new MemoryRecorder();
-  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, recorder });
+  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, recorder, subscribers });
   try {
     return await run({ client, source, recorder });
   } finally {
@@ -72,25 +78,37 @@ describe.each(BACKENDS)('tenants on $name', (backend) => {
   });
 
   it('an interactive call arriving while batch calls saturate the scope waits at most one slot turnover', { timeout: 60_000 }, async () => {
+    // The order calls were admitted in, and how many were admitted when the interactive call began to
+    // wait: pinned by the call's own events, not by a sleep or by arrivals still on the wire.
+    const admitted: string[] = [];
+    let admittedBeforeWait: number | undefined;
+    const order: GatewaySubscriber = {
+      onAttemptStart: (event) => void admitted.push(event.call.priority ?? 'interactive'),
+      onQuotaWaitStart: (event) => void (event.call.priority !== 'batch' && (admittedBeforeWait ??= admitted.length)),
+    };
     // A share of 1 leaves interactive traffic no headroom: only the order of the line serves it.
-    await withScope(backend, 40, { GLOBAL__MAX_CONCURRENCY: '4', BATCH_SHARE: '1' }, async ({ client, source, recorder }) => {
-      const batch = Array.from({ length: 60 }, (_, index) => client.chat(ask('batch', index), { tenantId: 'offline', priority: 'batch' }));
-      await fixture.inflight(source, 4);
-      await tick(10);
-      const before = arrivals(source).length;
-      await client.chat(ask('live', 0), { tenantId: 'offline' });
-      const order = arrivals(source);
-      // The next freed slot is the interactive call's (two slots may free in one instant).
-      expect(order.indexOf('live') - before).toBeLessThanOrEqual(1);
-      await Promise.all(batch);
-      // Rows carry the class and the time waited for room before the attempt.
-      const live = recorder.rows.find((row) => row.requestText?.includes('live'))!;
-      expect(live).toMatchObject({ priority: 'interactive', tenantId: 'offline' });
-      expect(live.waitMs).toBeGreaterThan(0);
-      const batchRows = recorder.rows.filter((row) => row.requestText?.includes('batch'));
-      expect(batchRows.every((row) => row.priority === 'batch')).toBe(true);
-      expect(Math.max(...batchRows.map((row) => row.waitMs ?? 0))).toBeGreaterThan(100);
-    });
+    await withScope(
+      backend,
+      40,
+      { GLOBAL__MAX_CONCURRENCY: '4', BATCH_SHARE: '1' },
+      async ({ client, source, recorder }) => {
+        const batch = Array.from({ length: 60 }, (_, index) => client.chat(ask('batch', index), { tenantId: 'offline', priority: 'batch' }));
+        await fixture.inflight(source, 4);
+        await client.chat(ask('live', 0), { tenantId: 'offline' });
+        // It waited, and the next freed slot was the interactive call's (two slots may free in one instant).
+        expect(admittedBeforeWait).toBeDefined();
+        expect(admitted.indexOf('interactive') - admittedBeforeWait!).toBeLessThanOrEqual(1);
+        await Promise.all(batch);
+        // Rows carry the class and the time waited for room before the attempt.
+        const live = recorder.rows.find((row) => row.requestText?.includes('live'))!;
+        expect(live).toMatchObject({ priority: 'interactive', tenantId: 'offline' });
+        expect(live.waitMs).toBeGreaterThan(0);
+        const batchRows = recorder.rows.filter((row) => row.requestText?.includes('batch'));
+        expect(batchRows.every((row) => row.priority === 'batch')).toBe(true);
+        expect(Math.max(...batchRows.map((row) => row.waitMs ?? 0))).toBeGreaterThan(100);
+      },
+      [order],
+    );
   });
 
   it('batch calls hold at most the batch share, so an interactive call finds a slot at once', { timeout: 60_000 }, async () => {
