@@ -17,7 +17,7 @@ describe.each(BACKENDS)('sourceStatus on $name', (backend) => {
       ...backend.env,
       PGW_CACHE_BACKEND: 'none',
       ...fixture.sourceKeys(scope, source, { RPM: '600', MAX_CONCURRENCY: '3' }),
-      ...scopeKeys(scope, { MAX_ATTEMPTS: '1', CIRCUIT_OPEN: 'wait', BREAKER__COOLDOWN_S: '0.2', BREAKER__MAX_COOLDOWN_S: '1' }),
+      ...scopeKeys(scope, { MAX_ATTEMPTS: '1', CIRCUIT_OPEN: 'wait', BREAKER__COOLDOWN_S: '1', BREAKER__MAX_COOLDOWN_S: '2' }),
     };
     const client = await GatewayClient.fromEnv(scope, { env, warn: () => {} });
     try {
