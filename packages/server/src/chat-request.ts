@@ -7,6 +7,7 @@ import type { ChatMessage, ChatOptions } from '@pgw/client';
 import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
 import { chatMessage, effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
+import { InvalidRequestFieldError } from './request-error.js';
 import { toolOptions } from './tool-fields.js';
 
 export interface ChatCall {
@@ -44,7 +45,7 @@ const chatBody = z.looseObject({
   messages: z.array(chatMessage).min(1),
   stream: nullish(z.boolean()),
   stream_options: nullish(z.looseObject({ include_usage: nullish(z.boolean()) })),
-  tools: nullish(z.array(tool).min(1)),
+  tools: nullish(z.array(tool)),
   tool_choice: nullish(z.union([z.enum(['auto', 'none', 'required']), namedChoice])),
   parallel_tool_calls: nullish(z.boolean()),
   response_format: nullish(responseFormat),
@@ -72,7 +73,37 @@ export function chatCall(body: unknown): ChatCall {
   if (format?.type === 'json_schema' && !stream) options.structured = callerSchema(format.json_schema.schema, 'response_format.json_schema.schema');
   else if (format !== undefined) sampling['response_format'] = format;
   if (Object.keys(sampling).length > 0) options.sampling = sampling;
-  return { model: fields.model, messages: fields.messages as ChatMessage[], options, stream, includeUsage: fields.stream_options?.include_usage ?? false };
+  return { model: fields.model, messages: toolConversation(fields.messages as ChatMessage[]), options, stream, includeUsage: fields.stream_options?.include_usage ?? false };
+}
+
+const wireCall = z.union([
+  z.looseObject({ id: z.string().min(1), type: z.literal('function'), function: z.looseObject({ name: z.string(), arguments: z.string() }) }),
+  z.looseObject({ id: z.string().min(1), type: z.literal('custom'), custom: z.looseObject({ name: z.string(), input: z.string() }) }),
+]);
+const wireCalls = z.array(wireCall).min(1);
+
+/**
+ * The messages as the client takes a tool conversation, each refusal naming its field: a `tool`
+ * message answers a call of an earlier assistant message; content is null only beside tool calls
+ * (an assistant turn sent without content and without calls is an empty one).
+ */
+function toolConversation(messages: ChatMessage[]): ChatMessage[] {
+  const called = new Set<string>();
+  return messages.map((message, index) => {
+    const at = `messages[${index}]`;
+    const raw = message as unknown as Record<string, unknown>;
+    if (raw['tool_calls'] !== undefined) {
+      if (message.role !== 'assistant') throw new InvalidRequestFieldError(`${at}.tool_calls`, 'is allowed on an assistant message only');
+      parseRequest(z.looseObject({ tool_calls: wireCalls }), raw, at).tool_calls.forEach((call) => called.add(call.id));
+    }
+    if (message.role === 'tool') {
+      const id = raw['tool_call_id'];
+      if (typeof id !== 'string' || !called.has(id)) throw new InvalidRequestFieldError(`${at}.tool_call_id`, 'must be the id of a tool call of an earlier assistant message');
+    } else if (raw['tool_call_id'] !== undefined) throw new InvalidRequestFieldError(`${at}.tool_call_id`, 'is allowed on a tool message only');
+    if (message.content !== null || raw['tool_calls'] !== undefined) return message;
+    if (message.role !== 'assistant') throw new InvalidRequestFieldError(`${at}.content`, 'is required');
+    return { ...message, content: '' };
+  });
 }
 
 type ChatFields = z.output<typeof chatBody>;

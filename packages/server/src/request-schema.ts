@@ -18,25 +18,29 @@ export const userField = nullish(z.string().max(MAX_ID_LENGTH));
 export const effortField = nullish(z.string().refine((value) => (EFFORTS as readonly string[]).includes(value.trim().toLowerCase()), { message: `must be one of ${EFFORTS.join(', ')}` }));
 
 const contentPart = z.looseObject({ type: z.string() });
-export const chatMessage = z.looseObject({
-  role: z.enum(['system', 'user', 'assistant', 'tool']),
-  content: z.union([z.string(), z.array(contentPart), z.null()]).optional(),
-  name: z.string().optional(),
-});
+export const chatMessage = z
+  .looseObject({
+    role: z.enum(['system', 'developer', 'user', 'assistant', 'tool']),
+    // An assistant turn of tool calls may leave its content out, which the client reads as null.
+    content: z.union([z.string(), z.array(contentPart), z.null()]).optional().transform((content) => content ?? null),
+    name: z.string().optional(),
+  })
+  // `developer` is the newer name of the system role: the upstream speaks the older one, as the Responses route does.
+  .transform((message) => (message.role === 'developer' ? { ...message, role: 'system' as const } : message));
 
 export const jsonObject = z.record(z.string(), z.unknown());
 
-/** Runs `schema` on a request body; the first issue becomes an InvalidRequestFieldError naming its path. */
-export function parseRequest<T extends z.ZodType>(schema: T, body: unknown): z.output<T> {
+/** Runs `schema` on a request body (or the part of it at `at`); the first issue becomes an InvalidRequestFieldError naming its path. */
+export function parseRequest<T extends z.ZodType>(schema: T, body: unknown, at = ''): z.output<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
   const issue = result.error.issues[0]!;
-  throw new InvalidRequestFieldError(fieldPath(issue.path), problemOf(issue));
+  throw new InvalidRequestFieldError(fieldPath(issue.path, at), problemOf(issue));
 }
 
-function fieldPath(path: readonly PropertyKey[]): string {
-  if (path.length === 0) return 'body';
-  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text === '' ? String(part) : `${text}.${String(part)}`), '');
+function fieldPath(path: readonly PropertyKey[], at: string): string {
+  if (path.length === 0) return at === '' ? 'body' : at;
+  return path.reduce<string>((text, part) => (typeof part === 'number' ? `${text}[${part}]` : text === '' ? String(part) : `${text}.${String(part)}`), at);
 }
 
 function problemOf(issue: z.core.$ZodIssue): string {

@@ -114,9 +114,11 @@ const inputItems = z.looseObject({ input: z.array(inputItem) });
 type ResponsesFields = z.output<typeof responsesBody>;
 type InputItem = z.output<typeof inputItem>;
 
-/** `prior`: the stored conversation's items a `previous_response_id` continues (none on the first parse). */
-export function responsesCall(body: unknown, prior: readonly unknown[] = []): ResponsesCall {
+/** `prior`: the stored conversation's items a `previous_response_id` continues (not yet read on the first parse of a continuation). */
+export function responsesCall(body: unknown, prior?: readonly unknown[]): ResponsesCall {
   const fields = parseRequest(responsesBody, body);
+  // A continuation's outputs answer calls of its stored items, which the first parse has not read.
+  const callsKnown = prior !== undefined || fields.previous_response_id === undefined;
   const stream = fields.stream ?? false;
   const sampling: Record<string, unknown> = {};
   if (fields.max_output_tokens !== undefined) sampling['max_tokens'] = fields.max_output_tokens;
@@ -143,24 +145,32 @@ export function responsesCall(body: unknown, prior: readonly unknown[] = []): Re
   const own = typeof fields.input === 'string' ? [{ type: 'message', role: 'user', content: fields.input }] : fields.input;
   return {
     model: fields.model,
-    messages: conversation(fields.instructions, own, prior),
+    messages: conversation(fields.instructions, own, prior ?? [], callsKnown),
     options,
     stream,
     previousResponseId: fields.previous_response_id,
-    input: [...prior, ...own],
+    input: [...(prior ?? []), ...own],
     echo: echoOf(fields),
   };
 }
 
-/** `instructions` first, then the stored items and the request's in order; consecutive calls of the assistant share one message. */
-function conversation(instructions: string | undefined, own: readonly unknown[], prior: readonly unknown[]): ChatMessage[] {
+/**
+ * `instructions` first, then the stored items and the request's in order; consecutive calls of the
+ * assistant share one message. With `callsKnown`, a tool output answering no earlier call is refused.
+ */
+function conversation(instructions: string | undefined, own: readonly unknown[], prior: readonly unknown[], callsKnown: boolean): ChatMessage[] {
   const messages: ChatMessage[] = instructions !== undefined ? [{ role: 'system', content: instructions }] : [];
   // The stored items passed this check when they were kept; the request's are named by their index in `input`.
   const items: InputItem[] = [...parseRequest(inputItems, { input: prior }).input, ...parseRequest(inputItems, { input: own }).input];
+  const called = new Set<string>();
   items.forEach((item, at) => {
     const index = at - prior.length;
-    if (item.type === 'function_call' || item.type === 'custom_tool_call') return void assistantCalls(messages).push(wireCall(item));
+    if (item.type === 'function_call' || item.type === 'custom_tool_call') {
+      called.add(item.call_id);
+      return void assistantCalls(messages).push(wireCall(item));
+    }
     if (item.type === 'function_call_output' || item.type === 'custom_tool_call_output') {
+      if (callsKnown && !called.has(item.call_id)) throw new InvalidRequestFieldError(`input[${index}].call_id`, 'must be the call_id of an earlier function_call or custom_tool_call');
       return void messages.push({ role: 'tool', tool_call_id: item.call_id, content: typeof item.output === 'string' ? item.output : partsText(item.output, `input[${index}].output`) });
     }
     if (item.type === 'reasoning') return;

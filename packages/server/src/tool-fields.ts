@@ -11,6 +11,9 @@ export interface ToolField {
   format?: Record<string, unknown> | undefined;
 }
 
+/** The names a tool may have upstream, as the OpenAI API allows them (and the client checks). */
+const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+
 export type ToolChoiceField = 'auto' | 'none' | 'required' | { name: string } | undefined;
 
 /**
@@ -23,12 +26,14 @@ export function toolOptions(
   parallel: boolean | undefined,
   fields: { nameField: (index: number) => string; choiceField: string },
 ): Pick<ChatOptions, 'tools' | 'toolChoice' | 'parallelToolCalls'> {
-  if (tools === undefined) {
+  // An empty list is no tools (the Agents SDK sends `tools: []` on every turn); a choice of `auto` or `none`, and `parallel_tool_calls`, mean nothing then.
+  if (tools === undefined || tools.length === 0) {
     if (choice !== undefined && choice !== 'none' && choice !== 'auto') throw new InvalidRequestFieldError(fields.choiceField, 'needs tools');
     return {};
   }
   const byName: Record<string, ChatTool> = {};
   tools.forEach(({ name, description, parameters, type, format }, index) => {
+    if (!TOOL_NAME.test(name)) throw new InvalidRequestFieldError(fields.nameField(index), `must be 1 to 64 letters, digits, '_' or '-'`);
     if (Object.hasOwn(byName, name)) throw new InvalidRequestFieldError(fields.nameField(index), `repeats '${name}'`);
     const about = description !== undefined ? { description } : {};
     byName[name] =
@@ -36,6 +41,7 @@ export function toolOptions(
         ? { type, ...about, ...(format !== undefined && { format }) }
         : { parameters: parameters ?? { type: 'object', properties: {} }, ...about };
   });
+  if (typeof choice === 'object' && !Object.hasOwn(byName, choice.name)) throw new InvalidRequestFieldError(fields.choiceField, `names '${choice.name}', which is not in tools`);
   return {
     tools: byName,
     ...(choice !== undefined && { toolChoice: choice }),

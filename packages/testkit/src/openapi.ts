@@ -43,7 +43,7 @@ export function provideOpenapiComponents(project: TestProject, document: URL): v
 const DOCUMENT_ID = 'openapi';
 
 /** What the rewrites below read of a schema. */
-interface SchemaNode {
+export interface SchemaNode {
   $ref?: string;
   type?: unknown;
   const?: unknown;
@@ -55,7 +55,7 @@ interface SchemaNode {
   properties?: Record<string, SchemaNode>;
 }
 
-interface Components {
+export interface Components {
   schemas: Record<string, SchemaNode>;
 }
 
@@ -81,8 +81,16 @@ function validatorOf(schema: string): ValidateFunction {
   return validate;
 }
 
+let components: Components | undefined;
+
+/** The document's component schemas as JSON Schema 2020-12 (`nullable` rewritten), read once per worker. */
+export function specComponents(): Components {
+  return (components ??= nullableAsNull(JSON.parse(readFileSync(inject('openapiComponents'), 'utf8'))) as Components);
+}
+
 function specAjv(): Ajv2020 {
-  const components = nullableAsNull(JSON.parse(readFileSync(inject('openapiComponents'), 'utf8'))) as Components;
+  // A copy: the narrowing rewrites the unions in place, which the generators read as written.
+  const components = structuredClone(specComponents());
   taggedUnionsNarrowed(components.schemas);
   // Not strict: the document carries OpenAPI keywords (discriminator, x-…) that JSON Schema does not know and must ignore.
   const instance = new Ajv2020({ strict: false, allErrors: true, logger: false });
