@@ -64,6 +64,8 @@ test('run writes each custom_id once, prints JSON progress lines off a terminal,
   expect(first.code, first.stderr).toBe(EXIT.ok);
   const progress = first.stdout.split('\n').filter(Boolean).map((line) => JSON.parse(line) as Record<string, unknown>);
   const last = progress.at(-1)!;
+  // The job is named before its first item is sent, so a run stopped at once can still be found by its id.
+  expect(progress[0]).toMatchObject({ job: last['job'], status: 'running', total: 22, done: 0, failed: 0 });
   expect(Object.keys(last).sort()).toEqual(['costUsd', 'done', 'failed', 'inFlight', 'job', 'status', 'total']);
   expect(last).toMatchObject({ status: 'completed', total: 22, done: 21, failed: 1, inFlight: 0 });
   // 20 chat calls and one embedding of a token or two (0.02 USD per million).

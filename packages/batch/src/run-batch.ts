@@ -21,7 +21,7 @@ export interface RunBatchOptions {
   concurrency?: number;
   /** The job's own spend budget in USD; raising it on a paused job lets it resume. */
   budgetUsd?: number;
-  /** Called every `progressIntervalMs` while the job runs, and once at its end. */
+  /** Called once the job is opened (before its first item is sent), every `progressIntervalMs` while it runs, and once at its end. */
   onProgress?: (progress: JobProgress) => void;
   progressIntervalMs?: number;
   /** Aborting pauses the job: calls in flight are abandoned and their items run again on resume. */
@@ -100,6 +100,8 @@ async function driveJob(clients: BatchClients, opened: JobProgress, options: Run
     options.onProgress?.(opened);
     return opened;
   }
+  // Named before the first item is sent: a run stopped in its first second has told the user its job id.
+  options.onProgress?.(opened);
   const { job, tenantId } = opened;
   let pause: PauseReason | undefined;
   const budgeted = opened.budgetUsd !== undefined;

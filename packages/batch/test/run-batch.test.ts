@@ -116,6 +116,22 @@ describe('runBatch on sqlite', () => {
     }
   });
 
+  it('names the job in its first report, before the first item is sent', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'named', { content: 'answer' });
+    const order: string[] = [];
+    const client = await chatClient(fixture.mock, source, {}, [{ onCallStart: () => void order.push('call') }]);
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      // A report interval no run reaches: only the opening report can come before the calls.
+      await runBatch(client, chatLines(3), { engine, job: 'named', progressIntervalMs: 3_600_000, onProgress: ({ job, status, done }) => void order.push(`${job} ${status} ${done}`) });
+      expect(order[0]).toBe('named running 0');
+      expect(order.filter((entry) => entry === 'call')).toHaveLength(3);
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
   it('an aborted signal pauses the job; running it again sends only what was not recorded', async () => {
     const dir = tempDir();
     const source = mockSource(fixture.mock, 'slow', { latencyMs: 20 });

@@ -118,6 +118,8 @@ function progressView(first: JobProgress): { update(progress: JobProgress): void
       finish: () => {},
     };
   }
+  // The id on a line of its own, above the bar: it stays on the screen whatever the bar does.
+  process.stderr.write(`job ${first.job}\n`);
   const bar = new Progress({ label: first.job, total: first.total, startAt: first.done + first.failed });
   return {
     update: (progress) => bar.set(progress.done + progress.failed, `failed ${progress.failed} · in flight ${progress.inFlight} · ${formatUsd(progress.costUsd)}`),
