@@ -145,7 +145,8 @@ export class ApiKeys {
   }
 }
 
-function presentedKey({ authorization, 'x-api-key': apiKey }: Parameters<ApiKeys['policyOf']>[0]): string | undefined {
+/** The key a request presents: `Authorization: Bearer <key>`, or without that header `x-api-key`. */
+export function presentedKey({ authorization, 'x-api-key': apiKey }: Parameters<ApiKeys['policyOf']>[0]): string | undefined {
   if (authorization !== undefined) return /^bearer /i.test(authorization) ? authorization.slice(7).trim() : undefined;
   return typeof apiKey === 'string' ? apiKey.trim() : undefined;
 }

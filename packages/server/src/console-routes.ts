@@ -7,7 +7,7 @@
  * The login checks that the form came from this origin (CSRF) and bounds failed attempts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AdminKeys } from './admin-keys.js';
+import type { OperatorKeys } from './admin-keys.js';
 import type { ApiKeys } from './api-keys.js';
 import type { ConsoleFeed } from './console-feed.js';
 import { consolePage, FAVICON_SVG, LOGIN_PROBLEMS, loginPage, type LoginProblem } from './console-page.js';
@@ -18,7 +18,7 @@ import { CONSOLE_STYLE } from './console-style.js';
 
 export interface ConsoleParts {
   apiKeys: ApiKeys;
-  adminKeys: AdminKeys;
+  adminKeys: OperatorKeys;
   sessions: ConsoleSessions;
   feed: ConsoleFeed;
   state: () => Promise<ConsoleState>;

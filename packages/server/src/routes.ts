@@ -16,7 +16,7 @@ import type { InflightCalls } from './inflight.js';
 import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from './metrics.js';
 import { withAdmission, type Admission } from './call-context.js';
 import { httpFailure } from './http-errors.js';
-import { ResponseNotFoundError, ServerDrainingError, UnknownModelError } from './request-error.js';
+import { ResponseNotFoundError, ServerDrainingError, UnauthorizedError, UnknownModelError } from './request-error.js';
 import type { Endpoint, ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
 import { countTokensMessages, messagesCall } from './messages-request.js';
@@ -31,6 +31,8 @@ import { chatEncoder, messagesEncoder, responsesEncoder, streamAnswer, type Enco
 export interface RouteParts {
   clients: ScopeClients;
   metrics: ServerMetrics;
+  /** Whether a request's headers may read `/metrics`. */
+  metricsOpenTo: (headers: FastifyRequest['headers']) => boolean;
   settings: ServerSettings;
   inflight: InflightCalls;
   stored: StoredResponses;
@@ -153,7 +155,11 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     return { status: 'ready' };
   });
 
-  app.get('/metrics', async (_request, reply) => reply.type(metrics.contentType).send(await metrics.text()));
+  // Its tenant labels say who calls and how much: on a server with keys, only an operator's key reads them.
+  app.get('/metrics', async (request, reply) => {
+    if (!parts.metricsOpenTo(request.headers)) throw new UnauthorizedError();
+    return reply.type(metrics.contentType).send(await metrics.text());
+  });
 }
 
 /** What every protocol's chat request becomes: the governed call's arguments, and whether it streams. */

@@ -1,11 +1,11 @@
 /**
  * The server's own keys (`PGW_SERVER__…`), read through the clients' settings path: each key parsed
  * by its kind, then one zod schema, so a malformed value is a SettingsError naming the key. The API
- * keys are read by `readApiKeys` (inline JSON or a file), the console's admin keys by `readAdminKeys`; neither is ever echoed.
+ * keys are read by `readApiKeys` (inline JSON or a file), the console's admin keys and the metrics keys by `readOperatorKeys`; neither is ever echoed.
  */
 import { SETTINGS_DEFAULTS, SettingsError, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
 import { z } from 'zod';
-import { readAdminKeys, type AdminKeys } from './admin-keys.js';
+import { readOperatorKeys, type OperatorKeys } from './admin-keys.js';
 import { readApiKeys, type KeyTable } from './api-keys.js';
 
 export interface ServerSettings {
@@ -16,7 +16,9 @@ export interface ServerSettings {
   /** Where the keys came from: a file is read again on `reloadKeys` (SIGHUP). */
   keysFile?: string;
   /** The keys that open the console at `/ui` (`PGW_SERVER__ADMIN_KEYS`), kept as digests; none = see the console's access rule. */
-  adminKeys: AdminKeys;
+  adminKeys: OperatorKeys;
+  /** Keys that open `/metrics` (besides the admin keys) on a server with keys. */
+  metricsKeys: OperatorKeys;
   /** How long a console login lasts. */
   consoleSessionMs: number;
   drainMs: number;
@@ -66,6 +68,7 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__MODELS', field: 'models', parse: 'json' },
   { key: 'PGW_SERVER__KEYS', field: 'keys', parse: 'text' },
   { key: 'PGW_SERVER__ADMIN_KEYS', field: 'adminKeys', parse: 'text' },
+  { key: 'PGW_SERVER__METRICS_KEYS', field: 'metricsKeys', parse: 'text' },
   { key: 'PGW_SERVER__CONSOLE_SESSION_S', field: 'consoleSessionMs', parse: 'seconds' },
   { key: 'PGW_SERVER__DRAIN_S', field: 'drainMs', parse: 'seconds' },
   { key: 'PGW_SERVER__MAX_REQUEST_MB', field: 'maxRequestMb', parse: 'number' },
@@ -101,6 +104,7 @@ const schema = z.strictObject({
     .optional(),
   keys: z.string().optional(),
   adminKeys: z.string().optional(),
+  metricsKeys: z.string().optional(),
   consoleSessionMs: seconds(SERVER_DEFAULTS.consoleSessionS),
   drainMs: z.number().nonnegative('must be ≥ 0').default(SERVER_DEFAULTS.drainS * 1000),
   maxRequestMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxRequestMb),
@@ -133,9 +137,10 @@ function batchEngineOf(kind: 'sqlite' | 'bullmq', redisUrl: string | undefined, 
 }
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const { keys: raw, adminKeys: rawAdmin, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, redisMode, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys: raw, adminKeys: rawAdmin, metricsKeys: rawMetrics, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, redisMode, ...rest } = settingsFromEnv(env, KEYS, schema);
   const { keys, file } = readApiKeys(raw);
-  const adminKeys = readAdminKeys(rawAdmin, keys);
+  const adminKeys = readOperatorKeys('PGW_SERVER__ADMIN_KEYS', rawAdmin, keys);
+  const metricsKeys = readOperatorKeys('PGW_SERVER__METRICS_KEYS', rawMetrics, keys);
   const batchEngine = batchEngineOf(kind, redisUrl, batchDsn ?? telemetryDsn, redisMode);
-  return { ...rest, ...(models !== undefined && { models }), keys, adminKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
+  return { ...rest, ...(models !== undefined && { models }), keys, adminKeys, metricsKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
 }

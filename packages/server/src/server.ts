@@ -8,7 +8,7 @@ import type { Socket } from 'node:net';
 import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest } from 'fastify';
 import { openRecordStore, type EnvRecord, type GatewaySubscriber } from '@pgw/client';
 import { AccessLog, LineBatch } from './access-log.js';
-import { ApiKeys, readKeyFile } from './api-keys.js';
+import { ApiKeys, presentedKey, readKeyFile } from './api-keys.js';
 import { ConsoleActivity } from './console-activity.js';
 import { batchesPanel } from './console-batches.js';
 import { ConsoleFeed } from './console-feed.js';
@@ -125,6 +125,7 @@ export class GatewayServer {
     registerRoutes(this.app, {
       clients: this.#clients,
       metrics,
+      metricsOpenTo: (headers) => this.#metricsOpenTo(headers),
       settings: this.settings,
       inflight: this.#inflight,
       stored: this.#stored,
@@ -135,6 +136,14 @@ export class GatewayServer {
   }
 
   /** Binds and returns the base URL. Without API keys only a loopback address may be bound, unless `allowUnauthenticated`. */
+  /** A keyless server without metrics keys serves `/metrics` open (the door keeps it to loopback); otherwise a metrics or an admin key reads it. */
+  #metricsOpenTo(headers: FastifyRequest['headers']): boolean {
+    const { metricsKeys, adminKeys } = this.settings;
+    if (this.#keys.size === 0 && metricsKeys.size === 0) return true;
+    const key = presentedKey(headers);
+    return key !== undefined && (metricsKeys.admits(key) || adminKeys.admits(key));
+  }
+
   async listen({ host = '127.0.0.1', port = 8787, allowUnauthenticated = false }: ListenOptions = {}): Promise<string> {
     if (this.#keys.size === 0 && !allowUnauthenticated && !isLoopbackName(host)) {
       throw new RangeError(`no API key is configured (PGW_SERVER__KEYS): refusing to bind ${host}, which is not loopback; set keys or allow unauthenticated access explicitly`);

@@ -178,7 +178,7 @@ describe('PGW_SERVER__ADMIN_KEYS', () => {
     for (const [raw, problem] of [
       ['{"not":"a list"}', /JSON list|1 to 100/],
       ['[]', /1 to 100/],
-      ['["short"]', /admin key #1 must be a string of at least 8/],
+      ['["short"]', /key #1 must be a string of at least 8/],
       ['/no/such/file', /JSON list/],
     ] as const) {
       const message = problemOf({ PGW_SERVER__ADMIN_KEYS: raw });

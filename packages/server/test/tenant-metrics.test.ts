@@ -51,13 +51,13 @@ describe('the tenant metrics', () => {
 describe('the tenant metrics of a real server', () => {
   it('count each key’s requests by priority and outcome, naming only the busiest with PGW_SERVER__METRICS_TENANTS=1', async () => {
     const keys = { 'sk-busy-00000001': 'team-busy', 'sk-idle-00000002': { tenant: 'team-idle', priority: 'batch' } };
-    const h = await startHarness(undefined, { PGW_SERVER__KEYS: JSON.stringify(keys), PGW_SERVER__METRICS_TENANTS: '1' });
+    const h = await startHarness(undefined, { PGW_SERVER__KEYS: JSON.stringify(keys), PGW_SERVER__METRICS_TENANTS: '1', PGW_SERVER__METRICS_KEYS: JSON.stringify(['sk-scrape-0000001']) });
     try {
       const ask = (key: string, model = 'gpt-4o-mini') => h.openai(key).chat.completions.create({ model, messages: [{ role: 'user', content: 'hi' }] }).catch(() => undefined);
       for (let i = 0; i < 3; i += 1) await ask('sk-busy-00000001');
       await ask('sk-idle-00000002');
       expect(h.server.settings.metricsTenants).toBe(1);
-      const text = await (await fetch(`${h.url}/metrics`)).text();
+      const text = await (await fetch(`${h.url}/metrics`, { headers: { authorization: 'Bearer sk-scrape-0000001' } })).text();
       expect(text).toMatch(/^pgw_tenant_requests_total\{tenant="team-busy",priority="interactive",outcome="ok"\} 3$/m);
       expect(text).toMatch(/^pgw_tenant_requests_total\{tenant="other",priority="batch",outcome="ok"\} 1$/m);
       expect(text).toMatch(/^pgw_tenant_admission_wait_seconds_count\{tenant="team-busy",priority="interactive"\} 3$/m);
