@@ -1,7 +1,7 @@
 /**
  * The guard every request passes before anything of its body is read (Fastify's `onRequest`, which
- * runs after routing): its request id, its access-log line, then — answered at once, the body left
- * unread and the connection closed — an unrouted request (404), a host that is not loopback on a
+ * runs after routing): its request id, its access-log line, then — answered at once, the body
+ * discarded unparsed (refused-body.ts) — an unrouted request (404), a host that is not loopback on a
  * server without keys (403), a protected route while draining (503), without a known key (401) or
  * with a malformed `x-pgw-priority` (400). A served request carries its caller (tenant, priority,
  * models) from here. The key is checked on the route the router matched, so no spelling of the path (percent-encoding,
@@ -16,6 +16,7 @@ import { replyFailure } from './failure-reply.js';
 import { httpFailure, type HttpFailure } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
 import { callerOf, PRIORITY_HEADER } from './caller.js';
+import { discardBody, hasBody } from './refused-body.js';
 import type { RouteConfig } from './routes.js';
 
 export interface DoorParts {
@@ -46,8 +47,8 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
     // The class the call is served in, so a caller whose header was overruled by its key can tell.
     if (request.caller !== undefined) reply.raw.setHeader(PRIORITY_HEADER, request.caller.priority);
     if (refusal === undefined) return done();
-    // The body the caller sent is never read, so the connection closes after the answer.
-    if (hasBody(request)) reply.header('connection', 'close');
+    // A refused body is discarded as it comes; a draining server, going away, closes after its answer.
+    if (hasBody(request.raw) && (parts.draining() || !discardBody(request.raw))) reply.header('connection', 'close');
     replyFailure(request, reply, refusal);
   });
 }
@@ -75,8 +76,6 @@ export const notFound = (request: FastifyRequest): HttpFailure => ({
   param: null,
   message: `No route ${request.method} ${pathOf(request.url)}`,
 });
-
-const hasBody = (request: FastifyRequest) => request.headers['transfer-encoding'] !== undefined || Number(request.headers['content-length'] ?? 0) > 0;
 
 /** The path as sent, without its query and cut short: it is echoed to the caller. */
 const pathOf = (url: string) => {

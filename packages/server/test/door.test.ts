@@ -7,6 +7,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSocket, parseAnswer, post, rawRequest } from './raw-http.js';
 import { startHarness, type Harness } from './helpers.js';
+import { LINGER_BYTES, LINGER_MS } from '../src/refused-body.js';
 
 const KEY = 'sk-team-a-0001';
 const chat = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
@@ -52,24 +53,69 @@ describe('the key is checked on the route the router matched', () => {
     expect((await rawRequest(h.url, post('/v1/chat/completions', chat, { authorization: 'Bearer sk-wrong-key-0000', 'x-api-key': KEY }))).status).toBe(401);
   });
 
-  it('answers 404 and 401 before reading a byte of the body, and closes the connection', async () => {
+  it('answers 404 and 401 before reading a byte of the body, then closes a connection whose body never comes within the lingering time', async () => {
     for (const [target, status] of [['/nope', 404], ['/v1/chat/completions', 401]] as const) {
       const socket = await openSocket(h.url);
       let text = '';
       socket.on('data', (chunk) => (text += chunk.toString('latin1')));
       // A 7 MB body is announced, 1 byte of it sent: the answer cannot wait for the rest.
       socket.write(`POST ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: 7000000\r\n\r\n[`);
-      await once(socket, 'close');
-      const answer = parseAnswer(text, true);
+      const started = performance.now();
+      while (!text.includes('\r\n\r\n')) await once(socket, 'data');
+      const answer = parseAnswer(text, false);
       expect(answer.status).toBe(status);
-      expect(JSON.parse(answer.body)).toMatchObject(openaiShape);
-      expect(answer.headers['connection']).toBe('close');
+      // Read and discarded while it comes (so the caller reads its answer, not a reset), never longer than the lingering time.
+      await once(socket, 'close');
+      expect(performance.now() - started).toBeGreaterThan(LINGER_MS / 2);
+    }
+  }, 4 * LINGER_MS + 10_000);
+
+  it('reads and discards the rest of a refused body, so the caller finishes sending it and reads its answer, never a reset', async () => {
+    const size = 6_000_000;
+    for (const [target, status] of [['/nope', 404], ['/v1/responses', 401]] as const) {
+      const socket = await openSocket(h.url);
+      let text = '';
+      const errors: string[] = [];
+      socket.on('data', (chunk) => (text += chunk.toString('latin1')));
+      socket.on('error', (error: Error & { code?: string }) => errors.push(error.code ?? error.message));
+      socket.write(`POST ${target} HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-type: application/json\r\ncontent-length: ${size}\r\n\r\n`);
+      while (!text.includes('\r\n\r\n')) await once(socket, 'data');
+      expect(parseAnswer(text, false).status).toBe(status);
+      // The whole body is sent after the answer came, as fetch does: a closed socket would refuse it.
+      const chunk = Buffer.alloc(64 * 1024, 'A');
+      for (let sent = 0; sent < size && errors.length === 0; sent += chunk.length) {
+        if (!socket.write(chunk.subarray(0, Math.min(chunk.length, size - sent)))) await Promise.race([once(socket, 'drain'), once(socket, 'close')]);
+      }
+      // The connection still serves: the next request on it is answered.
+      text = '';
+      socket.write('GET /healthz HTTP/1.1\r\nhost: 127.0.0.1\r\n\r\n');
+      while (errors.length === 0 && !socket.destroyed && !text.includes('\r\n\r\n')) await Promise.race([once(socket, 'data'), once(socket, 'close')]);
+      expect(errors, target).toEqual([]);
+      expect(parseAnswer(text, false).status, target).toBe(200);
+      socket.destroy();
     }
   });
 
+  it('answers a refused 6 MB body posted by fetch with its 404 or 401 (10 of 10), and closes at once a body announced past the bound', async () => {
+    const body = JSON.stringify({ model: 'gpt-4o-mini', input: [{ role: 'user', content: [{ type: 'input_image', image_url: `data:image/png;base64,${'A'.repeat(6_000_000)}` }] }] });
+    for (const [target, status] of [['/nope', 404], ['/v1/responses', 401]] as const) {
+      const statuses: (number | string)[] = [];
+      for (let attempt = 0; attempt < 10; attempt += 1) {
+        const answer = await fetch(`${h.url}${target}`, { method: 'POST', headers: { 'content-type': 'application/json' }, body }).then(
+          async (response) => (((await response.json()) as { error?: unknown }).error === undefined ? 'no error body' : response.status),
+          (error: Error & { cause?: { code?: string } }) => error.cause?.code ?? error.message,
+        );
+        statuses.push(answer);
+      }
+      expect(statuses, target).toEqual(Array.from({ length: 10 }, () => status));
+    }
+    const past = await rawRequest(h.url, `POST /nope HTTP/1.1\r\nhost: 127.0.0.1\r\ncontent-length: ${LINGER_BYTES + 1}\r\n\r\n[`, { untilClose: true });
+    expect(past).toMatchObject({ status: 404, closed: true, headers: { connection: 'close' } });
+  }, 60_000);
+
   it('keeps /healthz answering while a large body is posted to an unknown route', async () => {
     const nested = `${'['.repeat(50_000)}${']'.repeat(50_000)}`.padEnd(7_000_000, ' ');
-    const flood = rawRequest(h.url, post('/nope', nested), { untilClose: true });
+    const flood = rawRequest(h.url, post('/nope', nested));
     const health = await fetch(`${h.url}/healthz`);
     expect(health.status).toBe(200);
     expect((await flood).status).toBe(404);
