@@ -7,6 +7,7 @@ import { SETTINGS_DEFAULTS, SettingsError, settingsFromEnv, type EnvKey, type En
 import { z } from 'zod';
 import { readOperatorKeys, type OperatorKeys } from './admin-keys.js';
 import { readApiKeys, type KeyTable } from './api-keys.js';
+import { parseListenAddress, type ListenAddress } from './metrics-listener.js';
 
 export interface ServerSettings {
   /** Model name → scope; undefined = every chat model is scope LLM and every embedding model scope EMBED. */
@@ -19,6 +20,8 @@ export interface ServerSettings {
   adminKeys: OperatorKeys;
   /** Keys that open `/metrics` (besides the admin keys) on a server with keys. */
   metricsKeys: OperatorKeys;
+  /** Where `/metrics` is also served, open, on a listener of its own (`PGW_SERVER__METRICS_ADDR`). */
+  metricsAddr?: ListenAddress;
   /** How long a console login lasts. */
   consoleSessionMs: number;
   drainMs: number;
@@ -69,6 +72,7 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__KEYS', field: 'keys', parse: 'text' },
   { key: 'PGW_SERVER__ADMIN_KEYS', field: 'adminKeys', parse: 'text' },
   { key: 'PGW_SERVER__METRICS_KEYS', field: 'metricsKeys', parse: 'text' },
+  { key: 'PGW_SERVER__METRICS_ADDR', field: 'metricsAddr', parse: 'text' },
   { key: 'PGW_SERVER__CONSOLE_SESSION_S', field: 'consoleSessionMs', parse: 'seconds' },
   { key: 'PGW_SERVER__DRAIN_S', field: 'drainMs', parse: 'seconds' },
   { key: 'PGW_SERVER__MAX_REQUEST_MB', field: 'maxRequestMb', parse: 'number' },
@@ -105,6 +109,10 @@ const schema = z.strictObject({
   keys: z.string().optional(),
   adminKeys: z.string().optional(),
   metricsKeys: z.string().optional(),
+  metricsAddr: z
+    .string()
+    .transform((text, context) => parseListenAddress(text) ?? (context.addIssue({ code: 'custom', message: 'must be [host]:port, host:port or :port (port ≤ 65535)' }), z.NEVER))
+    .optional(),
   consoleSessionMs: seconds(SERVER_DEFAULTS.consoleSessionS),
   drainMs: z.number().nonnegative('must be ≥ 0').default(SERVER_DEFAULTS.drainS * 1000),
   maxRequestMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxRequestMb),
@@ -137,10 +145,10 @@ function batchEngineOf(kind: 'sqlite' | 'bullmq', redisUrl: string | undefined, 
 }
 
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const { keys: raw, adminKeys: rawAdmin, metricsKeys: rawMetrics, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, redisMode, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys: raw, adminKeys: rawAdmin, metricsKeys: rawMetrics, metricsAddr, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, redisMode, ...rest } = settingsFromEnv(env, KEYS, schema);
   const { keys, file } = readApiKeys(raw);
   const adminKeys = readOperatorKeys('PGW_SERVER__ADMIN_KEYS', rawAdmin, keys);
   const metricsKeys = readOperatorKeys('PGW_SERVER__METRICS_KEYS', rawMetrics, keys);
   const batchEngine = batchEngineOf(kind, redisUrl, batchDsn ?? telemetryDsn, redisMode);
-  return { ...rest, ...(models !== undefined && { models }), keys, adminKeys, metricsKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
+  return { ...rest, ...(models !== undefined && { models }), ...(metricsAddr !== undefined && { metricsAddr }), keys, adminKeys, metricsKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
 }

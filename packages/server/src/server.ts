@@ -21,6 +21,7 @@ import { replyFailure } from './failure-reply.js';
 import { errorBody, httpFailure, type HttpFailure } from './http-errors.js';
 import { InflightCalls } from './inflight.js';
 import { ServerMetrics } from './metrics.js';
+import { MetricsListener } from './metrics-listener.js';
 import { ServerDrainingError } from './request-error.js';
 import { registerRoutes } from './routes.js';
 import { ScopeClients } from './scope-clients.js';
@@ -68,6 +69,9 @@ export class GatewayServer {
   readonly #batches: ServerBatches;
   readonly #warn: (message: string) => void;
   readonly #consoleFeed: ConsoleFeed;
+  readonly #metrics: ServerMetrics;
+  #metricsListener: MetricsListener | undefined;
+  #metricsUrl: string | undefined;
   #openToAnyHost = false;
   #lastArrival = performance.now();
   #draining: Promise<void> | undefined;
@@ -79,6 +83,7 @@ export class GatewayServer {
     this.#keys = new ApiKeys(this.settings.keys);
     const log = new AccessLog(options.log ?? stderrLines.line, this.settings.accessLog);
     const metrics = new ServerMetrics(this.settings.metricsTenants);
+    this.#metrics = metrics;
     const activity = new ConsoleActivity();
     this.#clients = new ScopeClients({
       env,
@@ -150,11 +155,25 @@ export class GatewayServer {
     }
     this.#openToAnyHost = allowUnauthenticated;
     await this.app.listen({ host, port });
+    if (this.settings.metricsAddr !== undefined) {
+      try {
+        ({ listener: this.#metricsListener, url: this.#metricsUrl } = await MetricsListener.open(this.#metrics, this.settings.metricsAddr));
+      } catch (error) {
+        // Half a server (the API without its metrics) is not what was asked for.
+        await this.app.close();
+        throw error;
+      }
+    }
     // Batches a previous server left unfinished run on, in the background.
     void this.#batches.resumeInBackground();
     const address = this.app.server.address();
     const bound = typeof address === 'object' && address !== null ? address.port : port;
     return `http://${host.includes(':') ? `[${host}]` : host}:${bound}`;
+  }
+
+  /** The URL of `/metrics` on its own listener (`PGW_SERVER__METRICS_ADDR`) once listening; undefined without one. */
+  get metricsUrl(): string | undefined {
+    return this.#metricsUrl;
   }
 
   /** Requests being served (the drain waits for them). */
@@ -202,7 +221,7 @@ export class GatewayServer {
     await settledWithin(this.#inflight.idle(), LAST_WORDS_MS);
     const closed = this.app.close();
     this.app.server.closeAllConnections();
-    await closed;
+    await Promise.all([closed, this.#metricsListener?.close()]);
     // Batches running pause (their items run again when resumed) before their clients close.
     await this.#batches.close().catch(() => undefined);
     await Promise.allSettled([this.#clients.close(), this.#stored.close()]);

@@ -50,4 +50,28 @@ describe('/metrics access', () => {
   it('refuses a metrics key that is also an API key, naming the env key', async () => {
     await expect(startHarness(undefined, { ...KEYED, PGW_SERVER__METRICS_KEYS: JSON.stringify([TENANT_KEY]) })).rejects.toThrow(/PGW_SERVER__METRICS_KEYS/);
   });
+
+  it('serves /metrics open on a listener of its own (PGW_SERVER__METRICS_ADDR, loopback by default), closed with the server', async () => {
+    h = await startHarness(undefined, { ...KEYED, PGW_SERVER__METRICS_ADDR: ':0' });
+    await h.openai(TENANT_KEY).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    const url = h.server.metricsUrl!;
+    expect(url).toMatch(/^http:\/\/127\.0\.0\.1:\d+\/metrics$/);
+    const served = await fetch(url);
+    expect(served.status).toBe(200);
+    expect(served.headers.get('content-type')).toContain('text/plain');
+    expect(await served.text()).toContain('tenant="alpha"');
+    // It serves the metrics and nothing else; the API's listener keeps its key rule.
+    expect((await fetch(new URL('/v1/models', url))).status).toBe(404);
+    expect((await fetch(url, { method: 'POST' })).status).toBe(405);
+    expect((await scrape()).status).toBe(401);
+    await h.close();
+    h = undefined;
+    await expect(fetch(url)).rejects.toThrow();
+  });
+
+  it('refuses a PGW_SERVER__METRICS_ADDR that is no [host]:port, naming the key', async () => {
+    for (const addr of ['nope', '127.0.0.1:99999', 'host:port:1']) {
+      await expect(startHarness(undefined, { PGW_SERVER__METRICS_ADDR: addr }), addr).rejects.toThrow(/PGW_SERVER__METRICS_ADDR/);
+    }
+  });
 });

@@ -39,7 +39,8 @@ async function serve(flags: ServeFlags, env: Record<string, string>, interrupt: 
   const routing = models ? `models ${[...models].map(([model, scope]) => `${model}→${scope}`).join(', ')}` : 'chat → scope LLM, embeddings → scope EMBED';
   const upstream = flags.mock ? ' · every scope served by the local mock upstream' : '';
   const consoleAccess = keys.size === 0 && server.settings.adminKeys.size === 0 ? 'open' : server.settings.adminKeys.size > 0 ? 'admin key' : 'closed: no PGW_SERVER__ADMIN_KEYS';
-  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}${upstream} · console ${url}/ui (${consoleAccess})\n`);
+  const metrics = server.metricsUrl === undefined ? '' : ` · metrics ${server.metricsUrl} (open)`;
+  process.stderr.write(`pgw serve: listening on ${url} · ${auth} · ${routing}${upstream} · console ${url}/ui (${consoleAccess})${metrics}\n`);
 
   const reload = () => {
     if (server.settings.keysFile === undefined) process.stderr.write('pgw serve: SIGHUP: the keys are not read from a file, nothing to reload\n');
