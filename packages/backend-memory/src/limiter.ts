@@ -122,20 +122,24 @@ export class InMemoryLimiter implements Limiter {
   private readonly tenants: Map<string, Books> | undefined;
   /** The batch class's books, while its share binds a limit of the scope. */
   private readonly batch: Books | undefined;
+  /** The batch class's books on each source whose limits its share binds. */
+  private readonly sourceBatch = new Map<string, Books>();
 
   constructor(options: InMemoryLimiterOptions) {
     assertPositiveMs(options.leaseTtlMs, 'leaseTtlMs');
     this.scope = options.scope;
     this.now = options.now ?? Date.now;
     this.leases = new Leases(openBooks(options.global, 'global', false), options.leaseTtlMs);
-    for (const [name, limits] of Object.entries(options.sources)) {
-      this.sources.set(name, openBooks(limits, `sources.${name}`, true));
-    }
     this.tenantPolicy = options.tenants ?? NO_TENANT_POLICY;
     assertTenantPolicy(this.tenantPolicy);
+    const share = this.tenantPolicy.batchShare;
+    for (const [name, limits] of Object.entries(options.sources)) {
+      this.sources.set(name, openBooks(limits, `sources.${name}`, true));
+      if (batchShareBinds(limits, share)) this.sourceBatch.set(name, new Books(batchLimitsOf(limits, share), false));
+    }
     this.tenants = tenantsBounded(this.tenantPolicy) ? new Map() : undefined;
     const { global } = options;
-    this.batch = batchShareBinds(global, this.tenantPolicy.batchShare) ? new Books(batchLimitsOf(global, this.tenantPolicy.batchShare), false) : undefined;
+    this.batch = batchShareBinds(global, share) ? new Books(batchLimitsOf(global, share), false) : undefined;
   }
 
   tryEnter(source: string, estTokens: number): LimitAdmission {
@@ -145,7 +149,8 @@ export class InMemoryLimiter implements Limiter {
 
   /**
    * `tryEnter` without the admission's wrapper, for `caller`: the permit, or the denial. The gates
-   * are asked in order source, scope, tenant, batch class; a denial books nothing.
+   * are asked in order source, scope, tenant, batch class (its share of the scope's, then of the
+   * source's); a denial books nothing.
    */
   enter(source: string, estTokens: number, caller: Caller = DEFAULT_CALLER): LeasedPermit | Denial {
     const books = this.booksOf(source);
@@ -155,18 +160,20 @@ export class InMemoryLimiter implements Limiter {
     leases.reclaimExpired(now);
     const global = leases.global;
     const tenant = this.tenants && this.tenantBooks(caller.tenantId, now);
-    const batch = caller.priority === 'batch' ? this.batch : undefined;
+    const isBatch = caller.priority === 'batch';
+    const batch = isBatch ? this.batch : undefined;
+    const sourceBatch = isBatch ? this.sourceBatch.get(source) : undefined;
     const denial =
       books.denial('source', estTokens, now) ??
       global.denial('global', estTokens, now) ??
       tenant?.denial('tenant', estTokens, now) ??
-      batch?.denial('batch', estTokens, now);
+      batch?.denial('batch', estTokens, now) ??
+      sourceBatch?.denial('batch', estTokens, now);
     if (denial !== undefined) return denial;
     const permit = new LeasedPermit(source, estTokens, books, leases, now, books.charge(estTokens, now), global.charge(estTokens, now));
-    if (tenant || batch) {
+    if (tenant || batch || sourceBatch) {
       permit.also = [];
-      if (tenant) permit.also.push([tenant, tenant.charge(estTokens, now)]);
-      if (batch) permit.also.push([batch, batch.charge(estTokens, now)]);
+      for (const held of [tenant, batch, sourceBatch]) if (held) permit.also.push([held, held.charge(estTokens, now)]);
     }
     leases.append(permit);
     return permit;

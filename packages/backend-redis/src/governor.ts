@@ -8,7 +8,7 @@ import { denialOf, LIMIT_WINDOW_MS, RedisLimiter, type EntryPlan, type RedisLimi
 import { BudgetKeys, type BudgetPart } from './budget-keys.js';
 import { Coalescer } from './coalesce.js';
 import { Holdings } from './holdings.js';
-import { limiterKeys, lineKeys, scopePrefix, storeEpochKey, tenantKeys } from './keys.js';
+import { limiterKeys, lineKeys, scopePrefix, sourceBatchKeys, storeEpochKey, tenantKeys } from './keys.js';
 import { BUDGET_STATUS } from './lua/budget.js';
 import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
 import { STATS } from './lua/limiter.js';
@@ -35,7 +35,7 @@ export type RedisGovernorOptions = RedisLimiterOptions &
   };
 
 /** Every gate an admission can be refused at, in the scripts' order (1-based there). */
-const ADMISSION_GATES: readonly AdmissionGate[] = [...LIMIT_GATES, ...TENANT_GATES, ...BATCH_GATES];
+const ADMISSION_GATES: readonly AdmissionGate[] = [...LIMIT_GATES, ...TENANT_GATES, ...BATCH_GATES, ...BATCH_GATES];
 /** The limits of a triple no admission is booked under: neither windowed nor leased. */
 const UNBOUNDED: GlobalLimits = Object.freeze({ rpm: 0, tpm: 0, maxConcurrency: 0 });
 
@@ -260,6 +260,8 @@ export class RedisGovernor implements Governor {
         tenantLeased: Number(args.tenantMaxConcurrency) > 0,
         batchWindowed: Number(args.batchRpm) > 0 || Number(args.batchTpm) > 0,
         batchLeased: Number(args.batchMaxConcurrency) > 0,
+        sourceBatchWindowed: Number(args.sourceBatchRpm) > 0 || Number(args.sourceBatchTpm) > 0,
+        sourceBatchLeased: Number(args.sourceBatchMaxConcurrency) > 0,
       },
       breakerKey: keys.breakerState,
       at,
@@ -359,14 +361,16 @@ export class RedisGovernor implements Governor {
 
   /**
    * What an attempt shares in both scripts with the others of its source, budget, tenant and class:
-   * its source's breaker, books and limits, its tenant's and its class's books and limits, and the
-   * budget it charges. One object per such set, so a call sends each once. Without bounded tenants
-   * (or a binding batch share) every tenant (or class) shares one set: their triples are unbounded.
+   * its source's breaker, books and limits, its tenant's and its class's books and limits (a batch
+   * call's share of the scope's and of the source's), and the budget it charges. One object per
+   * such set, so a call sends each once. Without bounded tenants (or a binding batch share) every
+   * tenant (or class) shares one set: their triples are unbounded.
    */
   #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller): AttemptSets {
     const { tenantId, priority } = caller;
-    const batch = priority === 'batch' ? this.#batchLimits : undefined;
-    const lineClass = priority === 'batch' ? 'b' : 'i';
+    const isBatch = priority === 'batch';
+    const batch = isBatch ? this.#batchLimits : undefined;
+    const lineClass = isBatch ? 'b' : 'i';
     const id = `${source}\n${budgetKey ?? ''}\n${lineClass}${tenantId}`;
     let set = this.#sets.get(id);
     if (set === undefined) {
@@ -375,6 +379,7 @@ export class RedisGovernor implements Governor {
       const share = tenantShareOf(this.#tenants, tenantId);
       const bound = this.#tenantsBounded ? share : UNBOUNDED;
       const classLimits = batch ?? UNBOUNDED;
+      const sourceShare = isBatch && batchShareBinds(limits, this.#tenants.batchShare) ? batchLimitsOf(limits, this.#tenants.batchShare) : UNBOUNDED;
       const finish = Object.freeze({
         keys: {
           ...this.breaker.keysOf(source),
@@ -383,6 +388,7 @@ export class RedisGovernor implements Governor {
           sourceTpm,
           sourceLeases,
           ...tenantKeys(scopePrefix(this.#scope), tenantId),
+          ...sourceBatchKeys(scopePrefix(this.#scope), source),
           budget: budgetKey ?? this.#line.line,
         },
         args: {
@@ -395,6 +401,9 @@ export class RedisGovernor implements Governor {
           batchRpm: classLimits.rpm,
           batchTpm: classLimits.tpm,
           batchMaxConcurrency: classLimits.maxConcurrency,
+          sourceBatchRpm: sourceShare.rpm,
+          sourceBatchTpm: sourceShare.tpm,
+          sourceBatchMaxConcurrency: sourceShare.maxConcurrency,
         },
       });
       set = Object.freeze({ finish, admit: Object.freeze({ keys: finish.keys, args: { ...finish.args, lineTenant: tenantId, lineWeight: share.weight, lineClass } }) });

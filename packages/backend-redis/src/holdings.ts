@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@pgw/core';
 import { REBOOK } from './lua/holdings.js';
 import { clockArg } from './scripts.js';
-import type { LimiterKeys, TenantKeys } from './keys.js';
+import type { LimiterKeys, SourceBatchKeys, TenantKeys } from './keys.js';
 
 /**
  * The epoch key lives this long after the store last lost it; when it expires, every worker
@@ -22,8 +22,8 @@ export interface HeldAdmission {
   readonly id: string;
   /** The source's window, tokens, token sum and leases (then the scope's four: the limiter's order). */
   readonly limiterKeys: LimiterKeys;
-  /** Its tenant's books and the batch class's, and which of them it was booked in (an unbounded gate keeps none). */
-  readonly tenantKeys: TenantKeys;
+  /** Its tenant's books and the batch class's (on the scope and on the source), and which of them it was booked in (an unbounded gate keeps none). */
+  readonly tenantKeys: TenantKeys & SourceBatchKeys;
   readonly tenantBooks: TenantBooks;
   readonly breakerKey: string;
   /** Server time of the admission (its window entry's score; its lease ran from it). */
@@ -43,6 +43,8 @@ export interface TenantBooks {
   readonly tenantLeased: boolean;
   readonly batchWindowed: boolean;
   readonly batchLeased: boolean;
+  readonly sourceBatchWindowed: boolean;
+  readonly sourceBatchLeased: boolean;
 }
 
 export interface HoldingsOptions {
@@ -178,6 +180,8 @@ export class Holdings {
         tenantLeased: flag(b.tenantLeased),
         batchWindowed: flag(b.batchWindowed),
         batchLeased: flag(b.batchLeased),
+        sourceBatchWindowed: flag(b.sourceBatchWindowed),
+        sourceBatchLeased: flag(b.sourceBatchLeased),
       },
     }));
     const call = {

@@ -64,6 +64,16 @@ export function tenantKeys(prefix: string, tenantId: string) {
 }
 export type TenantKeys = ReturnType<typeof tenantKeys>;
 
+/**
+ * The batch class's books on one source: the triple its share of the source's limits is kept in,
+ * beside its share of the scope's (`lim:b:`).
+ */
+export function sourceBatchKeys(prefix: string, source: string) {
+  const own = `${prefix}lim:b:s:${source}:`;
+  return { sourceBatchWindow: `${own}win`, sourceBatchTokens: `${own}tok`, sourceBatchTpm: `${own}tpm`, sourceBatchLeases: `${own}lease` };
+}
+export type SourceBatchKeys = ReturnType<typeof sourceBatchKeys>;
+
 /** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function breakerKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;

@@ -100,6 +100,18 @@ it('re-books a tenant’s and the batch class’s books: no tenant is admitted b
   expect(await admit({ tenantId: 'v', priority: 'interactive' })).toMatchObject({ ok: false, gate: 'global_concurrency' });
 });
 
+it('re-books the batch class’s share of a source: no batch call is admitted beyond it after a restart', async () => {
+  const first = await server();
+  const redis = pool.open(first.url);
+  const g = governor(redis, { scope: uniqueScope('forgotten'), sources: { a: { ...UNLIMITED, maxConcurrency: 4 } }, tenants: { bounds: UNLIMITED, tenants: {}, batchShare: 0.5 } });
+  const batch = { tenantId: 'x', priority: 'batch' } as const;
+  const admit = (caller: Caller) => g.admit('a', 100, undefined, undefined, caller);
+  expect([(await admit(batch)).ok, (await admit(batch)).ok]).toEqual([true, true]);
+  await restartEmpty(first, redis);
+  expect(await admit(batch)).toMatchObject({ ok: false, gate: 'batch_concurrency' });
+  expect((await admit({ tenantId: 'x', priority: 'interactive' })).ok).toBe(true);
+});
+
 it('a worker that only holds calls is re-booked on reconnecting, before another worker admits', async () => {
   const first = await server();
   const holderConnection = pool.open(first.url);

@@ -23,6 +23,7 @@ async function withScope<T>(
   keys: Record<string, string>,
   run: (scope: Scope) => Promise<T>,
   subscribers: GatewaySubscriber[] = [],
+  sourceFields: Record<string, string> = {},
 ): Promise<T> {
   const scope = uniqueScope('tenants');
   const source = fixture.source('tenants', { latencyMs: upstreamMs });
@@ -30,7 +31,7 @@ async function withScope<T>(
     ...backend.env,
     PGW_CACHE_BACKEND: 'none',
     ...scopeKeys(scope, { SOURCES: source, BACKPRESSURE__STALL_WINDOW_S: '120', ...keys }),
-    ...fixture.sourceKeys(scope, source),
+    ...fixture.sourceKeys(scope, source, sourceFields),
   };
   const recorder = new MemoryRecorder();
   const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, recorder, subscribers });
@@ -121,6 +122,25 @@ describe.each(BACKENDS)('tenants on $name', (backend) => {
       expect(arrivals(source).indexOf('live')).toBe(4);
       await Promise.all(batch);
     });
+  });
+
+  it('the batch share applies to a source’s own bound: with no scope-wide bound an interactive call still finds a slot at once', { timeout: 60_000 }, async () => {
+    await withScope(
+      backend,
+      200,
+      { BATCH_SHARE: '0.5' },
+      async ({ client, source }) => {
+        const batch = Array.from({ length: 60 }, (_, index) => client.chat(ask('batch', index), { priority: 'batch' }));
+        await fixture.inflight(source, 2);
+        await client.chat(ask('live', 0));
+        // Batch calls hold floor(0.5 × 4) = 2 of the source's 4 slots: the live call is the third to
+        // arrive, before any batch call turned its slot over (without the share, batch calls held all 4).
+        expect(arrivals(source).indexOf('live')).toBe(2);
+        await Promise.all(batch);
+      },
+      [],
+      { MAX_CONCURRENCY: '4' },
+    );
   });
 
   it("a tenant at its own bound fails fast with tenant_quota_full, and another tenant's call still runs", async () => {

@@ -152,7 +152,7 @@ export interface GatewaySettings {
   tenant: TenantBounds;
   /** Per tenant id: its own bound, weight and budget (`{SCOPE}__TENANTS`). Budgets are also in `budget.tenants`. */
   tenants: Readonly<Record<string, TenantOverride>>;
-  /** The part of the scope's limits batch calls together may hold (`{SCOPE}__BATCH_SHARE`, default 0.8). */
+  /** The part of the scope's limits and of each source's that batch calls together may hold (`{SCOPE}__BATCH_SHARE`, default 0.8). */
   batchShare: number;
   backends: BackendSelection;
 }

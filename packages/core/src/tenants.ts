@@ -2,7 +2,8 @@
  * Tenants (docs/architecture.md#tenants): who a call is for. Every tenant of a scope has a bound of
  * its own on RPM, TPM and concurrency (checked with the scope's and the source's in one store
  * operation), a weight for its share of a full scope, and a priority class per call: `batch` calls
- * together hold at most the scope's batch share and wait while an interactive call of the scope waits.
+ * together hold at most the batch share of the scope's limits and of each source's, and wait while an
+ * interactive call of the scope waits.
  */
 
 /** The priority classes, most urgent first. */
@@ -31,7 +32,7 @@ export interface TenantOverride {
 export interface TenantPolicy {
   bounds: TenantBounds;
   tenants: Readonly<Record<string, TenantOverride>>;
-  /** The part of the scope's RPM, TPM and concurrency that batch calls together may hold, in (0, 1]. */
+  /** The part of the scope's RPM, TPM and concurrency, and of each source's, that batch calls together may hold, in (0, 1]. */
   batchShare: number;
 }
 
@@ -55,7 +56,7 @@ export const DEFAULT_CALLER: Caller = Object.freeze({ tenantId: '', priority: 'i
 export const TENANT_GATES = ['tenant_rpm', 'tenant_tpm', 'tenant_concurrency'] as const;
 export type TenantGate = (typeof TENANT_GATES)[number];
 
-/** The batch class's three gates: its share of the scope's limits. */
+/** The batch class's three gates: its share of the scope's limits, and of each source's. */
 export const BATCH_GATES = ['batch_rpm', 'batch_tpm', 'batch_concurrency'] as const;
 export type BatchGate = (typeof BATCH_GATES)[number];
 
@@ -83,18 +84,18 @@ export function tenantsBounded(policy: TenantPolicy): boolean {
 }
 
 /**
- * The batch class's limits: its share of each of the scope's (0 stays unlimited), rounded down but
- * at least 1, so a batch can always run.
+ * The batch class's limits under `limits` (the scope's, or one source's): its share of each (0 stays
+ * unlimited), rounded down but at least 1, so a batch can always run.
  */
-export function batchLimitsOf(global: TenantBounds, share: number): TenantBounds {
+export function batchLimitsOf(limits: TenantBounds, share: number): TenantBounds {
   const part = (limit: number) => (limit > 0 ? Math.max(1, Math.floor(limit * share)) : 0);
-  return { rpm: part(global.rpm), tpm: part(global.tpm), maxConcurrency: part(global.maxConcurrency) };
+  return { rpm: part(limits.rpm), tpm: part(limits.tpm), maxConcurrency: part(limits.maxConcurrency) };
 }
 
-/** Whether the batch share binds anything: a share of 1 or a scope without limits keeps no batch books. */
-export function batchShareBinds(global: TenantBounds, share: number): boolean {
-  const limits = batchLimitsOf(global, share);
-  return limits.rpm < global.rpm || limits.tpm < global.tpm || limits.maxConcurrency < global.maxConcurrency;
+/** Whether the batch share binds any of `limits`: a share of 1, or no limit set, keeps no batch books. */
+export function batchShareBinds(limits: TenantBounds, share: number): boolean {
+  const part = batchLimitsOf(limits, share);
+  return part.rpm < limits.rpm || part.tpm < limits.tpm || part.maxConcurrency < limits.maxConcurrency;
 }
 
 /** Checks a policy built in code; names the field (and the tenant) that is wrong. */

@@ -2,7 +2,7 @@
  * The tenant contract every Governor with tenants passes unchanged (memory, Redis, Cluster): each
  * tenant's bound on RPM, TPM and concurrency is exact under concurrent admissions and leaves the
  * other tenants alone; an override beats the bound; the tenant `""` is bounded like any other; batch
- * calls together hold at most the batch share of the scope's limits; a refusal books nothing; finish
+ * calls together hold at most the batch share of the scope's limits and of each source's; a refusal books nothing; finish
  * releases the tenant's slot and settles its TPM; `tenantStatus` reports use against the bound.
  * Only the `Governor` port is used.
  */
@@ -34,19 +34,20 @@ export function tenantGatesContract(name: string, makeGovernor: TenantGovernorFa
   describe(`Tenant contract: ${name}`, () => {
     const track = closeAfterEach();
 
-    async function setup(tenants: Partial<TenantPolicy>, global: GlobalLimits = UNLIMITED) {
+    async function setup(tenants: Partial<TenantPolicy>, global: GlobalLimits = UNLIMITED, sources: Record<string, SourceLimits> = { a: UNLIMITED }) {
       const clock = new FakeClock();
       const governor = track(
         await makeGovernor({
           scope: uniqueScope('tenants'),
-          sources: { a: UNLIMITED },
+          sources,
           global,
           tenants: { bounds: NO_BOUNDS, tenants: {}, batchShare: 0.8, ...tenants },
           leaseTtlMs: 30_000,
           now: clock.now,
         }),
       );
-      const admit = (caller?: Caller, est = 100) => Promise.resolve(governor.admit('a', est, undefined, undefined, caller));
+      const admitTo = (source: string, caller?: Caller, est = 100) => Promise.resolve(governor.admit(source, est, undefined, undefined, caller));
+      const admit = (caller?: Caller, est = 100) => admitTo('a', caller, est);
       /** `CONCURRENT` admissions at once, alternating between the callers; the leases and refusals of each. */
       const burst = async (callers: readonly Caller[], est = 100) => {
         const answers = await Promise.all(Array.from({ length: CONCURRENT }, (_, i) => admit(callers[i % callers.length], est)));
@@ -59,7 +60,7 @@ export function tenantGatesContract(name: string, makeGovernor: TenantGovernorFa
         if (governor.tenantStatus === undefined) throw new Error('the governor keeps no tenant status');
         return Promise.resolve(governor.tenantStatus(tenantId));
       };
-      return { clock, governor, admit, burst, status };
+      return { clock, governor, admit, admitTo, burst, status };
     }
 
     /** The gates the refusals name, each once ('not a gate' for any other refusal). */
@@ -135,6 +136,40 @@ export function tenantGatesContract(name: string, makeGovernor: TenantGovernorFa
       expect((await large.admit(batch('x'), 400)).ok).toBe(true);
       expect(await large.admit(batch('x'), 200)).toMatchObject({ ok: false, gate: 'batch_tpm' });
       expect((await large.admit(interactive('x'), 500)).ok).toBe(true);
+    });
+
+    it('bounds batch calls by their share of each source’s limits too, where the scope sets none', async () => {
+      const { burst, admitTo } = await setup({ batchShare: 0.5 }, UNLIMITED, { a: { ...UNLIMITED, maxConcurrency: 4 }, b: { ...UNLIMITED, maxConcurrency: 3 } });
+      const [b1, b2] = await burst([batch('x'), batch('y')]);
+      expect(b1!.leases.length + b2!.leases.length).toBe(2); // floor(0.5 × 4)
+      expect(gatesOf([...b1!.refusals, ...b2!.refusals])).toEqual(['batch_concurrency']);
+      // Each source's share is its own: b still admits floor(0.5 × 3) = 1 batch call.
+      expect((await admitTo('b', batch('x'))).ok).toBe(true);
+      expect(await admitTo('b', batch('x'))).toMatchObject({ ok: false, gate: 'batch_concurrency' });
+      const [i1] = await burst([interactive('x')]);
+      expect(i1!.leases).toHaveLength(2);
+      expect(gatesOf(i1!.refusals)).toEqual(['source_concurrency']);
+    });
+
+    it('bounds batch RPM and TPM by their share of the source’s, at least 1', async () => {
+      const { admit } = await setup({ batchShare: 0.5 }, UNLIMITED, { a: { rpm: 3, tpm: 0, maxConcurrency: 0 } });
+      expect((await admit(batch('x'))).ok).toBe(true); // max(1, floor(0.5 × 3))
+      expect(await admit(batch('y'))).toMatchObject({ ok: false, gate: 'batch_rpm' });
+      expect((await admit(interactive('x'))).ok).toBe(true);
+      const large = await setup({ batchShare: 0.5 }, UNLIMITED, { a: { rpm: 0, tpm: 1_000, maxConcurrency: 0 } });
+      expect((await large.admit(batch('x'), 400)).ok).toBe(true);
+      expect(await large.admit(batch('x'), 200)).toMatchObject({ ok: false, gate: 'batch_tpm' });
+      expect((await large.admit(interactive('x'), 500)).ok).toBe(true);
+    });
+
+    it('holds batch calls to the tighter of the scope’s share and the source’s', async () => {
+      const { burst } = await setup({ batchShare: 0.5 }, { ...UNLIMITED, maxConcurrency: 6 }, { a: { ...UNLIMITED, maxConcurrency: 10 } });
+      const [b1] = await burst([batch('x')]);
+      expect(b1!.leases).toHaveLength(3); // floor(0.5 × 6) < floor(0.5 × 10)
+      const tight = await setup({ batchShare: 0.5 }, { ...UNLIMITED, maxConcurrency: 10 }, { a: { ...UNLIMITED, maxConcurrency: 4 } });
+      const [b2] = await tight.burst([batch('x')]);
+      expect(b2!.leases).toHaveLength(2);
+      expect(gatesOf(b2!.refusals)).toEqual(['batch_concurrency']);
     });
 
     it('books nothing for a refusal', async () => {

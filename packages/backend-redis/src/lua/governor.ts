@@ -62,9 +62,10 @@ end
 `;
 
 /**
- * An admission's four gate triples: the source's and the scope's, then its tenant's and (for a batch
- * call) the batch class's. The last two come with limits of 0 when unbounded, so they are neither
- * windowed nor leased: no book of theirs is read or written. Built once per shared set of a call.
+ * An admission's five gate triples: the source's and the scope's, then its tenant's and (for a batch
+ * call) the batch class's on the scope and on the source. The last three come with limits of 0 when
+ * unbounded, so they are neither windowed nor leased: no book of theirs is read or written. Built
+ * once per shared set of a call.
  */
 const GOVERNED_TRIPLES_LUA = `
 local governed_of = {}
@@ -74,7 +75,8 @@ local function governed_triples(K, A)
     local six = triples(K, A)
     t = {six[1], six[2],
       triple(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases, A.tenantRpm, A.tenantTpm, A.tenantMaxConcurrency, false),
-      triple(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases, A.batchRpm, A.batchTpm, A.batchMaxConcurrency, false)}
+      triple(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases, A.batchRpm, A.batchTpm, A.batchMaxConcurrency, false),
+      triple(K.sourceBatchWindow, K.sourceBatchTokens, K.sourceBatchTpm, K.sourceBatchLeases, A.sourceBatchRpm, A.sourceBatchTpm, A.sourceBatchMaxConcurrency, false)}
     governed_of[K] = t
   end
   return t
@@ -82,8 +84,18 @@ end
 `;
 
 const SCOPE_BOOKS = ['globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'] as const;
-/** A tenant's three limits, then the batch class's (0 = unlimited, or no batch call). */
-export const TENANT_LIMITS = ['tenantRpm', 'tenantTpm', 'tenantMaxConcurrency', 'batchRpm', 'batchTpm', 'batchMaxConcurrency'] as const;
+/** A tenant's three limits, then the batch class's on the scope and on the source (0 = unlimited, or no batch call). */
+export const TENANT_LIMITS = [
+  'tenantRpm',
+  'tenantTpm',
+  'tenantMaxConcurrency',
+  'batchRpm',
+  'batchTpm',
+  'batchMaxConcurrency',
+  'sourceBatchRpm',
+  'sourceBatchTpm',
+  'sourceBatchMaxConcurrency',
+] as const;
 /**
  * What an attempt shares with the others of its source (and budget) in a call: its source's breaker
  * and books, and the base of the spend budget it charges (any key of the scope without a charge),
@@ -104,7 +116,7 @@ const LINE_PLACE = ['lineTenant', 'lineWeight', 'lineClass'] as const;
  * Replies, per item: `admitted` (a probe lease is taken only then: `probe` 1, `first` 1 for the open
  * period's first lease; the item's turn is over; `now` the script's clock, `periodStart` the budget
  * account's), `breakerRefused` (nothing else looked at), `budgetRefused` and `gateRefused` (nothing
- * booked, no probe taken; `gate` 1-based in the order LIMIT_GATES, TENANT_GATES, BATCH_GATES), `queued` (others are before it in
+ * booked, no probe taken; `gate` 1-based in the order LIMIT_GATES, TENANT_GATES, BATCH_GATES twice: the scope's share, the source's), `queued` (others are before it in
  * line: an item with a turn joins the line at its back and keeps its place while it tries again
  * within turnTtlMs), `storeForgotten` (every item: the store lacks the epoch the worker knows, nothing
  * done; the worker re-books what it holds first).

@@ -18,7 +18,7 @@ end
  * rebook: writes back what one worker holds, unless the store still has the epoch it knows
  * (`knownStoreEpoch` '' = re-book whatever the epoch); `candidateEpoch` is set when none is. The
  * call: the store's epoch and the scope's books; an item: one held admission — its source's books, its
- * tenant's and the batch class's, and its breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
+ * tenant's and the batch class's (on the scope and on the source), and its breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
  * admitted, whether it holds a lease (0|1), the probe lease it holds ('' = none) under which
  * breaker epoch, and which of its tenant's and its class's books it was booked in (0|1 each). Every write is "add if absent" (a window entry, a lease, a breaker that forgot its
  * probe), so re-booking into a store that kept part of the books changes nothing of what it kept.
@@ -30,7 +30,7 @@ export const REBOOK = scriptProtocol({
   args: ['now', 'knownStoreEpoch', 'candidateEpoch', 'epochTtlMs', 'windowMs', 'leaseTtlMs', 'limiterKeyTtlMs', 'breakerKeyTtlMs', 'probeTtlMs', 'scopeWindowed', 'scopeLeased'],
   item: {
     keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, 'breakerState'],
-    args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch', 'tenantWindowed', 'tenantLeased', 'batchWindowed', 'batchLeased'],
+    args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch', 'tenantWindowed', 'tenantLeased', 'batchWindowed', 'batchLeased', 'sourceBatchWindowed', 'sourceBatchLeased'],
   },
   replies: { rebooked: { code: 1, fields: { epoch: 'string', rebooked: 'number' } } },
   lua: `
@@ -69,12 +69,14 @@ for i = 1, ITEMS do
     if scope_windowed then book_window(K.globalWindow, K.globalTokens, K.globalTpm, id, value, at) end
     if A.tenantWindowed == '1' then book_window(K.tenantWindow, K.tenantTokens, K.tenantTpm, id, value, at) end
     if A.batchWindowed == '1' then book_window(K.batchWindow, K.batchTokens, K.batchTpm, id, value, at) end
+    if A.sourceBatchWindowed == '1' then book_window(K.sourceBatchWindow, K.sourceBatchTokens, K.sourceBatchTpm, id, value, at) end
   end
   if A.leased == '1' and at + lease_ttl > now then
     redis.call('ZADD', K.sourceLeases, 'NX', at + lease_ttl, id)
     if scope_leased then redis.call('ZADD', K.globalLeases, 'NX', at + lease_ttl, id) end
     if A.tenantLeased == '1' then redis.call('ZADD', K.tenantLeases, 'NX', at + lease_ttl, id) end
     if A.batchLeased == '1' then redis.call('ZADD', K.batchLeases, 'NX', at + lease_ttl, id) end
+    if A.sourceBatchLeased == '1' then redis.call('ZADD', K.sourceBatchLeases, 'NX', at + lease_ttl, id) end
   end
   -- A half-open breaker whose probe this worker holds: open since the admission, probe leased, its
   -- open→half_open already reported by the admission that took the probe (probed, see lua/breaker.ts).
@@ -86,6 +88,9 @@ for i = 1, ITEMS do
   written_to(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases)
   if A.tenantWindowed == '1' or A.tenantLeased == '1' then written_to(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases) end
   if A.batchWindowed == '1' or A.batchLeased == '1' then written_to(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases) end
+  if A.sourceBatchWindowed == '1' or A.sourceBatchLeased == '1' then
+    written_to(K.sourceBatchWindow, K.sourceBatchTokens, K.sourceBatchTpm, K.sourceBatchLeases)
+  end
 end
 for key in pairs(written) do redis.call('PEXPIRE', key, key_ttl) end
 return REPLY.rebooked{epoch = current, rebooked = 1}
