@@ -1,7 +1,8 @@
 /**
  * An OpenAI Responses request (`POST /v1/responses`) → the governed client's arguments, checked by
- * one zod schema: a bad field, or one this route cannot honour (a hosted tool, a stored prompt, a
- * background run), is an InvalidRequestFieldError naming it, and nothing is sent upstream. A
+ * one zod schema: a bad field, or one this route cannot honour (a stored prompt, a background run),
+ * is an InvalidRequestFieldError naming it, and nothing is sent upstream. Hosted and namespace tools
+ * are read by responses-tools.ts. A
  * continuation (`previous_response_id`) is built from the stored conversation's items, then the
  * request's own (`instructions` are the request's only, as OpenAI does). Fields
  * of the Responses API with no meaning for a governed chat call (`include`, `truncation`, …) are
@@ -12,6 +13,7 @@ import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
 import { InvalidRequestFieldError } from './request-error.js';
 import { effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
+import { echoedTools, namespacedName, responsesTool, upstreamTools, type HostedToolPolicy, type NamespacedNames } from './responses-tools.js';
 import { toolOptions } from './tool-fields.js';
 
 export interface ResponsesCall {
@@ -25,6 +27,10 @@ export interface ResponsesCall {
   input: unknown[];
   /** The request fields a response object repeats back. */
   echo: ResponseEcho;
+  /** Upstream tool name → the namespace and name its calls are answered under. */
+  namespaced: NamespacedNames;
+  /** What the answer's headers add: the hosted tools dropped (`x-pgw-dropped-tools`). */
+  headers: Record<string, string>;
 }
 
 export interface ResponseEcho {
@@ -55,8 +61,10 @@ const messageItem = z.looseObject({
   role: z.enum(['user', 'system', 'developer', 'assistant']),
   content: z.union([text, z.array(inputPart)]),
 });
-const functionCall = z.looseObject({ type: z.literal('function_call'), call_id: z.string().min(1), name: z.string().min(1), arguments: text });
-const customCall = z.looseObject({ type: z.literal('custom_tool_call'), call_id: z.string().min(1), name: z.string().min(1), input: text });
+// A call of a namespace's tool names its namespace: upstream, its name is the joined one.
+const callName = { name: z.string().min(1), namespace: nullish(z.string().min(1)) };
+const functionCall = z.looseObject({ type: z.literal('function_call'), call_id: z.string().min(1), ...callName, arguments: text });
+const customCall = z.looseObject({ type: z.literal('custom_tool_call'), call_id: z.string().min(1), ...callName, input: text });
 const toolOutput = z.union([text, z.array(inputPart)]);
 const functionOutput = z.looseObject({ type: z.enum(['function_call_output', 'custom_tool_call_output']), call_id: z.string().min(1), output: toolOutput });
 // A reasoning item sent back (the model's earlier thinking): the upstream speaks Chat Completions and cannot take it.
@@ -64,15 +72,6 @@ const reasoningItem = z.looseObject({ type: z.literal('reasoning') });
 const inputItem = z.union([messageItem, functionCall, customCall, functionOutput, reasoningItem], {
   error: 'must be a message, function_call, function_call_output, custom_tool_call, custom_tool_call_output or reasoning item',
 });
-
-const tool = z.discriminatedUnion(
-  'type',
-  [
-    z.looseObject({ type: z.literal('function'), name: z.string().min(1), description: nullish(z.string()), parameters: nullish(jsonObject), strict: nullish(z.boolean()) }),
-    z.looseObject({ type: z.literal('custom'), name: z.string().min(1), description: nullish(z.string()), format: nullish(jsonObject) }),
-  ],
-  { error: 'must be "function" or "custom": this server runs no hosted tools' },
-);
 
 const toolChoice = z.union([z.enum(['auto', 'none', 'required']), z.looseObject({ type: z.enum(['function', 'custom']), name: z.string().min(1) })], {
   error: 'must be "auto", "none", "required" or {"type":"function"|"custom","name":…}',
@@ -92,7 +91,7 @@ const responsesBody = z.looseObject({
   input: z.union([text, z.array(z.unknown()).min(1)], { error: 'must be a string or a non-empty array of input items' }),
   instructions: nullish(text),
   stream: nullish(z.boolean()),
-  tools: nullish(z.array(tool)),
+  tools: nullish(z.array(responsesTool)),
   tool_choice: nullish(toolChoice),
   parallel_tool_calls: nullish(z.boolean()),
   text: nullish(z.looseObject({ format: nullish(format) })),
@@ -114,9 +113,15 @@ const inputItems = z.looseObject({ input: z.array(inputItem) });
 type ResponsesFields = z.output<typeof responsesBody>;
 type InputItem = z.output<typeof inputItem>;
 
-/** `prior`: the stored conversation's items a `previous_response_id` continues (not yet read on the first parse of a continuation). */
-export function responsesCall(body: unknown, prior?: readonly unknown[]): ResponsesCall {
+/** How a request is read: what a hosted tool gets, and `prior`, the stored conversation's items a `previous_response_id` continues (not yet read on the first parse of a continuation). */
+export interface ResponsesReading {
+  hostedTools: HostedToolPolicy;
+  prior?: readonly unknown[] | undefined;
+}
+
+export function responsesCall(body: unknown, { hostedTools, prior }: ResponsesReading): ResponsesCall {
   const fields = parseRequest(responsesBody, body);
+  const upstream = upstreamTools(fields.tools ?? [], hostedTools);
   // A continuation's outputs answer calls of its stored items, which the first parse has not read.
   const callsKnown = prior !== undefined || fields.previous_response_id === undefined;
   const stream = fields.stream ?? false;
@@ -126,16 +131,16 @@ export function responsesCall(body: unknown, prior?: readonly unknown[]): Respon
   if (fields.top_p !== undefined) sampling['top_p'] = fields.top_p;
   const options: ChatOptions = {
     ...toolOptions(
-      fields.tools?.map((tool) =>
-        tool.type === 'custom' ? { name: tool.name, description: tool.description, type: 'custom' as const, format: tool.format } : { name: tool.name, description: tool.description, parameters: tool.parameters },
-      ),
+      upstream.tools,
       fields.tool_choice === undefined || typeof fields.tool_choice === 'string' ? fields.tool_choice : { name: fields.tool_choice.name },
       fields.parallel_tool_calls,
-      { nameField: (index) => `tools[${index}].name`, choiceField: 'tool_choice' },
+      { nameField: (index) => upstream.fields[index]!, choiceField: 'tool_choice' },
     ),
     ...(fields.reasoning?.effort !== undefined && { reasoningEffort: fields.reasoning.effort }),
-    ...(fields.user !== undefined && { meta: { user: fields.user } }),
   };
+  // The end-user id and the tools dropped go into the call's telemetry `meta`, not upstream.
+  const meta = { ...(fields.user !== undefined && { user: fields.user }), ...(upstream.dropped.length > 0 && { droppedTools: upstream.dropped }) };
+  if (Object.keys(meta).length > 0) options.meta = meta;
   const wanted = fields.text?.format;
   // As on the chat route: a whole answer gets the governed structured output, a stream the upstream's.
   if (wanted?.type === 'json_schema' && !stream) options.structured = callerSchema(wanted.schema, 'text.format.schema');
@@ -151,6 +156,8 @@ export function responsesCall(body: unknown, prior?: readonly unknown[]): Respon
     previousResponseId: fields.previous_response_id,
     input: [...(prior ?? []), ...own],
     echo: echoOf(fields),
+    namespaced: upstream.namespaced,
+    headers: upstream.dropped.length > 0 ? { 'x-pgw-dropped-tools': upstream.dropped.join(', ') } : {},
   };
 }
 
@@ -182,9 +189,8 @@ function conversation(instructions: string | undefined, own: readonly unknown[],
 }
 
 function wireCall(item: z.output<typeof functionCall> | z.output<typeof customCall>): WireToolCall {
-  return item.type === 'function_call'
-    ? { id: item.call_id, type: 'function', function: { name: item.name, arguments: item.arguments } }
-    : { id: item.call_id, type: 'custom', custom: { name: item.name, input: item.input } };
+  const name = item.namespace === undefined ? item.name : namespacedName(item.namespace, item.name);
+  return item.type === 'function_call' ? { id: item.call_id, type: 'function', function: { name, arguments: item.arguments } } : { id: item.call_id, type: 'custom', custom: { name, input: item.input } };
 }
 
 /** The assistant message the next tool call joins: the last one if it is the assistant's, else a new one. */
@@ -218,8 +224,7 @@ const textOf = (part: Exclude<InputPart, { type: 'input_image' }>) => (part.type
 function echoOf(fields: ResponsesFields): ResponseEcho {
   return {
     instructions: fields.instructions ?? null,
-    // As the API answers them: `parameters` and `strict` always there, null when not sent.
-    tools: (fields.tools ?? []).map((tool) => (tool.type === 'custom' ? tool : { ...tool, parameters: tool.parameters ?? null, strict: tool.strict ?? null })),
+    tools: echoedTools(fields.tools ?? []),
     tool_choice: fields.tool_choice ?? 'auto',
     parallel_tool_calls: fields.parallel_tool_calls ?? true,
     text: { format: fields.text?.format ?? { type: 'text' } },

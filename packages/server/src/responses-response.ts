@@ -5,6 +5,7 @@
  */
 import type { ChatDelta, LLMResponse, Usage } from '@pgw/client';
 import type { ResponseEcho } from './responses-request.js';
+import type { NamespacedNames } from './responses-tools.js';
 
 type Item = Record<string, unknown> & { type: string; id: string };
 
@@ -43,10 +44,13 @@ const messageItem = (id: string, text: string, status = 'completed'): Item => ({
   role: 'assistant',
   content: text === '' && status !== 'completed' ? [] : [outputText(text)],
 });
-const callItem = (id: string, call: { id: string; type?: 'custom' | undefined; name: string; arguments: string }, status = 'completed'): Item =>
-  call.type === 'custom'
-    ? { type: 'custom_tool_call', id, call_id: call.id, name: call.name, input: call.arguments, status }
-    : { type: 'function_call', id, call_id: call.id, name: call.name, arguments: call.arguments, status };
+/** A tool call's item; a namespace's tool is called under its own name and namespace, as the caller declared it. */
+function callItem(id: string, call: { id: string; type?: 'custom' | undefined; name: string; arguments: string }, namespaced: NamespacedNames, status = 'completed'): Item {
+  const named = namespaced.get(call.name) ?? { name: call.name };
+  return call.type === 'custom'
+    ? { type: 'custom_tool_call', id, call_id: call.id, ...named, input: call.arguments, status }
+    : { type: 'function_call', id, call_id: call.id, ...named, arguments: call.arguments, status };
+}
 
 /** The fields every response object carries, whatever its status; `usage` comes with the end (the API has no null usage). */
 function envelope(id: string, createdAt: number, model: string, echo: ResponseEcho): ResponseObject {
@@ -54,13 +58,13 @@ function envelope(id: string, createdAt: number, model: string, echo: ResponseEc
 }
 
 /** A whole answer as a `response` object. */
-export function responseObject(response: LLMResponse, echo: ResponseEcho): ResponseObject {
+export function responseObject(response: LLMResponse, echo: ResponseEcho, namespaced: NamespacedNames): ResponseObject {
   const key = compact(response.callStats.logicalCallId);
   const text = response.parsed !== undefined ? JSON.stringify(response.parsed) : response.content;
   const output: Item[] = [
     ...(response.reasoningContent ? [reasoningItem(`rs_${key}`, response.reasoningContent)] : []),
     ...(text !== '' || !response.toolCalls?.length ? [messageItem(`msg_${key}`, text)] : []),
-    ...(response.toolCalls ?? []).map((call, index) => callItem(`fc_${key}_${index}`, call)),
+    ...(response.toolCalls ?? []).map((call, index) => callItem(`fc_${key}_${index}`, call, namespaced)),
   ];
   return { ...envelope(`resp_${key}`, nowSeconds(), response.model, echo), ...completion(response.finishReason), output, usage: usageOf(response.usage) };
 }
@@ -85,13 +89,15 @@ export class ResponseEventWriter {
   #message: OpenItem | undefined;
   readonly #calls = new Map<number, OpenItem>();
   readonly #onFinished: OnFinished;
+  readonly #namespaced: NamespacedNames;
 
-  constructor(callId: string, model: string, echo: ResponseEcho, onFinished: OnFinished) {
+  constructor(callId: string, model: string, echo: ResponseEcho, namespaced: NamespacedNames, onFinished: OnFinished) {
     this.#key = compact(callId);
     this.#id = `resp_${this.#key}`;
     this.#model = model;
     this.#echo = echo;
     this.#onFinished = onFinished;
+    this.#namespaced = namespaced;
   }
 
   /** `response.created` and `response.in_progress`. */
@@ -121,7 +127,7 @@ export class ResponseEventWriter {
     for (const call of delta.toolCalls ?? []) {
       let open = this.#calls.get(call.index);
       if (open === undefined) {
-        open = this.#open(callItem(`fc_${this.#key}_${call.index}`, { id: call.id ?? '', type: call.type, name: call.name ?? '', arguments: '' }, 'in_progress'));
+        open = this.#open(callItem(`fc_${this.#key}_${call.index}`, { id: call.id ?? '', type: call.type, name: call.name ?? '', arguments: '' }, this.#namespaced, 'in_progress'));
         this.#calls.set(call.index, open);
         events += this.#added(open);
       }
@@ -151,7 +157,7 @@ export class ResponseEventWriter {
         events += this.#event('response.content_part.done', { ...this.#at(open), content_index: 0, part: outputText(text) });
       } else {
         const custom = item.type === 'custom_tool_call';
-        done = callItem(item.id, { id: String(item['call_id']), ...(custom && { type: 'custom' as const }), name: String(item['name']), arguments: text });
+        done = { ...item, ...(custom ? { input: text } : { arguments: text }), status: 'completed' };
         if (!custom) events += this.#event('response.function_call_arguments.done', { ...this.#at(open), name: item['name'], arguments: text });
       }
       output.push(done);

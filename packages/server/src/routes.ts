@@ -79,14 +79,16 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
         const options = { ...call.options, signal: controller.signal, ...callerOptions(request), meta: { ...call.options.meta, ...callMeta(request) } };
         if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call, request));
         const response = await client.chat(call.messages, options);
+        if (call.headers !== undefined) reply.headers(call.headers);
         return answerHeaders(reply, response).send(await whole(response, call, request));
       });
 
   /** A continuation is parsed again over its stored conversation; a kept response is stored before the caller learns it finished. */
   const responsesRequest = async (request: FastifyRequest) => {
-    const call = responsesCall(request.body);
+    const { hostedTools } = settings;
+    const call = responsesCall(request.body, { hostedTools });
     if (call.previousResponseId === undefined) return call;
-    return responsesCall(request.body, await stored.conversationOf(tenantOf(request), call.previousResponseId));
+    return responsesCall(request.body, { hostedTools, prior: await stored.conversationOf(tenantOf(request), call.previousResponseId) });
   };
   // A paid-for answer is answered even when it cannot be kept (its store is the governance's, so this is rare); the fault is logged.
   const keep = (call: ResponsesCall, request: FastifyRequest) => async (response: ResponseObject) => {
@@ -98,7 +100,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
     '/v1/responses',
     PROTECTED,
     chatRoute(responsesRequest, (call, request) => responsesEncoder(call, keep(call, request)), async (response, call, request) => {
-      const object = responseObject(response, call.echo);
+      const object = responseObject(response, call.echo, call.namespaced);
       await keep(call, request)(object);
       return object;
     }),

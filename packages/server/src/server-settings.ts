@@ -8,6 +8,7 @@ import { z } from 'zod';
 import { readOperatorKeys, type OperatorKeys } from './admin-keys.js';
 import { readApiKeys, type KeyTable } from './api-keys.js';
 import { parseListenAddress, type ListenAddress } from './metrics-listener.js';
+import { HOSTED_TOOL_POLICIES, type HostedToolPolicy } from './responses-tools.js';
 
 export interface ServerSettings {
   /** Model name → scope; undefined = every chat model is scope LLM and every embedding model scope EMBED. */
@@ -38,6 +39,8 @@ export interface ServerSettings {
   /** How long a stored response (`store` not false) can be continued, read or deleted. */
   responsesTtlMs: number;
   accessLog: boolean;
+  /** What a Responses request's hosted tool (web search, …) gets: dropped and named in `x-pgw-dropped-tools`, or a 400. */
+  hostedTools: HostedToolPolicy;
   /** How many of the busiest tenants keep their name in the metrics' `tenant` label; the rest are `other`. */
   metricsTenants: number;
   /** Bound on one uploaded file (`POST /v1/files`), MiB. */
@@ -84,6 +87,7 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__SSE_HEARTBEAT_S', field: 'sseHeartbeatMs', parse: 'seconds' },
   { key: 'PGW_SERVER__RESPONSES_TTL_S', field: 'responsesTtlMs', parse: 'seconds' },
   { key: 'PGW_SERVER__ACCESS_LOG', field: 'accessLog', parse: 'bool' },
+  { key: 'PGW_SERVER__HOSTED_TOOLS', field: 'hostedTools', parse: 'text' },
   { key: 'PGW_SERVER__METRICS_TENANTS', field: 'metricsTenants', parse: 'int' },
   { key: 'PGW_SERVER__MAX_FILE_MB', field: 'maxFileMb', parse: 'number' },
   { key: 'PGW_BATCH__ENGINE', field: 'batchEngine', parse: 'text' },
@@ -124,6 +128,7 @@ const schema = z.strictObject({
   sseHeartbeatMs: seconds(SERVER_DEFAULTS.sseHeartbeatS),
   responsesTtlMs: seconds(SERVER_DEFAULTS.responsesTtlS),
   accessLog: z.boolean().default(true),
+  hostedTools: z.enum(HOSTED_TOOL_POLICIES, { error: 'must be drop or refuse' }).default('drop'),
   // Each named tenant costs series of every priority and outcome: bounded so a typo cannot undo the bound.
   metricsTenants: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1000, 'must be ≤ 1000').default(SERVER_DEFAULTS.metricsTenants),
   maxFileMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxFileMb),

@@ -39,10 +39,11 @@ export interface StreamEncoder {
 /** A protocol's encoder, made once the call's id is known. */
 export type EncoderFor = (context: StreamCallContext) => StreamEncoder;
 
-/** What a stream call needs of any protocol's request: the messages and the options. */
+/** What a stream call needs of any protocol's request: the messages, the options, and what its answer's headers add. */
 export interface StreamCall {
   messages: ChatMessage[];
   options: ChatOptions;
+  headers?: Readonly<Record<string, string>>;
 }
 
 export async function streamAnswer(
@@ -69,6 +70,7 @@ export async function streamAnswer(
     'x-accel-buffering': 'no',
     'x-pgw-call-id': context.callId ?? '',
     'x-pgw-source': context.source ?? '',
+    ...call.headers,
   });
   const writer = new StreamWriter(response, controller, limits.writeStallMs);
   const heartbeat = setInterval(() => writer.comment(HEARTBEAT), limits.heartbeatMs);
@@ -108,7 +110,7 @@ export function chatEncoder(call: ChatCall): EncoderFor {
 
 /** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
 export function responsesEncoder(call: ResponsesCall, onFinished: OnFinished): EncoderFor {
-  return (context) => new ResponseEventWriter(context.callId ?? '', call.model, call.echo, onFinished);
+  return (context) => new ResponseEventWriter(context.callId ?? '', call.model, call.echo, call.namespaced, onFinished);
 }
 
 /** Anthropic Messages: `message_start` … `message_stop`; a failure is an `error` event in Anthropic's shape. */

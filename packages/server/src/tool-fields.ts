@@ -12,7 +12,7 @@ export interface ToolField {
 }
 
 /** The names a tool may have upstream, as the OpenAI API allows them (and the client checks). */
-const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
+export const TOOL_NAME = /^[a-zA-Z0-9_-]{1,64}$/;
 
 export type ToolChoiceField = 'auto' | 'none' | 'required' | { name: string } | undefined;
 

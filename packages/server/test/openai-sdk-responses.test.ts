@@ -142,7 +142,7 @@ describe('the Responses API through the openai SDK', () => {
   it('refuses what it cannot honour with a 400 naming the field, nothing sent upstream', async () => {
     const before = h.mock.counters('main').chat;
     const refusals: [Record<string, unknown>, string][] = [
-      [{ input: 'hi', tools: [{ type: 'web_search' }] }, 'tools[0].type'],
+      [{ input: 'hi', tools: [{ type: 'web_search', name: 'x' }, { type: 'namespace', name: 'ns', description: 'd', tools: [{ type: 'function', name: 'f'.repeat(63) }] }] }, 'tools[1].tools[0].name'],
       [{ input: 'hi', previous_response_id: 'resp_123' }, 'previous_response_id'],
       [{ input: 'hi', background: true }, 'background'],
       [{ input: [{ type: 'web_search_call', id: 'x' }] }, 'input[0]'],

@@ -33,6 +33,16 @@ describe('PGW_BATCH__ENGINE', () => {
   });
 });
 
+describe('PGW_SERVER__HOSTED_TOOLS', () => {
+  it('drops hosted tools by default, refuses them on `refuse`, and refuses any other value naming the key', () => {
+    expect(loadServerSettings({}).hostedTools).toBe('drop');
+    expect(loadServerSettings({ PGW_SERVER__HOSTED_TOOLS: 'refuse' }).hostedTools).toBe('refuse');
+    const error = refusal({ PGW_SERVER__HOSTED_TOOLS: 'run' });
+    expect(error.key).toBe('PGW_SERVER__HOSTED_TOOLS');
+    expect(error.message).toContain('drop or refuse');
+  });
+});
+
 describe('PGW_SERVER__KEYS', () => {
   it('refuses a bare key (neither JSON nor a readable file) without echoing it', () => {
     const error = refusal({ PGW_SERVER__KEYS: 'sk-live-0123456789abcdef' });
