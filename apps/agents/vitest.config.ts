@@ -1,8 +1,8 @@
 import { packageTestConfig } from '../../vitest.shared.ts';
 import { whyNotHere } from './src/run-here.ts';
 
-// The agents' suites are not collected on the other Nodes (so none is reported skipped there); runAgent's own tests run everywhere.
+// The agents' and the Agents SDK's suites are not collected on the other Nodes (so none is reported skipped there); runAgent's own tests run everywhere.
 const notHere = whyNotHere();
-if (notHere !== undefined) console.log(`@pgw/agents: the Codex CLI and Claude Code suites do not run here: ${notHere}`);
+if (notHere !== undefined) console.log(`@pgw/agents: the Codex CLI, Claude Code and Agents SDK suites do not run here: ${notHere}`);
 
-export default packageTestConfig({ exclude: notHere === undefined ? [] : ['test/codex.test.ts', 'test/claude-code.test.ts'] });
+export default packageTestConfig({ exclude: notHere === undefined ? [] : ['test/codex.test.ts', 'test/claude-code.test.ts', 'test/agents-sdk.test.ts'] });

@@ -32,23 +32,14 @@ async function tempHome(agent: string): Promise<{ home: string; cwd: string; dis
 export const CODEX_KEY_ENV = 'PGW_API_KEY';
 
 /**
- * Codex CLI's `config.toml`: a custom provider on the server's Responses route, the key from
- * `env_key`. Its built-in web search (a hosted `web_search` tool) and its multi-agent tools (a
- * `namespace` tool) are switched off: the route takes function tools only and refuses the others
- * with a 400 naming `tools[i].type`.
+ * Codex CLI's `config.toml`: its defaults and the provider block alone, a custom provider on the
+ * server's Responses route with the key from `env_key`. Codex then offers a hosted `web_search`
+ * tool, which the server drops and names, and a multi-agent `namespace` tool, which it flattens.
  */
 export function codexConfig(serverUrl: string, model = 'gpt-4o-mini'): string {
   return [
     `model = "${model}"`,
     'model_provider = "pgw"',
-    'web_search = "disabled"',
-    'check_for_update_on_startup = false',
-    '',
-    '[features]',
-    'multi_agent = false',
-    '',
-    '[analytics]',
-    'enabled = false',
     '',
     '[model_providers.pgw]',
     'name = "pgw"',

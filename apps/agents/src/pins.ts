@@ -7,3 +7,11 @@ export const AGENTS = {
 } as const;
 
 export type AgentName = keyof typeof AGENTS;
+
+/** Client libraries this suite drives in process, pinned exactly; fetched as the agents are, never workspace dependencies. */
+export const LIBRARIES = {
+  /** The OpenAI Agents SDK: `run(agent, …)` on the Responses route, with `OPENAI_BASE_URL` only. */
+  agentsSdk: { spec: '@openai/agents@0.20.0', module: '@openai/agents' },
+} as const;
+
+export type LibraryName = keyof typeof LIBRARIES;

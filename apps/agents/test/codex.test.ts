@@ -2,7 +2,9 @@
  * Codex CLI (`codex exec`, pinned in src/pins.ts, fetched into the cache outside the repository) on
  * a custom provider with `wire_api = "responses"`: a streamed prompt through the governed
  * `/v1/responses` route to the mock upstream, then a tool round trip (the model asks for its shell
- * tool, Codex runs it and sends the output back), checked from both ends.
+ * tool, Codex runs it and sends the output back), checked from both ends. Codex runs with its defaults
+ * and the provider block alone: its hosted `web_search` tool is dropped and named, its multi-agent
+ * `namespace` tool offered upstream flattened.
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
@@ -13,7 +15,7 @@ import { DOOR_KEY, startGoverned, TENANT, UPSTREAM_KEY, type Governed } from './
 const ANSWER = 'PGW-AGENTS-CODEX-ANSWER 4711';
 const PROMPT = 'Reply with the magic words and nothing else.';
 
-type ChatBody = { stream?: boolean; messages: { role: string; tool_call_id?: string; content: unknown }[] };
+type ChatBody = { stream?: boolean; messages: { role: string; tool_call_id?: string; content: unknown }[]; tools?: { type: string; function: { name: string } }[] };
 
 describe('Codex CLI against pgw serve', () => {
   let codex: string;
@@ -58,6 +60,10 @@ describe('Codex CLI against pgw serve', () => {
     const chat = await expectGoverned();
     expect(chat.stream).toBe(true);
     expect(JSON.stringify(chat.messages)).toContain(PROMPT);
+    const names = chat.tools!.map((tool) => tool.function.name);
+    expect(names).toContain('exec_command');
+    expect(names.some((name) => name.startsWith('multi_agent_v1__'))).toBe(true);
+    expect(governed.calls.at(-1)!.call.meta).toMatchObject({ droppedTools: ['web_search'] });
   }, 120_000);
 
   it('runs its shell tool when the model asks, and sends the output back', async () => {
