@@ -26,11 +26,12 @@ export interface ToolExecutionContext {
   toolCallId: string;
 }
 
-/** A tool of `runTools`: without `execute`, a call of it ends the loop and is left to the caller. */
-/** A tool with what runs it; a custom tool's `execute` gets the call's text. */
+/**
+ * A tool of `runTools` with what runs it (a custom tool's `execute` gets the call's text); without
+ * `execute`, a call of it ends the loop and is left to the caller.
+ */
 export type RunnableTool = ChatTool & {
   // `any`: the input's type is the tool's schema, which the record of tools cannot carry per entry.
-  // eslint-disable-next-line @typescript-eslint/no-explicit-any
   execute?: (input: any, context: ToolExecutionContext) => unknown;
 };
 

@@ -138,7 +138,7 @@ export interface TelemetrySummary {
   attemptErrorsByType: Record<string, number>;
   /** The same failed attempts per source, then per `error_type`. */
   attemptErrorsBySource: Record<string, Record<string, number>>;
-  /** `attempt` rows with status `cancelled` (caller abort, deadline, a lost hedge): not failures of the source. */
+  /** `attempt` rows with status `cancelled` (caller abort, deadline): not failures of the source. */
   cancelledAttempts: number;
   /**
    * Re-attempts of a call: attempts made because an earlier attempt of the same call failed or was

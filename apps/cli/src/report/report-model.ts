@@ -58,7 +58,7 @@ export function totalCost(record: Readonly<Record<string, number>>): number {
   return Object.values(record).reduce((sum, n) => sum + n, 0);
 }
 
-/** Cancelled attempts were stopped by the caller, the deadline or a lost hedge: not the source's failure. */
+/** Cancelled attempts were stopped by the caller or the deadline: not the source's failure. */
 export function cancelledAttemptsNote(summary: TelemetrySummary): string | undefined {
   const n = summary.cancelledAttempts;
   return n === 0 ? undefined : `cancelled attempts (not counted as failed): ${formatCount(n)}`;
