@@ -139,7 +139,7 @@ export class ServerBatches {
     const tenantId = caller.tenantId ?? '';
     const content = await this.fileContent(tenantId, request.inputFileId);
     const text = new TextDecoder('utf-8', { fatal: false }).decode(content);
-    const endpoint = clientKindOf(request.endpoint);
+    const kind = clientKindOf(request.endpoint);
     const models = new Map<string, string>();
     const items = parseBatchInput(text, {
       knowsModel: (url, model) => {
@@ -147,7 +147,7 @@ export class ServerBatches {
         if (url !== request.endpoint) return true;
         if (!mayCall(caller, model)) return false;
         try {
-          models.set(model, this.#clients.scopeOf(endpoint, model));
+          models.set(model, this.#clients.scopeOf(kind, model));
           return true;
         } catch {
           return false;
@@ -201,10 +201,10 @@ export class ServerBatches {
   }
 
   async #clientsOf(endpointUrl: BatchEndpoint, models: ReadonlyMap<string, string>): Promise<BatchClients> {
-    const endpoint = clientKindOf(endpointUrl);
+    const kind = clientKindOf(endpointUrl);
     const byModel = new Map<string, GatewayClient | EmbeddingClient>();
-    for (const [model, scope] of models) byModel.set(model, await this.#clients.client(endpoint, scope));
-    return endpoint === 'chat' ? { chat: (model) => byModel.get(model) as GatewayClient | undefined } : { embeddings: (model) => byModel.get(model) as EmbeddingClient | undefined };
+    for (const [model, scope] of models) byModel.set(model, await this.#clients.client(kind, scope));
+    return kind === 'chat' ? { chat: (model) => byModel.get(model) as GatewayClient | undefined } : { embeddings: (model) => byModel.get(model) as EmbeddingClient | undefined };
   }
 
   /** Drives the job in the background; its output files are stored when it ends. */

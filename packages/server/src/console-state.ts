@@ -8,7 +8,7 @@
 import type { BudgetStatus, EmbeddingClient, GatewayClient, SourceStatus, TenantStatus } from '@pgw/client';
 import { BUCKET_MS, type ConsoleActivity, type ConsolePoint, type FailedCall, type SourceActivity } from './console-activity.js';
 import { errorType } from './metrics.js';
-import type { BuiltClient, Endpoint, ScopeClients } from './scope-clients.js';
+import type { BuiltClient, ClientKind, ScopeClients } from './scope-clients.js';
 
 /** How many tenants the console shows: the keys' tenants first, then those of recent calls. */
 export const MAX_CONSOLE_TENANTS = 20;
@@ -34,7 +34,7 @@ export interface SourceView extends SourceStatus, SourceActivity {
 
 export interface ScopeView {
   readonly scope: string;
-  readonly endpoint: Endpoint;
+  readonly kind: ClientKind;
   /** Whether the scope's governance is shared by a fleet (Redis). */
   readonly shared: boolean;
   readonly sources: readonly SourceView[];
@@ -111,17 +111,17 @@ interface ScopeReading {
 }
 
 async function scopeOf(built: BuiltClient, tenantIds: readonly string[], activity: ConsoleActivity): Promise<ScopeReading> {
-  const { endpoint, scope } = built;
-  if (built.client === undefined) return { view: { scope, endpoint, shared: false, sources: [], problem: built.problem }, tenants: [], budgets: [] };
+  const { kind, scope } = built;
+  if (built.client === undefined) return { view: { scope, kind, shared: false, sources: [], problem: built.problem }, tenants: [], budgets: [] };
   const { client } = built;
   const shared = client.settings.backends.limiter === 'redis';
   try {
     const [sources, tenants, budget] = await Promise.all([client.sourceStatus(), tenantsOf(client, tenantIds), client.budgetStatus()]);
     const views = sources.map((source) => sourceView(source, activity.source(scope, source.source)));
     const budgets = [budget, ...tenants.map((tenant) => tenant.budget)].flatMap((status) => (status === undefined ? [] : [budgetView(status)]));
-    return { view: { scope, endpoint, shared, sources: views }, tenants: tenants.map((tenant) => tenantView(scope, tenant)), budgets };
+    return { view: { scope, kind, shared, sources: views }, tenants: tenants.map((tenant) => tenantView(scope, tenant)), budgets };
   } catch (error) {
-    return { view: { scope, endpoint, shared, sources: [], problem: `status not readable (${errorType(error)})` }, tenants: [], budgets: [] };
+    return { view: { scope, kind, shared, sources: [], problem: `status not readable (${errorType(error)})` }, tenants: [], budgets: [] };
   }
 }
 

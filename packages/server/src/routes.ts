@@ -17,7 +17,7 @@ import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from './metr
 import { withAdmission, type Admission } from './call-context.js';
 import { httpFailure } from './http-errors.js';
 import { ResponseNotFoundError, ServerDrainingError, UnauthorizedError, UnknownModelError } from './request-error.js';
-import type { Endpoint, ScopeClients } from './scope-clients.js';
+import type { ClientKind, ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
 import { countTokensMessages, messagesCall } from './messages-request.js';
 import { anthropicMessage } from './messages-response.js';
@@ -61,9 +61,9 @@ const ANTHROPIC = { config: { protected: true, protocol: 'anthropic' } satisfies
 export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   const { clients, metrics, settings, stored } = parts;
   // A model outside the key's list is answered as an unknown one: a key cannot probe which models exist.
-  const scopeOf = (request: FastifyRequest, endpoint: Endpoint, model: string) => {
+  const scopeOf = (request: FastifyRequest, kind: ClientKind, model: string) => {
     if (!mayCall(callerOf(request), model)) throw new UnknownModelError(model);
-    return clients.scopeOf(endpoint, model);
+    return clients.scopeOf(kind, model);
   };
   const limits = { heartbeatMs: settings.sseHeartbeatMs, writeStallMs: settings.writeStallMs };
 

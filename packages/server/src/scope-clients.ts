@@ -1,5 +1,5 @@
 /**
- * The governed clients the server calls, one per (endpoint, scope), built with `fromEnv` on first
+ * The governed clients the server calls, one per (client kind, scope), built with `fromEnv` on first
  * use and kept: a request's `model` names a scope through `PGW_SERVER__MODELS` (unset: every chat
  * model is scope LLM, every embedding model scope EMBED). A scope that fails to assemble keeps
  * failing with the same SettingsError until the server restarts (its keys cannot change meanwhile).
@@ -8,8 +8,8 @@ import { EmbeddingClient, GatewayClient, SettingsError, loadEmbeddingSettings, l
 import type { EnvRecord, GatewaySubscriber } from '@pgw/client';
 import { UnknownModelError } from './request-error.js';
 
-export type Endpoint = 'chat' | 'embed';
-const DEFAULT_SCOPE: Record<Endpoint, string> = { chat: 'LLM', embed: 'EMBED' };
+export type ClientKind = 'chat' | 'embed';
+const DEFAULT_SCOPE: Record<ClientKind, string> = { chat: 'LLM', embed: 'EMBED' };
 
 interface ClientOf {
   chat: GatewayClient;
@@ -23,7 +23,7 @@ export interface ScopeClientsOptions {
   warn: (message: string) => void;
 }
 
-export type BuiltClient = { endpoint: Endpoint; scope: string } & ({ client: GatewayClient | EmbeddingClient; problem?: undefined } | { client?: undefined; problem: string });
+export type BuiltClient = { kind: ClientKind; scope: string } & ({ client: GatewayClient | EmbeddingClient; problem?: undefined } | { client?: undefined; problem: string });
 
 export class ScopeClients {
   readonly #built = new Map<string, Promise<GatewayClient | EmbeddingClient>>();
@@ -33,21 +33,21 @@ export class ScopeClients {
     this.#options = options;
   }
 
-  scopeOf(endpoint: Endpoint, model: string): string {
+  scopeOf(kind: ClientKind, model: string): string {
     const { models } = this.#options;
-    if (models === undefined) return DEFAULT_SCOPE[endpoint];
+    if (models === undefined) return DEFAULT_SCOPE[kind];
     const scope = models.get(model);
     if (scope === undefined) throw new UnknownModelError(model);
     return scope;
   }
 
-  client<E extends Endpoint>(endpoint: E, scope: string): Promise<ClientOf[E]> {
-    const key = `${endpoint}:${scope}`;
+  client<E extends ClientKind>(kind: E, scope: string): Promise<ClientOf[E]> {
+    const key = `${kind}:${scope}`;
     let client = this.#built.get(key);
     if (client === undefined) {
       const { env, subscribers, warn } = this.#options;
       const options = { env, subscribers, warn };
-      client = endpoint === 'chat' ? GatewayClient.fromEnv(scope, options) : EmbeddingClient.fromEnv(scope, options);
+      client = kind === 'chat' ? GatewayClient.fromEnv(scope, options) : EmbeddingClient.fromEnv(scope, options);
       client.catch(() => undefined);
       this.#built.set(key, client);
     }
@@ -85,8 +85,8 @@ export class ScopeClients {
     const keys = [...this.#built.keys()];
     const settled = await Promise.allSettled(this.#built.values());
     return settled.map((client, index) => {
-      const [endpoint, scope] = keys[index]!.split(':') as [Endpoint, string];
-      return client.status === 'fulfilled' ? { endpoint, scope, client: client.value } : { endpoint, scope, problem: messageOf(client.reason) };
+      const [kind, scope] = keys[index]!.split(':') as [ClientKind, string];
+      return client.status === 'fulfilled' ? { kind, scope, client: client.value } : { kind, scope, problem: messageOf(client.reason) };
     });
   }
 

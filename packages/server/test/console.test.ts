@@ -83,7 +83,7 @@ describe('a keyless loopback server', () => {
     const { response, state } = await firstEvent(url);
     expect(response.headers.get('content-type')).toMatch(/^text\/event-stream/);
     expect(response.headers.get('content-security-policy')).toBe(csp);
-    expect(state).toMatchObject({ draining: false, scopes: [{ scope: 'LLM', endpoint: 'chat', shared: false, sources: [{ source: 'main', health: 'healthy', breaker: { state: 'closed' } }] }] });
+    expect(state).toMatchObject({ draining: false, scopes: [{ scope: 'LLM', kind: 'chat', shared: false, sources: [{ source: 'main', health: 'healthy', breaker: { state: 'closed' } }] }] });
   });
 
   it('answers a non-loopback Host with 403, as every route of a keyless server', async () => {
