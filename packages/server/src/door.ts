@@ -13,7 +13,7 @@ import type { FastifyInstance, FastifyRequest } from 'fastify';
 import type { AccessLog } from './access-log.js';
 import type { ApiKeys } from './api-keys.js';
 import { replyFailure } from './failure-reply.js';
-import { httpFailure, type HttpFailure } from './http-errors.js';
+import { failureAnswer, type FailureAnswer } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
 import { callerOf, PRIORITY_HEADER } from './caller.js';
 import { discardBody, hasBody } from './refused-body.js';
@@ -54,22 +54,22 @@ export function guardTheDoor(app: FastifyInstance, parts: DoorParts): void {
 }
 
 /** Why the request is answered at once, or undefined to serve it (with its `caller`). */
-function refusalOf(request: FastifyRequest, parts: DoorParts): HttpFailure | undefined {
+function refusalOf(request: FastifyRequest, parts: DoorParts): FailureAnswer | undefined {
   if (request.is404) return notFound(request);
-  if (parts.keys.size === 0 && !parts.openToAnyHost() && !isLoopbackHost(request.headers.host)) return httpFailure(new HostNotAllowedError());
+  if (parts.keys.size === 0 && !parts.openToAnyHost() && !isLoopbackHost(request.headers.host)) return failureAnswer(new HostNotAllowedError());
   if ((request.routeOptions.config as RouteConfig).protected !== true) return undefined;
-  if (parts.draining()) return httpFailure(new ServerDrainingError());
+  if (parts.draining()) return failureAnswer(new ServerDrainingError());
   const policy = parts.keys.size === 0 ? undefined : parts.keys.policyOf(request.headers);
-  if (parts.keys.size > 0 && policy === undefined) return httpFailure(new UnauthorizedError());
+  if (parts.keys.size > 0 && policy === undefined) return failureAnswer(new UnauthorizedError());
   try {
     request.caller = callerOf(policy, request.headers[PRIORITY_HEADER]);
   } catch (error) {
-    return httpFailure(error);
+    return failureAnswer(error);
   }
   return undefined;
 }
 
-export const notFound = (request: FastifyRequest): HttpFailure => ({
+export const notFound = (request: FastifyRequest): FailureAnswer => ({
   status: 404,
   type: 'invalid_request_error',
   code: 'not_found',

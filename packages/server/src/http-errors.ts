@@ -33,7 +33,7 @@ import {
 } from './request-error.js';
 
 /** What the server answers for a failed request. */
-export interface HttpFailure {
+export interface FailureAnswer {
   status: number;
   /** OpenAI's `error.type` (`invalid_request_error`, `rate_limit_exceeded`, …). */
   type: string;
@@ -57,11 +57,11 @@ export interface OpenAIErrorBody {
 
 // An abstract or concrete error class: the table only tests `instanceof`.
 type ErrorClass<E> = abstract new (...args: never[]) => E;
-type Row<E = never> = readonly [ErrorClass<E>, (error: E) => HttpFailure];
+type Row<E = never> = readonly [ErrorClass<E>, (error: E) => FailureAnswer];
 
-const row = <E>(errorClass: ErrorClass<E>, map: (error: E) => HttpFailure): Row => [errorClass, map] as unknown as Row;
+const row = <E>(errorClass: ErrorClass<E>, map: (error: E) => FailureAnswer): Row => [errorClass, map] as unknown as Row;
 
-const failure = (status: number, type: string, code: string | null, message: string, param: string | null = null): HttpFailure => ({
+const failure = (status: number, type: string, code: string | null, message: string, param: string | null = null): FailureAnswer => ({
   status,
   type,
   code,
@@ -116,22 +116,22 @@ const RATE_LIMITED: ReadonlySet<ScopeReason> = new Set(['quota_full', 'tenant_qu
 const DRAINING_RETRY_MS = 1000;
 /** The store's Redis failing over takes about this long. */
 const STORE_RETRY_MS = 1000;
-const INTERNAL: HttpFailure = { ...failure(500, 'server_error', 'internal_error', 'The server failed to handle the request'), internal: true };
+const INTERNAL: FailureAnswer = { ...failure(500, 'server_error', 'internal_error', 'The server failed to handle the request'), internal: true };
 
-export function httpFailure(error: unknown): HttpFailure {
+export function failureAnswer(error: unknown): FailureAnswer {
   for (const [errorClass, map] of ERROR_TABLE) if (error instanceof errorClass) return map(error as never);
   return frameworkFailure(error) ?? INTERNAL;
 }
 
 /** Fastify's own request errors (a bad URL, a malformed body, a Content-Length that lies): the status it gives, in OpenAI's shape. */
-function frameworkFailure(error: unknown): HttpFailure | undefined {
+function frameworkFailure(error: unknown): FailureAnswer | undefined {
   if (!(error instanceof Error)) return undefined;
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
   if (typeof code !== 'string' || !code.startsWith('FST_') || typeof statusCode !== 'number' || statusCode < 400 || statusCode > 499) return undefined;
   return failure(statusCode, 'invalid_request_error', 'bad_request', error.message);
 }
 
-export function errorBody({ message, type, param, code }: HttpFailure): OpenAIErrorBody {
+export function errorBody({ message, type, param, code }: FailureAnswer): OpenAIErrorBody {
   return { error: { message, type, param, code } };
 }
 
@@ -140,7 +140,7 @@ export function errorBody({ message, type, param, code }: HttpFailure): OpenAIEr
  * invites an immediate retry storm; `retry-after-ms` exact, which the official SDKs prefer), whether
  * to (`x-should-retry: false`, which they honour), and the row's own.
  */
-export function failureHeaders(failure: HttpFailure): Record<string, string> {
+export function failureHeaders(failure: FailureAnswer): Record<string, string> {
   const headers: Record<string, string> = { ...failure.headers };
   if (failure.retryAfterMs !== undefined) {
     headers['retry-after'] = String(Math.max(1, Math.ceil(failure.retryAfterMs / 1000)));

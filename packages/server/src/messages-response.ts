@@ -5,7 +5,7 @@
  * Anthropic's `{"type":"error","error":{"type","message"}}`.
  */
 import type { ChatDelta, LLMResponse, Usage } from '@pgw/client';
-import type { HttpFailure } from './http-errors.js';
+import type { FailureAnswer } from './http-errors.js';
 
 const STOP_REASON: Readonly<Record<string, string>> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' };
 
@@ -41,7 +41,7 @@ export function anthropicMessage(response: LLMResponse): Record<string, unknown>
 }
 
 /** Anthropic's error type for a status, and the status its clients know (503 is its 529 `overloaded_error`). */
-export function anthropicFailure(failure: HttpFailure): { status: number; body: Record<string, unknown> } {
+export function anthropicFailure(failure: FailureAnswer): { status: number; body: Record<string, unknown> } {
   const [status, type] = failure.status === 503 ? [529, 'overloaded_error'] : failure.status >= 500 ? [500, 'api_error'] : [failure.status, ERROR_TYPE[failure.status] ?? 'invalid_request_error'];
   return { status, body: { type: 'error', error: { type, message: failure.message } } };
 }
@@ -96,7 +96,7 @@ export class MessageEventWriter {
     return this.#close() + event('message_delta', { delta: { stop_reason: stopReason(answer), stop_sequence: null }, usage: usageOf(answer.usage) }) + event('message_stop', {});
   }
 
-  fail(failure: HttpFailure): string {
+  fail(failure: FailureAnswer): string {
     return event('error', anthropicFailure(failure).body);
   }
 

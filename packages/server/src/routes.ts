@@ -15,7 +15,7 @@ import { embedCall, embeddingList } from './embeddings.js';
 import type { InflightCalls } from './inflight.js';
 import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from './metrics.js';
 import { withAdmission, type Admission } from './call-context.js';
-import { httpFailure } from './http-errors.js';
+import { failureAnswer } from './http-errors.js';
 import { ResponseNotFoundError, ServerDrainingError, UnauthorizedError, UnknownModelError } from './request-error.js';
 import type { ClientKind, ScopeClients } from './scope-clients.js';
 import type { ServerSettings } from './server-settings.js';
@@ -201,7 +201,7 @@ async function governed(parts: RouteParts, request: FastifyRequest, reply: Fasti
       return reply.hijack();
     }
     const thrown = controller.signal.reason instanceof ServerDrainingError ? controller.signal.reason : error;
-    outcome = outcomeOfStatus(httpFailure(thrown).status);
+    outcome = outcomeOfStatus(failureAnswer(thrown).status);
     throw thrown;
   } finally {
     unwatch();

@@ -18,7 +18,7 @@ import { readConsoleState, type ConsolePanel } from './console-state.js';
 import { streamContextSubscriber } from './call-context.js';
 import { guardTheDoor, isLoopbackName, requestIdOf } from './door.js';
 import { replyFailure } from './failure-reply.js';
-import { errorBody, httpFailure, type HttpFailure } from './http-errors.js';
+import { errorBody, failureAnswer, type FailureAnswer } from './http-errors.js';
 import { InflightCalls } from './inflight.js';
 import { ServerMetrics } from './metrics.js';
 import { MetricsListener } from './metrics-listener.js';
@@ -103,11 +103,11 @@ export class GatewayServer {
       // Node checks the timeouts on this beat (30 s by default, which would stretch a 1 s bound to 31 s).
       http: { headersTimeout, connectionsCheckingInterval: Math.max(POLL_MS, Math.min(1000, headersTimeout / 4)) },
       genReqId: requestIdOf,
-      frameworkErrors: (error, request, reply) => answer(reply, httpFailure(error), log, request),
+      frameworkErrors: (error, request, reply) => answer(reply, failureAnswer(error), log, request),
       clientErrorHandler: clientError,
     });
     this.app.server.maxConnections = this.settings.maxConnections;
-    this.app.setErrorHandler((error, request, reply) => answer(reply, httpFailure(error), log, request, error));
+    this.app.setErrorHandler((error, request, reply) => answer(reply, failureAnswer(error), log, request, error));
     const draining = () => this.#draining !== undefined;
     guardTheDoor(this.app, {
       keys: this.#keys,
@@ -228,7 +228,7 @@ export class GatewayServer {
   }
 }
 
-function answer(reply: FastifyReply, failure: HttpFailure, log: AccessLog, request: FastifyRequest, error?: unknown): FastifyReply {
+function answer(reply: FastifyReply, failure: FailureAnswer, log: AccessLog, request: FastifyRequest, error?: unknown): FastifyReply {
   if (failure.internal) log.fault(request.id, error);
   return replyFailure(request, reply, failure);
 }

@@ -14,7 +14,7 @@ import type { FastifyReply } from 'fastify';
 import { withStreamContext, type StreamCallContext } from './call-context.js';
 import type { ChatCall } from './chat-request.js';
 import { ChunkWriter } from './chat-response.js';
-import { errorBody, httpFailure, type HttpFailure } from './http-errors.js';
+import { errorBody, failureAnswer, type FailureAnswer } from './http-errors.js';
 import { WriteStalledError } from './request-error.js';
 import type { MessagesCall } from './messages-request.js';
 import { MessageEventWriter } from './messages-response.js';
@@ -33,7 +33,7 @@ export interface StreamEncoder {
   start(): string;
   delta(delta: ChatDelta): string;
   finish(answer: LLMResponse): string | Promise<string>;
-  fail(failure: HttpFailure): string;
+  fail(failure: FailureAnswer): string;
 }
 
 /** A protocol's encoder, made once the call's id is known. */
@@ -89,7 +89,7 @@ export async function streamAnswer(
     if (response.destroyed) return;
     // The drain's reason, not the cancellation it caused, is what the caller is told.
     const reason = controller.signal.aborted ? controller.signal.reason : error;
-    response.end(encoder.fail(httpFailure(reason)));
+    response.end(encoder.fail(failureAnswer(reason)));
   } finally {
     clearInterval(heartbeat);
   }
