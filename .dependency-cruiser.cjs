@@ -6,6 +6,7 @@ const IO_LIBRARIES = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3)/|
 const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel)';
 const PROVIDERS = '(transport-openai|transport-monkeyocr)';
 const HTTP_LIBRARY = '^node_modules/undici/|(^|/)node_modules/\\.pnpm/undici@';
+const FLEET_LIBRARIES = '^node_modules/(bullmq|ioredis|pg|pg-pool)/|(^|/)node_modules/\\.pnpm/(bullmq|ioredis|pg|pg-pool)@';
 const OPTIONAL_ADAPTERS = '^packages/(backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel|transport-monkeyocr)/';
 
 module.exports = {
@@ -88,6 +89,13 @@ module.exports = {
       to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/'] },
     },
     {
+      name: 'fleet-libraries-in-their-adapters',
+      comment: 'bullmq, ioredis and pg are imported by the adapters an application installs for a fleet only (@pgw/backend-redis, @pgw/telemetry-pg) and by the BullMQ batch engine (its own module), so nothing else pulls them in.',
+      severity: 'error',
+      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch/src/bullmq-engine\\.ts$'] },
+      to: { path: FLEET_LIBRARIES },
+    },
+    {
       name: 'only-the-cli-imports-server',
       comment: 'Nothing but apps/cli (`pgw serve`) imports @pgw/server: the library never depends on its HTTP front.',
       severity: 'error',
@@ -143,7 +151,8 @@ module.exports = {
     },
   ],
   options: {
-    exclude: { path: '(^|/)dist/' },
+    // Only the workspace's own build output: a library's `dist/` entry (bullmq's) must stay visible to the rules.
+    exclude: { path: '^(packages|apps)/[^/]+/dist/' },
     doNotFollow: { path: 'node_modules' },
     tsPreCompilationDeps: true,
     tsConfig: { fileName: 'tsconfig.base.json' },

@@ -34,6 +34,8 @@ const plants = [
   { rule: null, file: 'packages/server/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },
   { rule: 'batch-imports-only-client-and-core', file: 'packages/batch/src/planted.ts', code: "export * from '../../telemetry-sqlite/src/index.ts';\n" },
   { rule: null, file: 'packages/batch/src/planted.ts', code: "export * from '../../client/src/index.ts';\n" },
+  { rule: 'fleet-libraries-in-their-adapters', file: 'packages/batch/src/planted.ts', code: "export { Redis } from 'ioredis';\n" },
+  { rule: 'fleet-libraries-in-their-adapters', file: 'packages/batch/src/planted.ts', code: "export { Queue } from 'bullmq';\n" },
   { rule: 'only-the-cli-imports-server', file: 'packages/client/src/planted.ts', code: "export * from '../../server/src/index.ts';\n" },
   { rule: 'ai-sdk-imports-only-client-http-and-core', file: 'packages/ai-sdk/src/planted.ts', code: "export * from '../../middleware/src/index.ts';\n" },
   { rule: null, file: 'packages/ai-sdk/src/planted.ts', code: "export { GatewayClient } from '../../client/src/index.ts';\n" },
