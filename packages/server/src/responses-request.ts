@@ -2,11 +2,11 @@
  * An OpenAI Responses request (`POST /v1/responses`) → the governed client's arguments, checked by
  * one zod schema: a bad field, or one this route cannot honour (a stored prompt, a background run),
  * is an InvalidRequestFieldError naming it, and nothing is sent upstream. Hosted and namespace tools
- * are read by responses-tools.ts. A
- * continuation (`previous_response_id`) is built from the stored conversation's items, then the
- * request's own (`instructions` are the request's only, as OpenAI does). Fields
- * of the Responses API with no meaning for a governed chat call (`include`, `truncation`, …) are
- * accepted and ignored; the rest of the body is not sent upstream, which speaks Chat Completions.
+ * are read by responses-tools.ts. A continuation (`previous_response_id`) is built from the stored
+ * conversation's items, then the request's own (`instructions` are the request's only, as OpenAI
+ * does). Fields of the Responses API with no meaning for a governed chat call (`include`,
+ * `truncation`, …) are accepted and ignored; the rest of the body is not sent upstream, which speaks
+ * Chat Completions.
  */
 import type { ChatMessage, ChatOptions, ContentPart, WireToolCall } from '@pgw/client';
 import { z } from 'zod';

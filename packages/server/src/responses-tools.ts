@@ -52,8 +52,8 @@ export interface UpstreamTools {
 }
 
 export function upstreamTools(tools: readonly ResponsesTool[], policy: HostedToolPolicy): UpstreamTools {
-  const out: UpstreamTools = { tools: [], fields: [], namespaced: new Map(), dropped: [] };
-  const namespaced = out.namespaced as Map<string, { namespace: string; name: string }>;
+  const namespaced = new Map<string, { namespace: string; name: string }>();
+  const out: UpstreamTools = { tools: [], fields: [], namespaced, dropped: [] };
   const add = (tool: OwnTool, name: string, field: string) => {
     out.tools.push(tool.type === 'custom' ? { name, description: tool.description, type: 'custom', format: tool.format } : { name, description: tool.description, parameters: tool.parameters });
     out.fields.push(field);
@@ -70,7 +70,8 @@ export function upstreamTools(tools: readonly ResponsesTool[], policy: HostedToo
     tool.tools.forEach((inner, at) => {
       const field = `tools[${index}].tools[${at}].name`;
       const name = namespacedName(tool.name, inner.name);
-      if (!TOOL_NAME.test(name)) throw new InvalidRequestFieldError(field, `joined to its namespace as '${name}', must be 1 to 64 letters, digits, '_' or '-'`);
+      // The joined name is not echoed: a namespace's name is the caller's, of any length.
+      if (!TOOL_NAME.test(name)) throw new InvalidRequestFieldError(field, `joined to its namespace with '__' (${name.length} characters), must be 1 to 64 letters, digits, '_' or '-'`);
       namespaced.set(name, { namespace: tool.name, name: inner.name });
       add(inner, name, field);
     });
