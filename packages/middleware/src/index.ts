@@ -17,8 +17,8 @@ export {
   type ChatPipeline,
   type ChatPipelineParts,
   type StreamCallOptions,
-} from './chat-pipeline.js';
-export type { ChatStream } from './chat-stream.js';
+} from './pipeline/chat-pipeline.js';
+export type { ChatStream } from './pipeline/chat-stream.js';
 export {
   assembleEmbedPipeline,
   type EmbeddingCallRequest,
@@ -26,9 +26,9 @@ export {
   type EmbeddingResponse,
   type EmbedPipeline,
   type EmbedPipelineParts,
-} from './embed-pipeline.js';
-export { assembleOcrPipeline, type OcrPipeline, type OcrPipelineParts } from './ocr-pipeline.js';
-export type { PipelineParts, PipelineSettings } from './pipeline-base.js';
-export type { GatewayChatRequest } from './chat-request.js';
-export type { ToolSchemas } from './tool-calls.js';
-export type { MiddlewareContext, UserMiddleware } from './user-middleware.js';
+} from './pipeline/embed-pipeline.js';
+export { assembleOcrPipeline, type OcrPipeline, type OcrPipelineParts } from './pipeline/ocr-pipeline.js';
+export type { PipelineParts, PipelineSettings } from './pipeline/pipeline-base.js';
+export type { GatewayChatRequest } from './pipeline/chat-request.js';
+export type { ToolSchemas } from './structured/tool-calls.js';
+export type { MiddlewareContext, UserMiddleware } from './pipeline/user-middleware.js';
