@@ -1,4 +1,5 @@
-// Where the behaviours live. pipeline/ is the governed call: pipeline/chat-pipeline.ts,
+// Where the behaviours live, each file by name (no folder is named whole, so a new file must join this
+// guide). The governed call: pipeline/chat-pipeline.ts,
 // pipeline/embed-pipeline.ts and pipeline/ocr-pipeline.ts build its onion with pipeline/compose.ts from
 // the parts of pipeline/pipeline-base.ts (the call's context in pipeline/context.ts, its own signal in
 // pipeline/own-signal.ts, the call deadline in pipeline/deadline-boundary.ts, a user's layers in
@@ -9,15 +10,15 @@
 // is invoked and charged) and sorts its failure, pipeline/settlement.ts settles its permit's charge and
 // pipeline/budget-pricing.ts prices its reservation and cost, pipeline/backoff.ts waits before the
 // next (a 429's Retry-After is honoured there), pipeline/stall-clock.ts is the scope's no-progress
-// rule. admission/ lets an attempt in: admission/selector.ts orders the sources (by their health in
+// rule. What lets an attempt in: admission/selector.ts orders the sources (by their health in
 // admission/health.ts), admission/admission.ts asks the pacer (admission/pacer.ts) and the governor
 // (breaker, six gates, spend budget; a full gate waits in admission/wait-line.ts),
 // admission/write-backs.ts finishes the lease, admission/breaker-events.ts reports the breaker's
-// transitions. cache/ is the response cache (cache/cache.ts, keyed by cache/cache-key.ts over
-// cache/canonical-json.ts). structured/ is structured output: structured/structured.ts judges an
+// transitions. The response cache: cache/cache.ts, keyed by cache/cache-key.ts over
+// cache/canonical-json.ts. Structured output: structured/structured.ts judges an
 // answer and re-asks, structured/json-extract.ts finds its JSON, structured/json-prompt.ts asks for
 // JSON in the prompt, structured/strict-json-schema.ts shapes the schema for strict mode,
-// structured/tool-calls.ts parses tool-call arguments. telemetry/ is what a call reports:
+// structured/tool-calls.ts parses tool-call arguments. What a call reports:
 // telemetry/call-events.ts its start and end, telemetry/event-hub.ts fans events out to subscribers,
 // telemetry/telemetry-emitter.ts writes the rows through telemetry/safe-recorder.ts. Shared by all:
 // abort.ts races a signal, maybe-async.ts is the ports' synchronous fast path, time-ordered-id.ts makes
