@@ -3,8 +3,9 @@
 // auth on the matched route, host check, refused bodies discarded: refused-body.ts) before routes.ts
 // reads a body; each protocol's request is parsed by its *-request.ts (chat, responses with
 // responses-tools.ts, messages; embeddings.ts) and answered by its *-response.ts, streamed by sse.ts;
-// batch-routes.ts and batches.ts run the batch API, console/ the console at /ui; an error's
-// OpenAI shape and status are http-errors.ts.
+// batch-routes.ts and batches.ts run the batch API, console/ the console at /ui (its page script:
+// console/browser/, built into console/script.ts); an error's OpenAI shape and status are
+// http-errors.ts.
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
 export { loadServerSettings, SERVER_DEFAULTS } from './server-settings.js';
