@@ -9,7 +9,8 @@
 // parsed by its *-request.ts (chat, responses with responses-tools.ts and stored-responses.ts, messages;
 // embeddings.ts; tool-fields.ts the tools of any, caller-schema.ts a caller's JSON Schema) and answered
 // by its *-response.ts, streamed by sse.ts; batch-routes.ts and batches.ts run the batch API over
-// batch-store.ts, console-*.ts the console at /ui; metrics.ts counts for `/metrics` (tenant-labels.ts
+// batch-store.ts, console/ the console at /ui (its page
+// script: console/browser/, built into console/script.ts); metrics.ts counts for `/metrics` (tenant-labels.ts
 // bounds its tenants, metrics-listener.ts serves it on an address of its own); an error's OpenAI shape
 // and status are http-errors.ts, failure-reply.ts answers it in the route's protocol.
 export { GatewayServer } from './server.js';
@@ -19,4 +20,4 @@ export type { ServerSettings } from './server-settings.js';
 export { failureAnswer, errorBody } from './http-errors.js';
 export type { FailureAnswer, OpenAIErrorBody } from './http-errors.js';
 export { InvalidRequestFieldError, UnknownModelError, UnauthorizedError } from './request-error.js';
-export type { ConsolePanel, ConsoleState, ConsoleTable } from './console-state.js';
+export type { ConsolePanel, ConsoleState, ConsoleTable } from './console/state.js';

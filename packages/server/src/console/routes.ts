@@ -7,14 +7,14 @@
  * The login checks that the form came from this origin (CSRF) and bounds failed attempts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { OperatorKeys } from './admin-keys.js';
-import type { ApiKeys } from './api-keys.js';
-import type { ConsoleFeed } from './console-feed.js';
-import { consolePage, FAVICON_SVG, LOGIN_PROBLEMS, loginPage, type LoginProblem } from './console-page.js';
-import { CONSOLE_SCRIPT } from './console-script.js';
-import { SESSION_COOKIE, type ConsoleSessions } from './console-sessions.js';
-import type { ConsoleState } from './console-state.js';
-import { CONSOLE_STYLE } from './console-style.js';
+import type { OperatorKeys } from '../admin-keys.js';
+import type { ApiKeys } from '../api-keys.js';
+import type { ConsoleFeed } from './feed.js';
+import { consolePage, FAVICON_SVG, LOGIN_PROBLEMS, loginPage, type LoginProblem } from './page.js';
+import { CONSOLE_SCRIPT } from './script.js';
+import { SESSION_COOKIE, type ConsoleSessions } from './sessions.js';
+import type { ConsoleState } from './state.js';
+import { CONSOLE_STYLE } from './style.js';
 
 export interface ConsoleParts {
   apiKeys: ApiKeys;

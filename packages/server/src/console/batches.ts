@@ -5,7 +5,7 @@
  * process read at its refreshes, so it needs two refreshes to show.
  */
 import type { JobProgress } from '@pgw/batch';
-import type { ConsolePanel, ConsoleTable } from './console-state.js';
+import type { ConsolePanel, ConsoleTable } from './state.js';
 
 export const MAX_CONSOLE_BATCHES = 20;
 const RATE_WINDOW_MS = 60_000;

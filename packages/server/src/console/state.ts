@@ -6,9 +6,9 @@
  * are this process's own. Nothing is changed by reading it.
  */
 import type { BudgetStatus, EmbeddingClient, GatewayClient, SourceStatus, TenantStatus } from '@pgw/client';
-import { BUCKET_MS, type ConsoleActivity, type ConsolePoint, type FailedCall, type SourceActivity } from './console-activity.js';
-import { errorType } from './metrics.js';
-import type { BuiltClient, ClientKind, ScopeClients } from './scope-clients.js';
+import { errorType } from '../metrics.js';
+import type { BuiltClient, ClientKind, ScopeClients } from '../scope-clients.js';
+import { BUCKET_MS, type ConsoleActivity, type ConsolePoint, type FailedCall, type SourceActivity } from './activity.js';
 
 /** How many tenants the console shows: the keys' tenants first, then those of recent calls. */
 export const MAX_CONSOLE_TENANTS = 20;

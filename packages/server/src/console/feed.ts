@@ -6,7 +6,7 @@
  * console keeps the server open.
  */
 import type { ServerResponse } from 'node:http';
-import type { ConsoleState } from './console-state.js';
+import type { ConsoleState } from './state.js';
 
 export const FEED_INTERVAL_MS = 1000;
 /** A console this far behind in reading its stream is dropped (it reconnects when it can read again). */
