@@ -1,5 +1,5 @@
 import type { TelemetryRecorder, TelemetryRow } from '@pgw/core';
-import { describeError, type WarnOnce } from './warn-once.js';
+import { describeError, type WarnOnce } from '../warn-once.js';
 
 /**
  * Fire-and-forget recording: telemetry fails open. A recorder that throws (or rejects) degrades to one

@@ -1,4 +1,4 @@
-import { timeOrderedId } from './time-ordered-id.js';
+import { timeOrderedId } from '../time-ordered-id.js';
 import {
   abortError,
   RequestRejectedError,
@@ -19,21 +19,21 @@ import {
   type Usage,
 } from '@pgw/core';
 import { NEVER_ABORTED } from '@pgw/core/internal';
-import { cancellationError, raceAbort } from './abort.js';
-import type { Admitted } from './admission.js';
+import { cancellationError, raceAbort } from '../abort.js';
+import type { Admitted } from '../admission/admission.js';
 import { AttemptDeltas } from './attempt-deltas.js';
 import type { Call } from './compose.js';
 import { registerAttempt, type CallContext } from './context.js';
-import type { HealthBook } from './health.js';
-import { reportBreakerChange } from './breaker-events.js';
+import type { HealthBook } from '../admission/health.js';
+import { reportBreakerChange } from '../admission/breaker-events.js';
 import type { BudgetPricing } from './budget-pricing.js';
-import { andThen, wentAsync } from './maybe-async.js';
-import type { EventHub } from './event-hub.js';
+import { andThen, wentAsync } from '../maybe-async.js';
+import type { EventHub } from '../telemetry/event-hub.js';
 import type { AttemptOperation } from './operation.js';
-import type { Pacer } from './pacer.js';
+import type { Pacer } from '../admission/pacer.js';
 import { Settlement } from './settlement.js';
 import type { ScopeProgress } from './stall-clock.js';
-import type { WriteBacks } from './write-backs.js';
+import type { WriteBacks } from '../admission/write-backs.js';
 
 export interface AttemptDeps {
   scope: string;

@@ -5,7 +5,7 @@ import { compose } from './compose.js';
 import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
 import { embedOperation } from './embed-operation.js';
-import { callEventsMiddleware } from './call-events.js';
+import { callEventsMiddleware } from '../telemetry/call-events.js';
 import { buildPipelineBase, type PipelineParts, type PipelineSettings } from './pipeline-base.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';

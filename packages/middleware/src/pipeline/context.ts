@@ -1,4 +1,4 @@
-import { timeOrderedId } from './time-ordered-id.js';
+import { timeOrderedId } from '../time-ordered-id.js';
 import type { CallStats, ChatDelta, Clock, Effort, Operation, Priority } from '@pgw/core';
 import { NEVER_ABORTED } from '@pgw/core/internal';
 

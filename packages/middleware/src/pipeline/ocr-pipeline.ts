@@ -3,7 +3,7 @@ import type { CallOptions } from './chat-pipeline.js';
 import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
-import { callEventsMiddleware } from './call-events.js';
+import { callEventsMiddleware } from '../telemetry/call-events.js';
 import { buildPipelineBase, type PipelineParts } from './pipeline-base.js';
 import { ocrLayoutOperation, ocrTextOperation, type OcrRequest } from './ocr-operation.js';
 import { underOwnSignal } from './own-signal.js';

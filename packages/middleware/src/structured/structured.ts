@@ -1,7 +1,7 @@
 import { ResultInvalidError, type ChatMessage, type LLMResponse, type StructuredPolicy, type StructuredStrategy } from '@pgw/core';
 import type { ZodType } from 'zod';
-import type { GatewayChatRequest } from './chat-request.js';
-import type { Call, Middleware, Next } from './compose.js';
+import type { GatewayChatRequest } from '../pipeline/chat-request.js';
+import type { Call, Middleware, Next } from '../pipeline/compose.js';
 import { parseStructuredAnswer } from './json-extract.js';
 import { askForJson } from './json-prompt.js';
 import { structuredJsonSchema } from './strict-json-schema.js';

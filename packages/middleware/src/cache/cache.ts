@@ -1,13 +1,13 @@
 import type { Cache, CachePolicy, CallStats, Clock, LLMResponse, ToolCall } from '@pgw/core';
-import { raceAbort } from './abort.js';
+import { raceAbort } from '../abort.js';
 import { chatCacheKey } from './cache-key.js';
-import type { GatewayChatRequest } from './chat-request.js';
-import type { Middleware } from './compose.js';
-import { callStats } from './context.js';
-import { judge } from './structured.js';
-import { leniently } from './tool-calls.js';
-import type { EventHub } from './event-hub.js';
-import { describeError, type WarnOnce } from './warn-once.js';
+import type { GatewayChatRequest } from '../pipeline/chat-request.js';
+import type { Middleware } from '../pipeline/compose.js';
+import { callStats } from '../pipeline/context.js';
+import { judge } from '../structured/structured.js';
+import { leniently } from '../structured/tool-calls.js';
+import type { EventHub } from '../telemetry/event-hub.js';
+import { describeError, type WarnOnce } from '../warn-once.js';
 
 export interface CacheMiddlewareOptions {
   cache: Cache;

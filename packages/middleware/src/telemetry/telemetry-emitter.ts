@@ -1,4 +1,4 @@
-import { timeOrderedId } from './time-ordered-id.js';
+import { timeOrderedId } from '../time-ordered-id.js';
 import {
   NoopRecorder,
   summarizeBody,
@@ -15,7 +15,7 @@ import {
 } from '@pgw/core';
 import { cacheSavingUsd, costUsd } from '@pgw/core/internal';
 import { SafeRecorder } from './safe-recorder.js';
-import type { WarnOnce } from './warn-once.js';
+import type { WarnOnce } from '../warn-once.js';
 
 export interface TelemetryEmitterOptions {
   recorder?: TelemetryRecorder;

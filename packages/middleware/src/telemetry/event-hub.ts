@@ -1,6 +1,6 @@
 import type { GatewayEventName, GatewayEvents, GatewaySubscriber } from '@pgw/core';
 import { GATEWAY_EVENT_NAMES } from '@pgw/core';
-import { describeError, type WarnOnce } from './warn-once.js';
+import { describeError, type WarnOnce } from '../warn-once.js';
 
 type Listener = (event: GatewayEvents[GatewayEventName]) => void;
 

@@ -1,9 +1,9 @@
 import type { AdmissionGate, BudgetCharge, Caller, BudgetRefusal, Governor, GovernorRefusal, Lease, MaybePromise, Source } from '@pgw/core';
-import { raceAbort } from './abort.js';
+import { raceAbort } from '../abort.js';
 import { reportBreakerChange } from './breaker-events.js';
-import type { EventHub } from './event-hub.js';
+import type { EventHub } from '../telemetry/event-hub.js';
 import type { Pacer } from './pacer.js';
-import { tryThen } from './maybe-async.js';
+import { tryThen } from '../maybe-async.js';
 import type { WriteBacks } from './write-backs.js';
 
 export interface Admitted {

@@ -1,5 +1,5 @@
 import type { BreakerTransition } from '@pgw/core';
-import type { EventHub } from './event-hub.js';
+import type { EventHub } from '../telemetry/event-hub.js';
 
 /** Hands a transition the governor reported (its admission's or its finish's) to the breaker subscribers. */
 export function reportBreakerChange(events: EventHub | undefined, scope: string, source: string, transition: BreakerTransition | undefined): void {

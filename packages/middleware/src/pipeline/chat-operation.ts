@@ -1,7 +1,7 @@
 import { estimatePromptTokens, transcript, wholeAnswerDelta } from '@pgw/core';
 import type { ChatModel, ChatRequest, ChatResult, StreamAttemptContext } from '@pgw/core';
 import type { ThinkingContradictions } from '@pgw/core/internal';
-import { inPromptJsonRequest } from './json-prompt.js';
+import { inPromptJsonRequest } from '../structured/json-prompt.js';
 import type { AttemptOperation } from './operation.js';
 
 /** Chat attempts: charged by usage; a 429 rate limit does not consume the attempt budget. */

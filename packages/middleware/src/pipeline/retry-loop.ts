@@ -21,17 +21,17 @@ import {
   DEFAULT_CALLER,
   TENANT_GATES,
 } from '@pgw/core';
-import { throwIfAborted } from './abort.js';
-import { admit, type AdmissionDeps, type Admitted, type Refusal } from './admission.js';
-import { andThen, tryThen, wentAsync } from './maybe-async.js';
+import { throwIfAborted } from '../abort.js';
+import { admit, type AdmissionDeps, type Admitted, type Refusal } from '../admission/admission.js';
+import { andThen, tryThen, wentAsync } from '../maybe-async.js';
 import { runAttempt, type AttemptDeps, type AttemptOutcome } from './attempt.js';
 import type { Call, Next } from './compose.js';
 import { backoffDelayMs } from './backoff.js';
-import type { EventHub } from './event-hub.js';
+import type { EventHub } from '../telemetry/event-hub.js';
 import type { AttemptOperation, BudgetTokens } from './operation.js';
-import { deprioritiseFailed, largerWindows, type Selector, type SelectorEntry, type SourceWalk } from './selector.js';
+import { deprioritiseFailed, largerWindows, type Selector, type SelectorEntry, type SourceWalk } from '../admission/selector.js';
 import { StallClock } from './stall-clock.js';
-import type { WaitLine, Waiter } from './wait-line.js';
+import type { WaitLine, Waiter } from '../admission/wait-line.js';
 
 export interface QuotaNap {
   /** Shortest wait while every source's quota is full. */

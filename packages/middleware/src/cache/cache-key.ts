@@ -2,7 +2,7 @@ import { createHash } from 'node:crypto';
 import type { CacheIsolation, ChatMessage, ContentPart } from '@pgw/core';
 import { z } from 'zod';
 import { canonicalJson } from './canonical-json.js';
-import type { GatewayChatRequest } from './chat-request.js';
+import type { GatewayChatRequest } from '../pipeline/chat-request.js';
 
 export interface CacheKeyScope {
   /** The model identity of the scope (its sources' models). */

@@ -1,6 +1,6 @@
 import type { ChatRequest } from '@pgw/core';
 import type { ZodType } from 'zod';
-import type { ToolSchemas } from './tool-calls.js';
+import type { ToolSchemas } from '../structured/tool-calls.js';
 
 /** A chat request as it enters the onion: the transport's request plus what the outer layers consume. */
 export interface GatewayChatRequest extends ChatRequest {

@@ -1,6 +1,6 @@
 import type { MaybePromise } from '@pgw/core';
-import { tryThen } from './maybe-async.js';
-import { describeError, type WarnOnce } from './warn-once.js';
+import { tryThen } from '../maybe-async.js';
+import { describeError, type WarnOnce } from '../warn-once.js';
 
 /**
  * Governance write-backs after an attempt (the lease's finish, leaving the fleet's line). Admission

@@ -1,18 +1,18 @@
 import type { Cache, CallResultSummary, ChatModel, GatewaySettings, LLMResponse } from '@pgw/core';
 import { costUsd, ThinkingContradictions } from '@pgw/core/internal';
-import { cacheMiddleware } from './cache.js';
+import { cacheMiddleware } from '../cache/cache.js';
 import type { GatewayChatRequest } from './chat-request.js';
 import { chatOperation } from './chat-operation.js';
 import { streamCall, type ChatStream } from './chat-stream.js';
 import { compose, type Middleware } from './compose.js';
 import { callStats, createCallContext, type CallContextInit } from './context.js';
 import { callDeadlineBoundary } from './deadline-boundary.js';
-import { callEventsMiddleware } from './call-events.js';
+import { callEventsMiddleware } from '../telemetry/call-events.js';
 import { buildPipelineBase, type PipelineParts, type PipelineSettings } from './pipeline-base.js';
 import { underOwnSignal } from './own-signal.js';
 import { retryLoop } from './retry-loop.js';
-import { structuredMiddleware } from './structured.js';
-import { leniently } from './tool-calls.js';
+import { structuredMiddleware } from '../structured/structured.js';
+import { leniently } from '../structured/tool-calls.js';
 import { userLayers, type UserMiddleware } from './user-middleware.js';
 
 /** Per-call options of a pipeline run (the scope, operation and clock come from the pipeline). */

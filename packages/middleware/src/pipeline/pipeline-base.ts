@@ -11,16 +11,16 @@ import type {
   TelemetryRecorder,
 } from '@pgw/core';
 import { BudgetPricing } from './budget-pricing.js';
-import { assertSubscribers, EventHub } from './event-hub.js';
-import { HealthBook } from './health.js';
-import { Pacer } from './pacer.js';
+import { assertSubscribers, EventHub } from '../telemetry/event-hub.js';
+import { HealthBook } from '../admission/health.js';
+import { Pacer } from '../admission/pacer.js';
 import { DEFAULT_QUOTA_NAP, type QuotaNap, type RetryLoopDeps } from './retry-loop.js';
-import { createSelector } from './selector.js';
+import { createSelector } from '../admission/selector.js';
 import { ScopeProgress } from './stall-clock.js';
-import { WaitLine } from './wait-line.js';
-import { TelemetryEmitter } from './telemetry-emitter.js';
-import { describeError, WarnOnce } from './warn-once.js';
-import { WriteBacks } from './write-backs.js';
+import { WaitLine } from '../admission/wait-line.js';
+import { TelemetryEmitter } from '../telemetry/telemetry-emitter.js';
+import { describeError, WarnOnce } from '../warn-once.js';
+import { WriteBacks } from '../admission/write-backs.js';
 
 /**
  * The settings every pipeline reads: a scope's policies and its sources, each with the model that

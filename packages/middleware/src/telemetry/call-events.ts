@@ -1,6 +1,6 @@
 import { PolyGatewayError, type CallResultSummary, type CallStats, type Clock } from '@pgw/core';
-import type { Middleware } from './compose.js';
-import { callStats, claimTerminal, type CallContext } from './context.js';
+import type { Middleware } from '../pipeline/compose.js';
+import { callStats, claimTerminal, type CallContext } from '../pipeline/context.js';
 import type { EventHub } from './event-hub.js';
 
 /**
