@@ -1,7 +1,8 @@
 /** The `pgw` program: commands, flags, and the mapping of every outcome to an exit code. */
 import { readFileSync } from 'node:fs';
 import { Command, CommanderError, Option } from 'commander';
-import { EFFORTS, SettingsError } from '@pgw/client';
+import { SettingsError } from '@pgw/client';
+import { EFFORTS } from '@pgw/core';
 import { runChat } from './commands/chat.js';
 import { runCheck } from './commands/check.js';
 import { runEmbed } from './commands/embed.js';

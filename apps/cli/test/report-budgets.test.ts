@@ -6,7 +6,7 @@ import { renderHtmlPage } from '../src/report/html-page.js';
 import { renderSummaryTable } from '../src/report/summary-table.js';
 import { fixtureReport } from './report-fixture.js';
 import { removeTempDirs } from './run-cli.js';
-import type { TelemetrySummary } from '@pgw/client';
+import type { TelemetrySummary } from '@pgw/core';
 import { FIXTURE_START, HOSTILE_TENANT, telemetryFile } from './telemetry-fixture.js';
 
 afterAll(removeTempDirs);

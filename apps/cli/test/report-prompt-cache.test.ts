@@ -1,7 +1,7 @@
 /** `pgw report` shows the prompt cache's share and saving per source and per tenant. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TelemetryRow } from '@pgw/client';
+import type { TelemetryRow } from '@pgw/core';
 import { afterAll, describe, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';

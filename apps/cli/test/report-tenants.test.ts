@@ -1,7 +1,7 @@
 /** `pgw report` shows one row per tenant — calls, failed calls, cost, wait p50/p95 per priority class — from SQLite and from PostgreSQL. */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import type { TelemetryRow } from '@pgw/client';
+import type { TelemetryRow } from '@pgw/core';
 import { PgRecorder } from '@pgw/telemetry-pg';
 import { afterAll, describe, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';

@@ -4,7 +4,7 @@ import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
 import { EXIT } from '../src/exit-codes.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';
-import type { TelemetryRow } from '@pgw/client';
+import type { TelemetryRow } from '@pgw/core';
 import { FIXTURE_START, telemetryFile } from './telemetry-fixture.js';
 
 let file: string;

@@ -1,6 +1,6 @@
 /** A real SQLite telemetry file filled through `@pgw/telemetry-sqlite`'s recorder, for the report tests. */
 import { join } from 'node:path';
-import type { TelemetryRow } from '@pgw/client';
+import type { TelemetryRow } from '@pgw/core';
 import { SqliteRecorder } from '@pgw/telemetry-sqlite';
 import { tempDir } from './run-cli.js';
 

@@ -4,7 +4,8 @@
  * signal, and a warning for each setting a governed call cannot honour.
  */
 import type { LanguageModelV3CallOptions, SharedV3Warning } from '@ai-sdk/provider';
-import type { ChatOptions, ChatTool, ToolChoice } from '@pgw/client';
+import type { ChatOptions, ChatTool } from '@pgw/client';
+import type { ToolChoice } from '@pgw/core';
 import { z } from 'zod';
 import { headerWarnings } from './header-warnings.js';
 import { pgwOptions } from './pgw-options.js';

@@ -5,7 +5,8 @@
  * library and may not be imported by it.
  */
 import { readFile } from 'node:fs/promises';
-import { estimatePromptTokens, type ChatMessage, type EmbeddingClient, type GatewayClient, type OcrClient } from '@pgw/client';
+import type { ChatMessage, EmbeddingClient, GatewayClient, OcrClient } from '@pgw/client';
+import { estimatePromptTokens } from '@pgw/core';
 import { CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, type BatchItem, type BatchUrl } from './input.js';
 import { responseObject, responsesChatFields, type ChatAnswerFields, type ChatCallFields } from './responses-line.js';
 import type { ItemResponse } from './engine.js';

@@ -9,9 +9,8 @@ import {
   PolyGatewayError,
   RequestRejectedError,
   ResultInvalidError,
-  SourceDeadError,
-  TransientError,
 } from '@pgw/client';
+import { SourceDeadError, TransientError } from '@pgw/core';
 import type { ItemResponse } from './engine.js';
 
 type Classified = readonly [status: number, type: string];

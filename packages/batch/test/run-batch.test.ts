@@ -2,7 +2,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CallInfo } from '@pgw/client';
+import type { CallInfo } from '@pgw/core';
 import { BatchJobNotFoundError, errorFileOf, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
 import { chatClient, chatLines, embeddingClient, mockSource, ocrClient, useMock, useTempDirs } from './helpers.js';
 

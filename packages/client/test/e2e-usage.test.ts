@@ -9,7 +9,8 @@ import { join } from 'node:path';
 import { summarize as summarizePg } from '@pgw/telemetry-pg';
 import { summarize as summarizeSqlite } from '@pgw/telemetry-sqlite';
 import { afterAll, describe, expect, it } from 'vitest';
-import { ContextLengthExceededError, GatewayClient, type TelemetrySummary } from '../src/index.js';
+import type { TelemetrySummary } from '@pgw/core';
+import { ContextLengthExceededError, GatewayClient } from '../src/index.js';
 import { MockFixture, PG_DSN, scopeKeys, uniqueScope } from './helpers/e2e.js';
 import { telemetryStores } from './helpers/stores.js';
 

@@ -14,11 +14,9 @@ import {
   RequestTooLargeError,
   ResultInvalidError,
   SettingsError,
-  SourceDeadError,
   SourceNotConfiguredError,
-  TransientError,
-  type ScopeReason,
 } from '@pgw/client';
+import { SourceDeadError, TransientError, type ScopeReason } from '@pgw/core';
 import { errorCodes } from 'fastify';
 import {
   HostNotAllowedError,

@@ -4,7 +4,8 @@
  * an InvalidRequestFieldError naming it, and nothing is sent upstream. The upstream speaks Chat
  * Completions, so thinking blocks sent back are accepted and left out.
  */
-import type { ChatMessage, ChatOptions, ContentPart, Effort } from '@pgw/client';
+import type { ChatMessage, ChatOptions, ContentPart } from '@pgw/client';
+import type { Effort } from '@pgw/core';
 import { z } from 'zod';
 import { InvalidRequestFieldError } from './request-error.js';
 import { jsonObject, nullish, parseRequest, userField } from './request-schema.js';

@@ -5,8 +5,8 @@
  * outcome and their wait for admission. Labels are bounded sets (scopes, sources, statuses, error class
  * names, the protocol of the route a call came in by, and tenants through TenantLabels): never a key.
  */
-import type { AttemptEndEvent, BreakerState, BreakerStateEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
-import { PRIORITIES, type Priority } from '@pgw/core';
+import type { AttemptEndEvent, BreakerStateEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
+import { PRIORITIES, type BreakerState, type Priority } from '@pgw/core';
 import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { TenantLabels } from './tenant-labels.js';
 

@@ -4,7 +4,7 @@
  * The message rules are the client's own (roles, content parts, name), so every argument the client
  * would refuse is refused here, as a 400 naming the field.
  */
-import { EFFORTS } from '@pgw/client';
+import { EFFORTS } from '@pgw/core';
 import { z } from 'zod';
 import { InvalidRequestFieldError } from './request-error.js';
 

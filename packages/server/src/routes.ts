@@ -6,7 +6,8 @@
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { AccessLog } from './access-log.js';
-import { estimatePromptTokens, type LLMResponse } from '@pgw/client';
+import type { LLMResponse } from '@pgw/client';
+import { estimatePromptTokens } from '@pgw/core';
 import { mayCall, type RequestCaller } from './caller.js';
 import { chatCall } from './chat-request.js';
 import { chatCompletion } from './chat-response.js';

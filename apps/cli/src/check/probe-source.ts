@@ -6,7 +6,8 @@
  * backends, no cache and no telemetry: a health check is not workload and must not need Redis.
  */
 import { EmbeddingClient, GatewayClient, GatewayUnavailableError } from '@pgw/client';
-import type { EmbeddingSettings, GatewaySettings, SourceConfig } from '@pgw/client';
+import type { EmbeddingSettings, GatewaySettings } from '@pgw/client';
+import type { SourceConfig } from '@pgw/core';
 import { warnOnStderr } from '../warn.js';
 
 export type ProbeKind = 'chat' | 'embed';

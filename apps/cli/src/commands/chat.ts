@@ -1,7 +1,8 @@
 /** `pgw chat`: one governed chat call; the answer on stdout, its call stats on stderr (or everything as JSON). */
 import { text } from 'node:stream/consumers';
 import { GatewayClient } from '@pgw/client';
-import type { Effort, LLMResponse } from '@pgw/client';
+import type { LLMResponse } from '@pgw/client';
+import type { Effort } from '@pgw/core';
 import { defuseControls } from '../defuse-controls.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { withEnvSource, type MockableFlags } from '../local-mock.js';

@@ -1,6 +1,6 @@
 /** `pgw report`: the telemetry summary as a terminal table, JSON, and optionally a self-contained HTML page. */
 import { writeFile } from 'node:fs/promises';
-import type { TelemetrySummary } from '@pgw/client';
+import type { TelemetrySummary } from '@pgw/core';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { bucketWidthFor } from '../report/bucket-width.js';

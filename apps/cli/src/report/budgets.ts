@@ -3,7 +3,7 @@
  * cost the telemetry rows of that scope carry since the start of the budget's current period.
  */
 import { formatInstant, formatUsd } from './format.js';
-import type { BudgetPolicy, SummaryRange, TelemetrySummary } from '@pgw/client';
+import type { BudgetPolicy, SummaryRange, TelemetrySummary } from '@pgw/core';
 import { assertBudgetPolicy, budgetPeriodAt } from '@pgw/core/internal';
 
 export interface BudgetSpend {

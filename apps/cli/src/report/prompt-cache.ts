@@ -1,5 +1,5 @@
 /** The prompt-cache rows of a report: per source or tenant, the cached share of prompt tokens and what it saved. */
-import type { PromptCacheUse } from '@pgw/client';
+import type { PromptCacheUse } from '@pgw/core';
 import { formatCount, formatUsd } from './format.js';
 
 export const PROMPT_CACHE_HEADERS = ['prompt tokens', 'cached', 'cached share', 'cache writes', 'saving'] as const;

@@ -1,5 +1,5 @@
 /** What one `pgw report` run shows, whichever way it is rendered (table, HTML, JSON). */
-import type { TelemetrySummary } from '@pgw/client';
+import type { TelemetrySummary } from '@pgw/core';
 import type { BatchJobRow } from './batch-jobs.js';
 import type { BudgetSpend } from './budgets.js';
 import { formatCount } from './format.js';

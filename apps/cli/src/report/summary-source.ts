@@ -4,7 +4,7 @@
  */
 import { existsSync } from 'node:fs';
 import { SettingsError } from '@pgw/client';
-import type { SummaryRange, TelemetrySummary } from '@pgw/client';
+import type { SummaryRange, TelemetrySummary } from '@pgw/core';
 import { UsageError } from '../usage-error.js';
 
 export type SummarySource = { kind: 'sqlite'; path: string } | { kind: 'postgres'; dsn: string; schema?: string };

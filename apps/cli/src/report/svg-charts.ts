@@ -2,7 +2,7 @@
  * The four report charts as inline SVG (no script, no external resource). Every label from the
  * database is escaped by `element`/`text`; long labels are shortened with the full text in a tooltip.
  */
-import type { CallsBucket, LatencyPercentiles } from '@pgw/client';
+import type { CallsBucket, LatencyPercentiles } from '@pgw/core';
 import { formatBucketLabel, formatCount, formatMs, formatUsd } from './format.js';
 import { shorten } from '../shorten.js';
 import { element as el, text } from './markup.js';
