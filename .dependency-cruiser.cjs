@@ -92,7 +92,7 @@ module.exports = {
       name: 'fleet-libraries-in-their-adapters',
       comment: 'bullmq, ioredis and pg are imported by the adapters an application installs for a fleet only (@pgw/backend-redis, @pgw/telemetry-pg) and by the BullMQ batch engine (its own module), so nothing else pulls them in.',
       severity: 'error',
-      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch/src/bullmq-engine\\.ts$'] },
+      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch-bullmq/src/'] },
       to: { path: FLEET_LIBRARIES },
     },
     {
@@ -132,10 +132,10 @@ module.exports = {
     },
     {
       name: 'no-deep-imports',
-      comment: 'Import another package only through its exports (src/index.ts, src/internal.ts for workspace helpers, or the fleet engine entry @pgw/batch/bullmq), never a file deep inside it.',
+      comment: 'Import another package only through its exports (src/index.ts, src/internal.ts for workspace helpers), never a file deep inside it.',
       severity: 'error',
       from: { path: '^(packages|apps)/([^/]+)/' },
-      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$', '^packages/batch/src/bullmq\\.ts$'] },
+      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$'] },
     },
     {
       name: 'no-circular',

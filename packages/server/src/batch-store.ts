@@ -15,7 +15,7 @@ export function batchStoreSource(engine: BatchEngineSettings, dir: string): Batc
   }
   return {
     open: async () => {
-      const { BullmqBatchEngine } = await import('@pgw/batch/bullmq');
+      const { BullmqBatchEngine } = await import('@pgw/batch-bullmq');
       return new BullmqBatchEngine({ redisUrl: engine.redisUrl, dsn: engine.dsn, redisMode: engine.redisMode });
     },
     // The shared PostgreSQL may hold this fleet's unfinished batches: look.

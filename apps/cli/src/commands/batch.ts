@@ -72,7 +72,7 @@ async function openEngine(envFile: string | undefined): Promise<BatchEngine> {
   if (redisUrl === undefined) throw new SettingsError({ key: 'REDIS_URL', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the queue)' });
   const dsn = env.get('PGW_BATCH__DSN') ?? env.get('PGW_TELEMETRY_DSN');
   if (dsn === undefined) throw new SettingsError({ key: 'PGW_BATCH__DSN', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the results), unless PGW_TELEMETRY_DSN is set' });
-  const { BullmqBatchEngine } = await import('@pgw/batch/bullmq');
+  const { BullmqBatchEngine } = await import('@pgw/batch-bullmq');
   return new BullmqBatchEngine({ redisUrl, dsn, ...(env.get('PGW_REDIS_MODE') === 'cluster' && { redisMode: 'cluster' as const }) });
 }
 

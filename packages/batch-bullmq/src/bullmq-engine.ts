@@ -1,5 +1,5 @@
 /**
- * The fleet engine (`@pgw/batch/bullmq`): a BullMQ queue per job on Redis carries the items to any
+ * The fleet engine (`@pgw/batch-bullmq`): a BullMQ queue per job on Redis carries the items to any
  * number of workers; items, job books and results live in PostgreSQL. A result is inserted keyed by
  * (job, custom_id, attempt) with ON CONFLICT DO NOTHING, in the transaction that settles its cost, and
  * only then is the queue entry completed: a worker killed in between leaves a stalled entry that
@@ -10,8 +10,8 @@ import { createHash, randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { Cluster } from 'ioredis';
 import pg from 'pg';
-import { resultOf, type BatchEngine, type BatchFileStore, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason, type StoredFile } from './engine.js';
-import type { BatchItem, BatchUrl } from './input.js';
+import type { BatchEngine, BatchFileStore, BatchItem, BatchUrl, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason, StoredFile } from '@pgw/batch';
+import { resultOf } from '@pgw/batch/internal';
 
 export const BULLMQ_PREFIX = '{pgw-batch}';
 
