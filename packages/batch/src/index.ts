@@ -1,5 +1,5 @@
 // Where the behaviours live: input.ts checks a job's lines; engine.ts is the store port, kept by
-// sqlite-engine.ts; item-call.ts makes one item's governed call; run-batch.ts drives a job; output.ts
+// sqlite-engine.ts (and @pgw/batch-bullmq); batch-store.ts chooses and opens the engine from the env; item-call.ts makes one item's governed call; run-batch.ts drives a job; output.ts
 // writes its files; cost-estimate.ts prices it before the start.
 export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, OCR_URL } from './input.js';
 export type { BatchItem, BatchUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
@@ -12,6 +12,8 @@ export { runBatch, resumeBatch, checkBatchInput, BatchJobNotFoundError } from '.
 export type { RunBatchOptions } from './run-batch.js';
 export { writeBatchOutput, outputLine, errorFileOf } from './output.js';
 export type { OutputFiles } from './output.js';
+export { readBatchSettings, openBatchStore, BATCH_ENGINES, DEFAULT_BATCH_DIR } from './batch-store.js';
+export type { BatchSettings, BatchStore } from './batch-store.js';
 export { jobIdOf, assertJobId, JOB_ID_PATTERN } from './job-id.js';
 export { estimateJob } from './cost-estimate.js';
 export type { JobEstimate } from './cost-estimate.js';
