@@ -83,16 +83,30 @@ module.exports = {
     },
     {
       name: 'batch-imports-only-client-and-core',
-      comment: '@pgw/batch drives the clients as the server does: it imports @pgw/client and @pgw/core only (and its own stores), never an adapter, middleware or provider directly.',
+      comment: '@pgw/batch drives the clients as the server does: it imports @pgw/client and @pgw/core only (and its own stores, and its optional fleet engine @pgw/batch-bullmq), never an adapter, middleware or provider directly.',
       severity: 'error',
       from: { path: '^packages/batch/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/'] },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/', '^packages/batch-bullmq/'] },
+    },
+    {
+      name: 'batch-loads-its-fleet-engine-dynamically',
+      comment: '@pgw/batch may load @pgw/batch-bullmq only with a dynamic import() (an optional package: an application on the embedded engine installs neither it nor BullMQ, ioredis or pg).',
+      severity: 'error',
+      from: { path: '^packages/batch/src/' },
+      to: { path: '^packages/batch-bullmq/', dynamic: false },
+    },
+    {
+      name: 'batch-bullmq-imports-only-batch-internal-and-core',
+      comment: "@pgw/batch-bullmq is an engine of @pgw/batch's port: it imports @pgw/batch/internal (the port, never the main entry, whose chooser loads this package) and @pgw/core (the SQL transaction of @pgw/core/internal) only.",
+      severity: 'error',
+      from: { path: '^packages/batch-bullmq/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/batch/src/internal\\.ts$', '^packages/batch-bullmq/'] },
     },
     {
       name: 'fleet-libraries-in-their-adapters',
-      comment: 'bullmq, ioredis and pg are imported by the adapters an application installs for a fleet only (@pgw/backend-redis, @pgw/telemetry-pg) and by the BullMQ batch engine (its own module), so nothing else pulls them in.',
+      comment: 'bullmq, ioredis and pg are imported by the packages an application installs for a fleet only (@pgw/backend-redis, @pgw/telemetry-pg, @pgw/batch-bullmq), so nothing else pulls them in.',
       severity: 'error',
-      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch/src/bullmq-engine\\.ts$'] },
+      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch-bullmq/src/'] },
       to: { path: FLEET_LIBRARIES },
     },
     {
@@ -132,10 +146,10 @@ module.exports = {
     },
     {
       name: 'no-deep-imports',
-      comment: 'Import another package only through its exports (src/index.ts, src/internal.ts for workspace helpers, or the fleet engine entry @pgw/batch/bullmq), never a file deep inside it.',
+      comment: 'Import another package only through its exports (src/index.ts, src/internal.ts for workspace helpers), never a file deep inside it.',
       severity: 'error',
       from: { path: '^(packages|apps)/([^/]+)/' },
-      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$', '^packages/batch/src/bullmq\\.ts$'] },
+      to: { path: '^(packages|apps)/([^/]+)/src/', pathNot: ['^$1/$2/', '^(packages|apps)/[^/]+/src/index\\.ts$', '^packages/[^/]+/src/internal\\.ts$'] },
     },
     {
       name: 'no-circular',

@@ -12,6 +12,9 @@
 //   (e) with @pgw/testkit and vitest added, the chat and embedding model contract suites pass against
 //       a model written against the published packages only: the plain-fetch model of
 //       docs/writing-a-provider.md (packages/testkit/test/user-model.test.ts), importing @pgw/testkit.
+//   (f) @pgw/server added (before (c)'s install) brings no bullmq / ioredis / pg (the fleet batch engine is the optional
+//       @pgw/batch-bullmq): PGW_BATCH__ENGINE=bullmq without it fails naming it, and once it is added
+//       the same settings open the BullMQ engine (which brings bullmq);
 // Needs Redis at REDIS_URL (default redis://127.0.0.1:6379). PGW_SMOKE_KEEP=1 keeps the temp dir.
 import { spawnSync } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
@@ -22,6 +25,7 @@ import { nodeHeadersDir } from './lib/native-build.mjs';
 import { publicPackages, root } from './lib/workspace.mjs';
 
 const FORBIDDEN_WITH_CLIENT_ALONE = ['ioredis', 'pg', 'better-sqlite3'];
+const FORBIDDEN_WITH_SERVER = ['bullmq', 'ioredis', 'pg'];
 const TYPESCRIPT = '5.9.3';
 const TYPES_NODE = '20.19.43';
 const VITEST = '4.1.12';
@@ -144,6 +148,22 @@ try {
     run('node', [path.join('node_modules', 'typescript', 'bin', 'tsc'), '-p', 'tsconfig.json']);
   });
 
+  const bullmqEnv = { PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://127.0.0.1:6379', PGW_BATCH__DSN: 'postgres://smoke@127.0.0.1:5432/smoke' };
+
+  step(`(f) npm install @pgw/server (tarball): it brings none of ${FORBIDDEN_WITH_SERVER.join(', ')}`, () => {
+    npm(['install', tarballs['@pgw/server']]);
+    const names = installedNames();
+    const found = FORBIDDEN_WITH_SERVER.filter((name) => names.has(name));
+    if (found.length > 0) fail(`installing @pgw/server brought ${found.join(', ')}`);
+    const store = JSON.parse(run('node', ['batch-store.mjs']).stdout.trim()).store;
+    if (store !== 'SqliteBatchEngine') fail(`the default batch store is ${store}`);
+  });
+
+  step('(f) PGW_BATCH__ENGINE=bullmq without @pgw/batch-bullmq fails naming the package', () => {
+    const { stderr } = run('node', ['batch-store.mjs'], { env: bullmqEnv, expectFailure: true });
+    if (!stderr.includes('npm install @pgw/batch-bullmq')) fail(`the error does not name @pgw/batch-bullmq:\n${stderr}`);
+  });
+
   const scope = `SMOKE_${randomBytes(4).toString('hex').toUpperCase()}`;
   const redisEnv = { SMOKE_SCOPE: scope, PGW_LIMITER_BACKEND: 'redis', REDIS_URL: process.env.REDIS_URL ?? 'redis://127.0.0.1:6379' };
 
@@ -174,6 +194,13 @@ try {
     const passed = Number(stdout.match(/Tests\s+(\d+) passed/)?.[1] ?? 0);
     if (passed === 0) fail(`no contract case passed:\n${stdout}`);
     console.log(`consumer-smoke:     ${passed} contract cases passed`);
+  });
+
+  step('(f) npm install @pgw/batch-bullmq (tarball): PGW_BATCH__ENGINE=bullmq opens the BullMQ engine', () => {
+    npm(['install', tarballs['@pgw/batch-bullmq']]);
+    if (!installedNames().has('bullmq')) fail('@pgw/batch-bullmq did not bring bullmq');
+    const store = JSON.parse(run('node', ['batch-store.mjs'], { env: bullmqEnv }).stdout.trim()).store;
+    if (store !== 'BullmqBatchEngine') fail(`PGW_BATCH__ENGINE=bullmq opened ${store}`);
   });
 
   console.log(`consumer-smoke: passed in ${((Date.now() - started) / 1000).toFixed(1)} s`);

@@ -5,7 +5,7 @@ import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import pg from 'pg';
 import { Queue } from 'bullmq';
 import { afterAll, beforeAll, expect, test } from 'vitest';
-import { BULLMQ_PREFIX } from '@pgw/batch/bullmq';
+import { BULLMQ_PREFIX } from '@pgw/batch-bullmq';
 import { EXIT } from '../src/exit-codes.js';
 import { readBatchJobs } from '../src/report/batch-jobs.js';
 import { removeTempDirs, runCli, tempDir } from './run-cli.js';

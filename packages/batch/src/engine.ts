@@ -79,6 +79,8 @@ export interface BatchEngine {
   results(job: string): Promise<ItemResult[]>;
   /** Merges `meta` into the job's notes (the server: its output files once written). */
   annotate(job: string, meta: Readonly<Record<string, string>>): Promise<void>;
+  /** The tenant's jobs (undefined: every tenant's, for the operator's report), newest first, after job `after` when given. */
+  jobs(tenantId: string | undefined, options: { after?: string; limit: number }): Promise<JobProgress[]>;
   close(): Promise<void>;
 }
 
@@ -93,13 +95,11 @@ export interface StoredFile {
   createdAt: number;
 }
 
-/** Files and the job listing of one tenant, as the server's batch routes need them; another tenant's are not found. */
+/** The files of each tenant, as the server's batch routes need them; another tenant's are not found. */
 export interface BatchFileStore {
   putFile(file: StoredFile, content: Uint8Array): Promise<void>;
   file(tenantId: string, id: string): Promise<StoredFile | undefined>;
   fileContent(tenantId: string, id: string): Promise<Uint8Array | undefined>;
-  /** The tenant's jobs (undefined: every tenant's, for the operator's report), newest first, after job `after` when given. */
-  jobs(tenantId: string | undefined, options: { after?: string; limit: number }): Promise<JobProgress[]>;
 }
 
 /** A 2xx response is a result; anything else goes to the error file. */

@@ -1,8 +1,8 @@
 // Where the behaviours live: input.ts checks a job's lines; engine.ts is the store port, kept by
-// sqlite-engine.ts (embedded) and bullmq-engine.ts (the fleet, entry bullmq.ts); item-call.ts makes
-// one item's governed call (responses-line.ts maps a `/v1/responses` line, item-failure.ts records a
-// failed item); run-batch.ts drives a job (job-id.ts names it by its content); output.ts writes its
-// files; cost-estimate.ts prices it before the start.
+// sqlite-engine.ts (embedded; the fleet's is @pgw/batch-bullmq), chosen and opened from the env by
+// batch-store.ts; item-call.ts makes one item's governed call (responses-line.ts maps a `/v1/responses`
+// line, item-failure.ts records a failed item); run-batch.ts drives a job (job-id.ts names it by its
+// content); output.ts writes its files; cost-estimate.ts prices it before the start.
 export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, OCR_URL } from './input.js';
 export type { BatchItem, BatchUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
 export { JOB_STATUSES, isSuccess } from './engine.js';
@@ -14,6 +14,8 @@ export { runBatch, resumeBatch, checkBatchInput, BatchJobNotFoundError } from '.
 export type { RunBatchOptions } from './run-batch.js';
 export { writeBatchOutput, outputLine, errorFileOf } from './output.js';
 export type { OutputFiles } from './output.js';
+export { readBatchSettings, openBatchStore, BATCH_ENGINES, DEFAULT_BATCH_DIR } from './batch-store.js';
+export type { BatchSettings, BatchStore } from './batch-store.js';
 export { jobIdOf, assertJobId, JOB_ID_PATTERN } from './job-id.js';
 export { estimateJob } from './cost-estimate.js';
 export type { JobEstimate } from './cost-estimate.js';

@@ -8,7 +8,8 @@
 // spend and rows, transcript.ts a row's messages; recorders.ts the storeless recorders and
 // queued-recorder.ts over telemetry-queue.ts what every store shares. Shared plumbing: signals.ts
 // (AbortSignal), deadline.ts (the call deadline), arguments.ts (argument checks), redaction.ts
-// (secrets kept out of text), well-formed.ts (lone surrogates).
+// (secrets kept out of text), well-formed.ts (lone surrogates), sql-transaction.ts (one SQL transaction
+// of the PostgreSQL adapters, and what becomes of a failed client).
 // The public surface of @pgw/core, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt): the value types, the error taxonomy, the ports adapters implement, the model port and
 // the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the

@@ -1,5 +1,5 @@
 // `@pgw/core/internal`: the helpers our packages share (signal plumbing, the call deadline, argument
-// checks, the telemetry stores' queue and summary, pricing arithmetic, thinking profiles). Its
+// checks, the telemetry stores' queue and summary, pricing arithmetic, thinking profiles, the SQL transaction of the PostgreSQL adapters). Its
 // promise: it moves with core's exact version, and every package of ours depends on the exact core
 // version it was released with, so no mismatched pair can meet; applications never import it. A name
 // only core uses is not listed here.
@@ -28,6 +28,8 @@ export {
   ThinkingContradictions,
 } from './thinking.js';
 export { cacheSavingUsd, costUsd, findModelPrice, parseModelPrice } from './pricing.js';
+export { inTransaction } from './sql-transaction.js';
+export type { PooledSqlClient } from './sql-transaction.js';
 export type { PartialWrite } from './telemetry-queue.js';
 export { QueuedRecorder } from './queued-recorder.js';
 export {

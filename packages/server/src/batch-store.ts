@@ -1,24 +1,17 @@
 /**
- * The store of the server's batches and files, as `PGW_BATCH__ENGINE` names it: the embedded SQLite
- * file under `PGW_BATCH__DIR`, or the fleet engine (queue on `REDIS_URL`, batches and files in
- * PostgreSQL), loaded by dynamic import only when named so a server on sqlite never loads BullMQ or pg.
+ * The store of the server's batches and files, as `PGW_BATCH__ENGINE` names it, opened by @pgw/batch's
+ * `openBatchStore` as `pgw batch` opens it: the embedded SQLite file under `PGW_BATCH__DIR`, or the
+ * fleet engine of @pgw/batch-bullmq (an optional package, loaded only when named).
  */
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { BATCH_FILE_NAME, SqliteBatchEngine } from '@pgw/batch';
+import { BATCH_FILE_NAME, openBatchStore, type BatchSettings } from '@pgw/batch';
 import type { BatchStoreSource } from './batches.js';
-import type { BatchEngineSettings } from './server-settings.js';
 
-export function batchStoreSource(engine: BatchEngineSettings, dir: string): BatchStoreSource {
-  if (engine.kind === 'sqlite') {
-    return { open: async () => new SqliteBatchEngine({ dir }), mayHoldJobs: () => existsSync(join(dir, BATCH_FILE_NAME)) };
-  }
+export function batchStoreSource(settings: BatchSettings): BatchStoreSource {
   return {
-    open: async () => {
-      const { BullmqBatchEngine } = await import('@pgw/batch/bullmq');
-      return new BullmqBatchEngine({ redisUrl: engine.redisUrl, dsn: engine.dsn, redisMode: engine.redisMode });
-    },
+    open: () => openBatchStore(settings),
     // The shared PostgreSQL may hold this fleet's unfinished batches: look.
-    mayHoldJobs: () => true,
+    mayHoldJobs: () => settings.engine === 'bullmq' || existsSync(join(settings.dir, BATCH_FILE_NAME)),
   };
 }

@@ -3,7 +3,8 @@
  * by its kind, then one zod schema, so a malformed value is a SettingsError naming the key. The API
  * keys are read by `readApiKeys` (inline JSON or a file), the console's admin keys and the metrics keys by `readOperatorKeys`; neither is ever echoed.
  */
-import { SETTINGS_DEFAULTS, SettingsError, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
+import { readBatchSettings, type BatchSettings } from '@pgw/batch';
+import { SETTINGS_DEFAULTS, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
 import { z } from 'zod';
 import { readOperatorKeys, type OperatorKeys } from './admin-keys.js';
 import { readApiKeys, type KeyTable } from './api-keys.js';
@@ -45,13 +46,9 @@ export interface ServerSettings {
   metricsTenants: number;
   /** Bound on one uploaded file (`POST /v1/files`), MiB. */
   maxFileMb: number;
-  /** The batch engine's directory (`PGW_BATCH__DIR`): its SQLite file keeps the batches and their files (engine `sqlite`). */
-  batchDir: string;
-  /** Where the batches and their files live (`PGW_BATCH__ENGINE`): the embedded SQLite file, or BullMQ on Redis with PostgreSQL. */
-  batchEngine: BatchEngineSettings;
+  /** Where the batches and their files live (`PGW_BATCH__…`, read by @pgw/batch as `pgw batch` reads them): the embedded SQLite file, or BullMQ on Redis with PostgreSQL. */
+  batchEngine: BatchSettings;
 }
-
-export type BatchEngineSettings = { kind: 'sqlite' } | { kind: 'bullmq'; redisUrl: string; dsn: string; redisMode: 'standalone' | 'cluster' };
 
 export const SERVER_DEFAULTS = {
   drainS: 30,
@@ -66,7 +63,6 @@ export const SERVER_DEFAULTS = {
   metricsTenants: 20,
   consoleSessionS: 8 * 3600,
   maxFileMb: 100,
-  batchDir: '.pgw/batch',
 } as const;
 
 const SCOPE = /^[A-Za-z][A-Za-z0-9_]*$/;
@@ -90,12 +86,6 @@ const KEYS: readonly EnvKey[] = [
   { key: 'PGW_SERVER__HOSTED_TOOLS', field: 'hostedTools', parse: 'text' },
   { key: 'PGW_SERVER__METRICS_TENANTS', field: 'metricsTenants', parse: 'int' },
   { key: 'PGW_SERVER__MAX_FILE_MB', field: 'maxFileMb', parse: 'number' },
-  { key: 'PGW_BATCH__ENGINE', field: 'batchEngine', parse: 'text' },
-  { key: 'PGW_BATCH__DIR', field: 'batchDir', parse: 'text' },
-  { key: 'PGW_BATCH__DSN', field: 'batchDsn', parse: 'text' },
-  { key: 'PGW_TELEMETRY_DSN', field: 'telemetryDsn', parse: 'text' },
-  { key: 'REDIS_URL', field: 'redisUrl', parse: 'text' },
-  { key: 'PGW_REDIS_MODE', field: 'redisMode', parse: 'text' },
 ];
 
 const seconds = (fallbackS: number) => z.number().positive('must be > 0').default(fallbackS * 1000);
@@ -132,28 +122,13 @@ const schema = z.strictObject({
   // Each named tenant costs series of every priority and outcome: bounded so a typo cannot undo the bound.
   metricsTenants: z.number().int('must be a whole number').min(0, 'must be ≥ 0').max(1000, 'must be ≤ 1000').default(SERVER_DEFAULTS.metricsTenants),
   maxFileMb: z.number().positive('must be > 0').default(SERVER_DEFAULTS.maxFileMb),
-  batchEngine: z.enum(['sqlite', 'bullmq'], { error: 'must be sqlite or bullmq' }).default('sqlite'),
-  batchDir: z.string().min(1).default(SERVER_DEFAULTS.batchDir),
-  batchDsn: z.string().min(1).optional(),
-  telemetryDsn: z.string().min(1).optional(),
-  redisUrl: z.string().min(1).optional(),
-  // Checked by the clients' settings (sentinel included); the batch queue follows a cluster.
-  redisMode: z.string().optional(),
 });
 
-/** `bullmq` needs its queue (`REDIS_URL`, the governance Redis) and its store (`PGW_BATCH__DSN`, else `PGW_TELEMETRY_DSN`). */
-function batchEngineOf(kind: 'sqlite' | 'bullmq', redisUrl: string | undefined, dsn: string | undefined, redisMode: string | undefined): BatchEngineSettings {
-  if (kind === 'sqlite') return { kind };
-  if (redisUrl === undefined) throw new SettingsError({ key: 'REDIS_URL', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the queue)' });
-  if (dsn === undefined) throw new SettingsError({ key: 'PGW_BATCH__DSN', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the batches and files), unless PGW_TELEMETRY_DSN is set' });
-  return { kind, redisUrl, dsn, redisMode: redisMode === 'cluster' ? 'cluster' : 'standalone' };
-}
-
 export function loadServerSettings(env: EnvRecord): ServerSettings {
-  const { keys: raw, adminKeys: rawAdmin, metricsKeys: rawMetrics, metricsAddr, models, batchEngine: kind, batchDsn, telemetryDsn, redisUrl, redisMode, ...rest } = settingsFromEnv(env, KEYS, schema);
+  const { keys: raw, adminKeys: rawAdmin, metricsKeys: rawMetrics, metricsAddr, models, ...rest } = settingsFromEnv(env, KEYS, schema);
   const { keys, file } = readApiKeys(raw);
   const adminKeys = readOperatorKeys('PGW_SERVER__ADMIN_KEYS', rawAdmin, keys);
   const metricsKeys = readOperatorKeys('PGW_SERVER__METRICS_KEYS', rawMetrics, keys);
-  const batchEngine = batchEngineOf(kind, redisUrl, batchDsn ?? telemetryDsn, redisMode);
+  const batchEngine = readBatchSettings(env);
   return { ...rest, ...(models !== undefined && { models }), ...(metricsAddr !== undefined && { metricsAddr }), keys, adminKeys, metricsKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
 }

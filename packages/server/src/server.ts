@@ -91,7 +91,7 @@ export class GatewayServer {
       subscribers: [metrics.subscriber, activity.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
       warn: this.#warn,
     });
-    this.#batches = new ServerBatches(batchStoreSource(this.settings.batchEngine, this.settings.batchDir), this.#clients, (error) => log.fault('batch', error));
+    this.#batches = new ServerBatches(batchStoreSource(this.settings.batchEngine), this.#clients, (error) => log.fault('batch', error));
     this.#stored = new StoredResponses(() => openRecordStore({ env, namespace: 'responses' }), this.settings.responsesTtlMs);
     const { requestTimeoutMs, headersTimeoutMs, keepAliveTimeoutMs } = this.settings;
     const headersTimeout = Math.min(headersTimeoutMs, requestTimeoutMs);

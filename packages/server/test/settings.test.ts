@@ -22,13 +22,10 @@ function refusal(env: Record<string, string>): SettingsError {
 }
 
 describe('PGW_BATCH__ENGINE', () => {
-  it('bullmq needs REDIS_URL and a DSN (PGW_BATCH__DSN, else PGW_TELEMETRY_DSN)', () => {
+  it("is read by @pgw/batch's readBatchSettings (as pgw batch reads it), a refusal naming its key", () => {
+    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379', PGW_TELEMETRY_DSN: 'postgres://t/db' }).batchEngine).toEqual({ engine: 'bullmq', redisUrl: 'redis://x:6379', dsn: 'postgres://t/db', redisMode: 'standalone' });
+    expect(loadServerSettings({}).batchEngine).toEqual({ engine: 'sqlite', dir: '.pgw/batch' });
     expect(refusal({ PGW_BATCH__ENGINE: 'bullmq', PGW_BATCH__DSN: 'postgres://x/db' }).key).toBe('REDIS_URL');
-    expect(refusal({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379' }).key).toBe('PGW_BATCH__DSN');
-    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379', PGW_TELEMETRY_DSN: 'postgres://t/db' }).batchEngine).toEqual({ kind: 'bullmq', redisUrl: 'redis://x:6379', dsn: 'postgres://t/db', redisMode: 'standalone' });
-    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://x:6379', PGW_TELEMETRY_DSN: 'postgres://t/db', PGW_BATCH__DSN: 'postgres://b/db' }).batchEngine).toMatchObject({ dsn: 'postgres://b/db' });
-    expect(loadServerSettings({ PGW_BATCH__ENGINE: 'bullmq', REDIS_URL: 'redis://a:7001,redis://b:7002', PGW_REDIS_MODE: 'cluster', PGW_BATCH__DSN: 'postgres://b/db' }).batchEngine).toMatchObject({ redisMode: 'cluster' });
-    expect(loadServerSettings({}).batchEngine).toEqual({ kind: 'sqlite' });
     expect(refusal({ PGW_BATCH__ENGINE: 'kafka' }).key).toBe('PGW_BATCH__ENGINE');
   });
 });

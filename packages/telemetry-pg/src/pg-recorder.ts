@@ -1,10 +1,9 @@
 /** TelemetryRecorder on PostgreSQL (docs/architecture.md#telemetry): batched multi-row inserts through the core queue. */
 import pg from 'pg';
 import { TELEMETRY_COLUMNS, type RecorderQueueOptions, type TelemetryRow } from '@pgw/core';
-import { QueuedRecorder, telemetryRowValues, type PartialWrite } from '@pgw/core/internal';
+import { inTransaction, type PartialWrite, QueuedRecorder, telemetryRowValues } from '@pgw/core/internal';
 import { storeNames, type StoreNames } from './names.js';
 import { migrate } from './schema.js';
-import { inTransaction } from './transaction.js';
 
 export interface PgRecorderOptions extends RecorderQueueOptions {
   /** Connection string; the recorder creates (and on close ends) its own bounded pool. */
@@ -158,7 +157,7 @@ export class PgRecorder extends QueuedRecorder<Value[]> {
       await this.insert(this.pool, batch);
       return;
     }
-    await inTransaction(this.pool, async (client) => {
+    await inTransaction(() => this.pool.connect(), async (client) => {
       for (let at = 0; at < batch.length; at += ROWS_PER_INSERT) {
         await this.insert(client, batch.slice(at, at + ROWS_PER_INSERT));
       }

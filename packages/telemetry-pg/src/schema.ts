@@ -2,9 +2,9 @@
  * Versioned, idempotent migrations of the Postgres store, run under a transaction-scoped advisory
  * lock so workers starting together do not race. A released migration is frozen: changes are new versions.
  */
+import { inTransaction } from '@pgw/core/internal';
 import type pg from 'pg';
 import type { StoreNames } from './names.js';
-import { inTransaction } from './transaction.js';
 
 interface Migration {
   version: number;
@@ -78,7 +78,7 @@ const LOCK_CLASS = 0x706777;
 
 /** Brings `schema.table` to SCHEMA_VERSION in one transaction; a no-op when it is there already. */
 export async function migrate(pool: pg.Pool, names: StoreNames): Promise<void> {
-  await inTransaction(pool, async (client) => {
+  await inTransaction(() => pool.connect(), async (client) => {
     await client.query('SELECT pg_advisory_xact_lock($1, hashtext($2))', [LOCK_CLASS, names.schema]);
     const schemaExists = await client.query('SELECT 1 FROM pg_namespace WHERE nspname = $1', [names.schema]);
     if (schemaExists.rowCount === 0) await client.query(`CREATE SCHEMA ${names.quotedSchema}`);

@@ -11,16 +11,17 @@ import {
   estimateJob,
   parseBatchInput,
   jobIdOf,
+  openBatchStore,
+  readBatchSettings,
   resumeBatch,
   runBatch,
-  SqliteBatchEngine,
   writeBatchOutput,
   type BatchClients,
   type BatchEngine,
   type JobEstimate,
   type JobProgress,
 } from '@pgw/batch';
-import { EmbeddingClient, GatewayClient, OcrClient, SettingsError } from '@pgw/client';
+import { EmbeddingClient, GatewayClient, OcrClient } from '@pgw/client';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
 import { withMockedScopes, type EnvSource } from '../local-mock.js';
@@ -54,30 +55,12 @@ export interface BatchJobFlags {
   mock?: boolean;
 }
 
-export const DEFAULT_BATCH_DIR = '.pgw/batch';
 const KINDS = { '/v1/chat/completions': 'chat', '/v1/responses': 'chat', '/v1/embeddings': 'embeddings', '/pgw/v1/ocr': 'ocr' } as const;
 type Kind = (typeof KINDS)[keyof typeof KINDS];
 
-/**
- * The engine `PGW_BATCH__ENGINE` names: `sqlite` (default; its file under `PGW_BATCH__DIR`) or `bullmq`
- * (the queue on `REDIS_URL`, items and results in the PostgreSQL of `PGW_BATCH__DSN`, default
- * `PGW_TELEMETRY_DSN`), loaded only when named.
- */
-async function openEngine(envFile: string | undefined): Promise<BatchEngine> {
-  const env = effectiveEnv(envFile);
-  const engine = env.get('PGW_BATCH__ENGINE') ?? 'sqlite';
-  if (engine === 'sqlite') return new SqliteBatchEngine({ dir: env.get('PGW_BATCH__DIR') ?? DEFAULT_BATCH_DIR });
-  if (engine !== 'bullmq') throw new SettingsError({ key: 'PGW_BATCH__ENGINE', value: engine, problem: 'must be sqlite or bullmq' });
-  const redisUrl = env.get('REDIS_URL');
-  if (redisUrl === undefined) throw new SettingsError({ key: 'REDIS_URL', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the queue)' });
-  const dsn = env.get('PGW_BATCH__DSN') ?? env.get('PGW_TELEMETRY_DSN');
-  if (dsn === undefined) throw new SettingsError({ key: 'PGW_BATCH__DSN', problem: 'is required when PGW_BATCH__ENGINE=bullmq (the results), unless PGW_TELEMETRY_DSN is set' });
-  const { BullmqBatchEngine } = await import('@pgw/batch/bullmq');
-  return new BullmqBatchEngine({ redisUrl, dsn, ...(env.get('PGW_REDIS_MODE') === 'cluster' && { redisMode: 'cluster' as const }) });
-}
-
 async function withEngine<T>(envFile: string | undefined, run: (engine: BatchEngine) => Promise<T>): Promise<T> {
-  const engine = await openEngine(envFile);
+  // The engine `PGW_BATCH__ENGINE` names, as `pgw serve` chooses it (@pgw/batch's readBatchSettings).
+  const engine = await openBatchStore(readBatchSettings(Object.fromEntries(effectiveEnv(envFile))));
   try {
     return await run(engine);
   } finally {

@@ -1,5 +1,6 @@
 /** `pgw report`: the telemetry summary as a terminal table, JSON, and optionally a self-contained HTML page. */
 import { writeFile } from 'node:fs/promises';
+import { DEFAULT_BATCH_DIR } from '@pgw/batch';
 import type { TelemetrySummary } from '@pgw/core';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';
@@ -13,9 +14,6 @@ import { describeSummarySource, readSummary, resolveSummarySource } from '../rep
 import type { StoreFlags, SummarySource } from '../report/summary-source.js';
 import { renderSummaryTable } from '../report/summary-table.js';
 import { UsageError } from '../usage-error.js';
-
-/** Where `pgw batch` keeps its jobs unless `PGW_BATCH__DIR` says otherwise. */
-const DEFAULT_BATCH_DIR = '.pgw/batch';
 
 /** Hourly buckets for the query that learns the data's time span. */
 const FIRST_PASS_BUCKET_MS = 3_600_000;

@@ -10,10 +10,10 @@ import { randomBytes } from 'node:crypto';
 import { createInterface } from 'node:readline';
 import { fileURLToPath } from 'node:url';
 import { afterAll, expect, it } from 'vitest';
-import { parseBatchInput } from '../src/index.js';
-import { BullmqBatchEngine } from '../src/bullmq.js';
+import { parseBatchInput } from '@pgw/batch';
+import { BullmqBatchEngine } from '../src/index.js';
 import { removeTestJob } from './bullmq-cleanup.js';
-import { chatLines, mockSource, useMock } from './helpers.js';
+import { chatLines, mockSource, useMock } from '../../batch/test/helpers.js';
 
 const fixture = useMock();
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';
