@@ -7,7 +7,7 @@ import type { ChatMessage, ChatOptions } from '@pgw/client';
 import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
 import { chatMessage, effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
-import { InvalidRequestFieldError } from './request-error.js';
+import { InvalidRequestFieldError } from './door/request-error.js';
 import { toolOptions } from './tool-fields.js';
 
 export interface ChatCall {

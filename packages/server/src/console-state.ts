@@ -7,7 +7,7 @@
  */
 import type { BudgetStatus, EmbeddingClient, GatewayClient, SourceStatus, TenantStatus } from '@pgw/client';
 import { BUCKET_MS, type ConsoleActivity, type ConsolePoint, type FailedCall, type SourceActivity } from './console-activity.js';
-import { errorType } from './metrics.js';
+import { errorType } from './operations/metrics.js';
 import type { BuiltClient, ClientKind, ScopeClients } from './scope-clients.js';
 
 /** How many tenants the console shows: the keys' tenants first, then those of recent calls. */

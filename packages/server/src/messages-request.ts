@@ -6,7 +6,7 @@
  */
 import type { ChatMessage, ChatOptions, ContentPart, Effort } from '@pgw/client';
 import { z } from 'zod';
-import { InvalidRequestFieldError } from './request-error.js';
+import { InvalidRequestFieldError } from './door/request-error.js';
 import { jsonObject, nullish, parseRequest, userField } from './request-schema.js';
 import { toolOptions } from './tool-fields.js';
 

@@ -5,7 +5,7 @@
  * Anthropic's `{"type":"error","error":{"type","message"}}`.
  */
 import type { ChatDelta, LLMResponse, Usage } from '@pgw/client';
-import type { FailureAnswer } from './http-errors.js';
+import type { FailureAnswer } from './door/http-errors.js';
 
 const STOP_REASON: Readonly<Record<string, string>> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' };
 

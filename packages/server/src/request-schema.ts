@@ -6,7 +6,7 @@
  */
 import { EFFORTS } from '@pgw/client';
 import { z } from 'zod';
-import { InvalidRequestFieldError } from './request-error.js';
+import { InvalidRequestFieldError } from './door/request-error.js';
 
 /** An identifier that lands in telemetry (`user`): as bounded as the client's ids. */
 const MAX_ID_LENGTH = 256;

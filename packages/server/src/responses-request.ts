@@ -11,7 +11,7 @@
 import type { ChatMessage, ChatOptions, ContentPart, WireToolCall } from '@pgw/client';
 import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
-import { InvalidRequestFieldError } from './request-error.js';
+import { InvalidRequestFieldError } from './door/request-error.js';
 import { effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
 import { echoedTools, namespacedName, responsesTool, upstreamTools, type HostedToolPolicy, type NamespacedNames } from './responses-tools.js';
 import { toolOptions } from './tool-fields.js';

@@ -21,9 +21,9 @@ import {
   type StoredFile,
 } from '@pgw/batch';
 import type { EmbeddingClient, GatewayClient } from '@pgw/client';
-import { mayCall, type RequestCaller } from './caller.js';
-import { ObjectNotFoundError } from './request-error.js';
-import type { ScopeClients } from './scope-clients.js';
+import { mayCall, type RequestCaller } from '../door/caller.js';
+import { ObjectNotFoundError } from '../door/request-error.js';
+import type { ScopeClients } from '../scope-clients.js';
 
 export const BATCH_ENDPOINTS = [CHAT_URL, RESPONSES_URL, EMBEDDINGS_URL] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];

@@ -5,10 +5,10 @@
  */
 import { SETTINGS_DEFAULTS, SettingsError, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
 import { z } from 'zod';
-import { readOperatorKeys, type OperatorKeys } from './admin-keys.js';
-import { readApiKeys, type KeyTable } from './api-keys.js';
+import { readOperatorKeys, type OperatorKeys } from '../door/admin-keys.js';
+import { readApiKeys, type KeyTable } from '../door/api-keys.js';
 import { parseListenAddress, type ListenAddress } from './metrics-listener.js';
-import { HOSTED_TOOL_POLICIES, type HostedToolPolicy } from './responses-tools.js';
+import { HOSTED_TOOL_POLICIES, type HostedToolPolicy } from '../responses-tools.js';
 
 export interface ServerSettings {
   /** Model name → scope; undefined = every chat model is scope LLM and every embedding model scope EMBED. */

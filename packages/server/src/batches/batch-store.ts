@@ -7,7 +7,7 @@ import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { BATCH_FILE_NAME, SqliteBatchEngine } from '@pgw/batch';
 import type { BatchStoreSource } from './batches.js';
-import type { BatchEngineSettings } from './server-settings.js';
+import type { BatchEngineSettings } from '../operations/server-settings.js';
 
 export function batchStoreSource(engine: BatchEngineSettings, dir: string): BatchStoreSource {
   if (engine.kind === 'sqlite') {

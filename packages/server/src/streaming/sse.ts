@@ -12,14 +12,14 @@ import type { ServerResponse } from 'node:http';
 import type { ChatDelta, ChatMessage, ChatOptions, GatewayClient, LLMResponse } from '@pgw/client';
 import type { FastifyReply } from 'fastify';
 import { withStreamContext, type StreamCallContext } from './call-context.js';
-import type { ChatCall } from './chat-request.js';
-import { ChunkWriter } from './chat-response.js';
-import { errorBody, failureAnswer, type FailureAnswer } from './http-errors.js';
-import { WriteStalledError } from './request-error.js';
-import type { MessagesCall } from './messages-request.js';
-import { MessageEventWriter } from './messages-response.js';
-import type { ResponsesCall } from './responses-request.js';
-import { ResponseEventWriter, type OnFinished } from './responses-response.js';
+import type { ChatCall } from '../chat-request.js';
+import { ChunkWriter } from '../chat-response.js';
+import { errorBody, failureAnswer, type FailureAnswer } from '../door/http-errors.js';
+import { WriteStalledError } from '../door/request-error.js';
+import type { MessagesCall } from '../messages-request.js';
+import { MessageEventWriter } from '../messages-response.js';
+import type { ResponsesCall } from '../responses-request.js';
+import { ResponseEventWriter, type OnFinished } from '../responses-response.js';
 
 export interface StreamLimits {
   heartbeatMs: number;

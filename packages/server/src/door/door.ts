@@ -10,14 +10,14 @@
 import { randomUUID } from 'node:crypto';
 import { isIP } from 'node:net';
 import type { FastifyInstance, FastifyRequest } from 'fastify';
-import type { AccessLog } from './access-log.js';
+import type { AccessLog } from '../operations/access-log.js';
 import type { ApiKeys } from './api-keys.js';
 import { replyFailure } from './failure-reply.js';
 import { failureAnswer, type FailureAnswer } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
 import { callerOf, PRIORITY_HEADER } from './caller.js';
 import { discardBody, hasBody } from './refused-body.js';
-import type { RouteConfig } from './routes.js';
+import type { RouteConfig } from '../routes/routes.js';
 
 export interface DoorParts {
   keys: ApiKeys;

@@ -5,28 +5,28 @@
  * (`door.ts`) checks the key on the route the router matched, after it decoded the path.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { AccessLog } from './access-log.js';
+import type { AccessLog } from '../operations/access-log.js';
 import { estimatePromptTokens, type LLMResponse } from '@pgw/client';
-import { mayCall, type RequestCaller } from './caller.js';
-import { chatCall } from './chat-request.js';
-import { chatCompletion } from './chat-response.js';
-import { abortOnDisconnect } from './disconnect.js';
-import { embedCall, embeddingList } from './embeddings.js';
-import type { InflightCalls } from './inflight.js';
-import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from './metrics.js';
-import { withAdmission, type Admission } from './call-context.js';
-import { failureAnswer } from './http-errors.js';
-import { ResponseNotFoundError, ServerDrainingError, UnauthorizedError, UnknownModelError } from './request-error.js';
-import type { ClientKind, ScopeClients } from './scope-clients.js';
-import type { ServerSettings } from './server-settings.js';
-import { countTokensMessages, messagesCall } from './messages-request.js';
-import { anthropicMessage } from './messages-response.js';
-import { responsesCall, type ResponsesCall } from './responses-request.js';
-import { responseObject, type ResponseObject } from './responses-response.js';
+import { mayCall, type RequestCaller } from '../door/caller.js';
+import { chatCall } from '../chat-request.js';
+import { chatCompletion } from '../chat-response.js';
+import { abortOnDisconnect } from '../streaming/disconnect.js';
+import { embedCall, embeddingList } from '../embeddings.js';
+import type { InflightCalls } from '../door/inflight.js';
+import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from '../operations/metrics.js';
+import { withAdmission, type Admission } from '../streaming/call-context.js';
+import { failureAnswer } from '../door/http-errors.js';
+import { ResponseNotFoundError, ServerDrainingError, UnauthorizedError, UnknownModelError } from '../door/request-error.js';
+import type { ClientKind, ScopeClients } from '../scope-clients.js';
+import type { ServerSettings } from '../operations/server-settings.js';
+import { countTokensMessages, messagesCall } from '../messages-request.js';
+import { anthropicMessage } from '../messages-response.js';
+import { responsesCall, type ResponsesCall } from '../responses-request.js';
+import { responseObject, type ResponseObject } from '../responses-response.js';
 import type { StoredResponses } from './stored-responses.js';
-import { registerBatchRoutes } from './batch-routes.js';
-import type { ServerBatches } from './batches.js';
-import { chatEncoder, messagesEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from './sse.js';
+import { registerBatchRoutes } from '../batches/batch-routes.js';
+import type { ServerBatches } from '../batches/batches.js';
+import { chatEncoder, messagesEncoder, responsesEncoder, streamAnswer, type EncoderFor, type StreamCall } from '../streaming/sse.js';
 
 export interface RouteParts {
   clients: ScopeClients;
