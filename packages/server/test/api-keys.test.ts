@@ -2,7 +2,7 @@ import { SettingsError } from '@pgw/client';
 import { describe, expect, it } from 'vitest';
 import { ApiKeys, MAX_MODELS_PER_KEY, readApiKeys } from '../src/door/api-keys.js';
 import { callerOf } from '../src/door/caller.js';
-import { InvalidRequestFieldError } from '../src/door/request-error.js';
+import { InvalidRequestFieldError } from '../src/index.js';
 
 const SECRET = 'sk-secret-9f8e7d6c';
 

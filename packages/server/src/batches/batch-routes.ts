@@ -10,8 +10,8 @@ import { JOB_ID_PATTERN } from '@pgw/batch';
 import { z } from 'zod';
 import { BATCH_ENDPOINTS, batchObject, fileObject, type ServerBatches } from './batches.js';
 import type { RequestCaller } from '../door/caller.js';
-import { FileTooLargeError, InvalidRequestFieldError, ObjectNotFoundError } from '../door/request-error.js';
-import { parseRequest } from '../request-schema.js';
+import { InvalidRequestFieldError, parseRequest } from '@pgw/wire';
+import { FileTooLargeError, ObjectNotFoundError } from '../door/request-error.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 const FILE_ID = /^file-[0-9a-f]{24}$/;

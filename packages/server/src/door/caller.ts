@@ -4,7 +4,7 @@
  */
 import { PRIORITIES, type Priority } from '@pgw/core';
 import type { KeyPolicy } from './api-keys.js';
-import { InvalidRequestFieldError } from './request-error.js';
+import { InvalidRequestFieldError } from '@pgw/wire';
 
 export const PRIORITY_HEADER = 'x-pgw-priority';
 

@@ -17,7 +17,7 @@ import { failureAnswer, type FailureAnswer } from './http-errors.js';
 import { HostNotAllowedError, ServerDrainingError, UnauthorizedError } from './request-error.js';
 import { callerOf, PRIORITY_HEADER } from './caller.js';
 import { discardBody, hasBody } from './refused-body.js';
-import type { RouteConfig } from '../routes/routes.js';
+import type { RouteConfig } from '../routes/governed.js';
 
 export interface DoorParts {
   keys: ApiKeys;

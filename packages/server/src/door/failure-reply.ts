@@ -1,8 +1,8 @@
 /** An error answer in the protocol of the route it came to: Anthropic's shape on its routes, OpenAI's elsewhere. */
 import type { FastifyReply, FastifyRequest } from 'fastify';
-import { errorBody, failureHeaders, type FailureAnswer } from './http-errors.js';
-import { anthropicFailure } from '../messages-response.js';
-import type { RouteConfig } from '../routes/routes.js';
+import { failureHeaders, type FailureAnswer } from './http-errors.js';
+import { anthropicFailure, errorBody } from '@pgw/wire';
+import type { RouteConfig } from '../routes/governed.js';
 
 export function replyFailure(request: FastifyRequest, reply: FastifyReply, failure: FailureAnswer): FastifyReply {
   reply.headers(failureHeaders(failure));

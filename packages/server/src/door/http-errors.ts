@@ -19,10 +19,10 @@ import {
   TransientError,
   type ScopeReason,
 } from '@pgw/client';
+import { InvalidRequestFieldError, type WireFailure } from '@pgw/wire';
 import { errorCodes } from 'fastify';
 import {
   HostNotAllowedError,
-  InvalidRequestFieldError,
   FileTooLargeError,
   ObjectNotFoundError,
   ResponseNotFoundError,
@@ -32,14 +32,8 @@ import {
   UnknownModelError,
 } from './request-error.js';
 
-/** What the server answers for a failed request. */
-export interface FailureAnswer {
-  status: number;
-  /** OpenAI's `error.type` (`invalid_request_error`, `rate_limit_exceeded`, …). */
-  type: string;
-  code: string | null;
-  param: string | null;
-  message: string;
+/** What the server answers for a failed request: the failure every protocol tells, and what its headers add. */
+export interface FailureAnswer extends WireFailure {
   /** Sent as `Retry-After` (whole seconds, rounded up) and `retry-after-ms` (exact). */
   retryAfterMs?: number | undefined;
   /** Sent as `x-should-retry: false`: no retry can succeed before `retryAfterMs` (a spent budget). */
@@ -48,11 +42,6 @@ export interface FailureAnswer {
   headers?: Readonly<Record<string, string>>;
   /** No row matched: a fault of the server, whose detail goes to the log and never to the caller. */
   internal?: true;
-}
-
-/** The body of an error answer, and of the SSE event that ends a stream that failed. */
-export interface OpenAIErrorBody {
-  error: { message: string; type: string; param: string | null; code: string | null };
 }
 
 // An abstract or concrete error class: the table only tests `instanceof`.
@@ -129,10 +118,6 @@ function frameworkFailure(error: unknown): FailureAnswer | undefined {
   const { code, statusCode } = error as { code?: unknown; statusCode?: unknown };
   if (typeof code !== 'string' || !code.startsWith('FST_') || typeof statusCode !== 'number' || statusCode < 400 || statusCode > 499) return undefined;
   return failure(statusCode, 'invalid_request_error', 'bad_request', error.message);
-}
-
-export function errorBody({ message, type, param, code }: FailureAnswer): OpenAIErrorBody {
-  return { error: { message, type, param, code } };
 }
 
 /**

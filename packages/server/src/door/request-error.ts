@@ -1,14 +1,3 @@
-/** A request field the server refuses before anything is sent upstream; `param` is the field's path in the OpenAI body. */
-export class InvalidRequestFieldError extends TypeError {
-  readonly param: string;
-
-  constructor(param: string, problem: string) {
-    super(`${param} ${problem}`);
-    this.name = 'InvalidRequestFieldError';
-    this.param = param;
-  }
-}
-
 /** The request's `model` names no scope of `PGW_SERVER__MODELS`. */
 export class UnknownModelError extends Error {
   readonly model: string;

@@ -8,7 +8,7 @@ import { z } from 'zod';
 import { readOperatorKeys, type OperatorKeys } from '../door/admin-keys.js';
 import { readApiKeys, type KeyTable } from '../door/api-keys.js';
 import { parseListenAddress, type ListenAddress } from './metrics-listener.js';
-import { HOSTED_TOOL_POLICIES, type HostedToolPolicy } from '../responses-tools.js';
+import { HOSTED_TOOL_POLICIES, type HostedToolPolicy } from '@pgw/wire';
 
 export interface ServerSettings {
   /** Model name → scope; undefined = every chat model is scope LLM and every embedding model scope EMBED. */

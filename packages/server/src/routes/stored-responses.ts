@@ -5,7 +5,8 @@
  * tenant's id is simply not there.
  */
 import type { openRecordStore } from '@pgw/client';
-import { InvalidRequestFieldError, StoredResponsesUnavailableError } from '../door/request-error.js';
+import { InvalidRequestFieldError } from '@pgw/wire';
+import { StoredResponsesUnavailableError } from '../door/request-error.js';
 
 type RecordStore = Awaited<ReturnType<typeof openRecordStore>>;
 

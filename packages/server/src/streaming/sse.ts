@@ -9,17 +9,12 @@
  */
 import { once } from 'node:events';
 import type { ServerResponse } from 'node:http';
-import type { ChatDelta, ChatMessage, ChatOptions, GatewayClient, LLMResponse } from '@pgw/client';
+import type { ChatDelta, ChatMessage, ChatOptions, GatewayClient } from '@pgw/client';
 import type { FastifyReply } from 'fastify';
+import type { StreamEncoder } from '@pgw/wire';
 import { withStreamContext, type StreamCallContext } from './call-context.js';
-import type { ChatCall } from '../chat-request.js';
-import { ChunkWriter } from '../chat-response.js';
-import { errorBody, failureAnswer, type FailureAnswer } from '../door/http-errors.js';
+import { failureAnswer } from '../door/http-errors.js';
 import { WriteStalledError } from '../door/request-error.js';
-import type { MessagesCall } from '../messages-request.js';
-import { MessageEventWriter } from '../messages-response.js';
-import type { ResponsesCall } from '../responses-request.js';
-import { ResponseEventWriter, type OnFinished } from '../responses-response.js';
 
 export interface StreamLimits {
   heartbeatMs: number;
@@ -28,15 +23,7 @@ export interface StreamLimits {
 
 const HEARTBEAT = ': keep-alive\n\n';
 
-/** How one protocol writes a stream: its opening, a delta, the end of a whole answer, the end after a failure. */
-export interface StreamEncoder {
-  start(): string;
-  delta(delta: ChatDelta): string;
-  finish(answer: LLMResponse): string | Promise<string>;
-  fail(failure: FailureAnswer): string;
-}
-
-/** A protocol's encoder, made once the call's id is known. */
+/** The route's encoder of its protocol (@pgw/wire), made once the call's id is known. */
 export type EncoderFor = (context: StreamCallContext) => StreamEncoder;
 
 /** What a stream call needs of any protocol's request: the messages, the options, and what its answer's headers add. */
@@ -93,29 +80,6 @@ export async function streamAnswer(
   } finally {
     clearInterval(heartbeat);
   }
-}
-
-/** Chat Completions: `chat.completion.chunk`s, the usage chunk when asked, `[DONE]`; a failure is a `data:` error, never `[DONE]`. */
-export function chatEncoder(call: ChatCall): EncoderFor {
-  return (context) => {
-    const chunks = new ChunkWriter(context.callId ?? '', call.model);
-    return {
-      start: () => '',
-      delta: (delta) => chunks.delta(delta),
-      finish: (answer) => chunks.finish(answer) + (call.includeUsage ? chunks.usage(answer.usage) : '') + 'data: [DONE]\n\n',
-      fail: (failure) => `data: ${JSON.stringify(errorBody(failure))}\n\n`,
-    };
-  };
-}
-
-/** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
-export function responsesEncoder(call: ResponsesCall, onFinished: OnFinished): EncoderFor {
-  return (context) => new ResponseEventWriter(context.callId ?? '', call.model, call.echo, call.namespaced, onFinished);
-}
-
-/** Anthropic Messages: `message_start` … `message_stop`; a failure is an `error` event in Anthropic's shape. */
-export function messagesEncoder(call: MessagesCall): EncoderFor {
-  return (context) => new MessageEventWriter(context.callId ?? '', call.model);
 }
 
 /** The first delta if it settles within `ms`, else undefined (it keeps running). A rejection within `ms` rejects. */

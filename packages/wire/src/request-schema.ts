@@ -4,9 +4,9 @@
  * The message rules are the client's own (roles, content parts, name), so every argument the client
  * would refuse is refused here, as a 400 naming the field.
  */
-import { EFFORTS } from '@pgw/client';
+import { EFFORTS } from '@pgw/core';
 import { z } from 'zod';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 
 /** An identifier that lands in telemetry (`user`): as bounded as the client's ids. */
 const MAX_ID_LENGTH = 256;

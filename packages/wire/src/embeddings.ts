@@ -1,5 +1,5 @@
 /** An OpenAI embeddings request → the embedding client's texts, checked by a zod schema; its answer → OpenAI's list shape (floats or base64). */
-import type { EmbeddingResponse } from '@pgw/client';
+import type { EmbedResult } from '@pgw/core';
 import { z } from 'zod';
 import { nullish, parseRequest, userField } from './request-schema.js';
 
@@ -24,7 +24,7 @@ export function embedCall(body: unknown): EmbedCall {
   return { model, texts: typeof input === 'string' ? [input] : input, base64: format === 'base64', ...(user !== undefined && { user }) };
 }
 
-export function embeddingList(response: EmbeddingResponse, base64: boolean): Record<string, unknown> {
+export function embeddingList(response: EmbedResult, base64: boolean): Record<string, unknown> {
   return {
     object: 'list',
     data: response.vectors.map((vector, index) => ({ object: 'embedding', index, embedding: base64 ? float32Base64(vector) : vector })),

@@ -4,8 +4,10 @@
  * `content_block_start` / `_delta` / `_stop`, `message_delta`, `message_stop`). Errors are
  * Anthropic's `{"type":"error","error":{"type","message"}}`.
  */
-import type { ChatDelta, LLMResponse, Usage } from '@pgw/client';
-import type { FailureAnswer } from './door/http-errors.js';
+import type { ChatDelta, LLMResponse, Usage } from '@pgw/core';
+import type { WireFailure } from './failure.js';
+import type { MessagesCall } from './messages-request.js';
+import type { StreamEncoder } from './stream-encoder.js';
 
 const STOP_REASON: Readonly<Record<string, string>> = { stop: 'end_turn', length: 'max_tokens', tool_calls: 'tool_use', content_filter: 'refusal' };
 
@@ -41,7 +43,7 @@ export function anthropicMessage(response: LLMResponse): Record<string, unknown>
 }
 
 /** Anthropic's error type for a status, and the status its clients know (503 is its 529 `overloaded_error`). */
-export function anthropicFailure(failure: FailureAnswer): { status: number; body: Record<string, unknown> } {
+export function anthropicFailure(failure: WireFailure): { status: number; body: Record<string, unknown> } {
   const [status, type] = failure.status === 503 ? [529, 'overloaded_error'] : failure.status >= 500 ? [500, 'api_error'] : [failure.status, ERROR_TYPE[failure.status] ?? 'invalid_request_error'];
   return { status, body: { type: 'error', error: { type, message: failure.message } } };
 }
@@ -59,7 +61,7 @@ const ERROR_TYPE: Readonly<Record<number, string>> = {
 type BlockKind = 'thinking' | 'text' | 'tool_use';
 
 /** Writes one stream's events; a block closes when a delta of another block arrives. */
-export class MessageEventWriter {
+export class MessageEventWriter implements StreamEncoder {
   readonly #id: string;
   readonly #model: string;
   #index = -1;
@@ -96,7 +98,7 @@ export class MessageEventWriter {
     return this.#close() + event('message_delta', { delta: { stop_reason: stopReason(answer), stop_sequence: null }, usage: usageOf(answer.usage) }) + event('message_stop', {});
   }
 
-  fail(failure: FailureAnswer): string {
+  fail(failure: WireFailure): string {
     return event('error', anthropicFailure(failure).body);
   }
 
@@ -118,4 +120,9 @@ export class MessageEventWriter {
 
 function event(type: string, fields: Record<string, unknown>): string {
   return `event: ${type}\ndata: ${JSON.stringify({ type, ...fields })}\n\n`;
+}
+
+/** Anthropic Messages: `message_start` … `message_stop`; a failure is an `error` event in Anthropic's shape. */
+export function messagesEncoder(call: Pick<MessagesCall, 'model'>, callId: string): StreamEncoder {
+  return new MessageEventWriter(callId, call.model);
 }

@@ -4,9 +4,10 @@
  * an InvalidRequestFieldError naming it, and nothing is sent upstream. The upstream speaks Chat
  * Completions, so thinking blocks sent back are accepted and left out.
  */
-import type { ChatMessage, ChatOptions, ContentPart, Effort } from '@pgw/client';
+import type { ChatOptions } from '@pgw/client';
+import type { ChatMessage, ContentPart, Effort } from '@pgw/core';
 import { z } from 'zod';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 import { jsonObject, nullish, parseRequest, userField } from './request-schema.js';
 import { toolOptions } from './tool-fields.js';
 

@@ -3,9 +3,11 @@
  * the typed events of a stream (`response.created` … `response.completed`), each with its
  * `sequence_number`. Item ids derive from the call id, so a stream's events and its final object agree.
  */
-import type { ChatDelta, LLMResponse, Usage } from '@pgw/client';
-import type { ResponseEcho } from './responses-request.js';
+import type { ChatDelta, LLMResponse, Usage } from '@pgw/core';
+import type { WireFailure } from './failure.js';
+import type { ResponseEcho, ResponsesCall } from './responses-request.js';
 import type { NamespacedNames } from './responses-tools.js';
+import type { StreamEncoder } from './stream-encoder.js';
 
 type Item = Record<string, unknown> & { type: string; id: string };
 
@@ -77,7 +79,7 @@ interface OpenItem {
 }
 
 /** Writes one stream's events: items open as their first delta arrives and close, in order, at the end. */
-export class ResponseEventWriter {
+export class ResponseEventWriter implements StreamEncoder {
   readonly #id: string;
   readonly #key: string;
   readonly #createdAt = nowSeconds();
@@ -173,7 +175,7 @@ export class ResponseEventWriter {
    * `response.failed`: the stream's end after a failure, with the error in the API's shape, whose
    * codes are its own: of those, a governed call's failure is a rate limit or the server's.
    */
-  fail(failure: { status: number; message: string }): string {
+  fail(failure: WireFailure): string {
     const code = failure.status === 429 ? 'rate_limit_exceeded' : 'server_error';
     const response = { ...envelope(this.#id, this.#createdAt, this.#model, this.#echo), status: 'failed', error: { code, message: failure.message } };
     return this.#event('response.failed', { response });
@@ -196,4 +198,9 @@ export class ResponseEventWriter {
   #event(type: string, fields: Record<string, unknown>): string {
     return `event: ${type}\ndata: ${JSON.stringify({ type, sequence_number: this.#sequence++, ...fields })}\n\n`;
   }
+}
+
+/** The Responses API: typed events from `response.created` to `response.completed`; a failure is `response.failed`. */
+export function responsesEncoder(call: Pick<ResponsesCall, 'model' | 'echo' | 'namespaced'>, callId: string, onFinished: OnFinished): StreamEncoder {
+  return new ResponseEventWriter(callId, call.model, call.echo, call.namespaced, onFinished);
 }

@@ -8,10 +8,11 @@
  * `truncation`, …) are accepted and ignored; the rest of the body is not sent upstream, which speaks
  * Chat Completions.
  */
-import type { ChatMessage, ChatOptions, ContentPart, WireToolCall } from '@pgw/client';
+import type { ChatOptions } from '@pgw/client';
+import type { ChatMessage, ContentPart, WireToolCall } from '@pgw/core';
 import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 import { effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
 import { echoedTools, namespacedName, responsesTool, upstreamTools, type HostedToolPolicy, type NamespacedNames } from './responses-tools.js';
 import { toolOptions } from './tool-fields.js';

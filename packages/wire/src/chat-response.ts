@@ -1,5 +1,8 @@
 /** The governed answer in OpenAI's shapes: a `chat.completion`, and the `chat.completion.chunk`s of a stream. */
-import { toWireCall, type ChatDelta, type LLMResponse, type Usage } from '@pgw/client';
+import { toWireCall, type ChatDelta, type LLMResponse, type Usage } from '@pgw/core';
+import type { ChatCall } from './chat-request.js';
+import { errorBody } from './failure.js';
+import type { StreamEncoder } from './stream-encoder.js';
 
 export interface OpenAIUsage {
   prompt_tokens: number;
@@ -97,4 +100,15 @@ export class ChunkWriter {
     const chunk = { id: this.#id, object: 'chat.completion.chunk', created: this.#created, model: this.#model, choices, ...(usage && { usage }) };
     return `data: ${JSON.stringify(chunk)}\n\n`;
   }
+}
+
+/** Chat Completions: `chat.completion.chunk`s, the usage chunk when asked, `[DONE]`; a failure is a `data:` error, never `[DONE]`. */
+export function chatEncoder(call: Pick<ChatCall, 'model' | 'includeUsage'>, callId: string): StreamEncoder {
+  const chunks = new ChunkWriter(callId, call.model);
+  return {
+    start: () => '',
+    delta: (delta) => chunks.delta(delta),
+    finish: (answer) => chunks.finish(answer) + (call.includeUsage ? chunks.usage(answer.usage) : '') + 'data: [DONE]\n\n',
+    fail: (failure) => `data: ${JSON.stringify(errorBody(failure))}\n\n`,
+  };
 }

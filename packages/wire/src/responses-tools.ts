@@ -6,7 +6,7 @@
  * and named (the server's `hostedTools` policy `drop`), or refused with a 400 naming it (`refuse`).
  */
 import { z } from 'zod';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 import { jsonObject, nullish } from './request-schema.js';
 import { TOOL_NAME, type ToolField } from './tool-fields.js';
 

@@ -1,6 +1,6 @@
 /** The tools and tool choice of a request, in any protocol's spelling → the client's tool options. */
 import type { ChatOptions, ChatTool } from '@pgw/client';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 
 /** A function tool (its `parameters`, default an empty object schema) or a custom one (`type: 'custom'`, free text bound by `format`). */
 export interface ToolField {

@@ -3,11 +3,12 @@
  * bad field is an InvalidRequestFieldError naming it, nothing is sent upstream). Unknown fields travel
  * upstream in the sampling overlay, as a pass-through proxy would send them.
  */
-import type { ChatMessage, ChatOptions } from '@pgw/client';
+import type { ChatOptions } from '@pgw/client';
+import type { ChatMessage } from '@pgw/core';
 import { z } from 'zod';
 import { callerSchema } from './caller-schema.js';
 import { chatMessage, effortField, jsonObject, nullish, parseRequest, userField } from './request-schema.js';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 import { toolOptions } from './tool-fields.js';
 
 export interface ChatCall {

@@ -9,7 +9,7 @@
 import { Ajv2020, type ValidateFunction } from 'ajv/dist/2020.js';
 import { RE2JS } from 're2js';
 import { z } from 'zod';
-import { InvalidRequestFieldError } from './door/request-error.js';
+import { InvalidRequestFieldError } from './request-field-error.js';
 
 /** Nodes (objects, arrays and values) one schema may hold: OpenAI's own bound is 5,000 properties. */
 export const MAX_SCHEMA_NODES = 10_000;
