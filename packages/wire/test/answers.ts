@@ -1,4 +1,4 @@
-/** Governed answers to shape (text, tool calls, reasoning, usage), their stream as deltas, and a stream's SSE text read back. */
+/** Governed answers to shape (text, tool calls, reasoning, usage), and their stream as deltas. */
 import type { ChatDelta, LLMResponse, ParsedToolCall, Usage } from '@pgw/core';
 
 export interface AnswerParts {
@@ -44,21 +44,4 @@ export function deltasOf(answer: LLMResponse): ChatDelta[] {
     deltas.push({ toolCalls: [{ index, id: call.id, name: call.name, arguments: '' }] }, { toolCalls: [{ index, arguments: call.arguments }] });
   });
   return deltas;
-}
-
-export interface SseEvent {
-  event: string | undefined;
-  data: string;
-}
-
-/** The events of an SSE text. */
-export function sseEvents(text: string): SseEvent[] {
-  return text
-    .split('\n\n')
-    .map((block) => block.split('\n').filter((line) => line !== '' && !line.startsWith(':')))
-    .filter((lines) => lines.length > 0)
-    .map((lines) => ({
-      event: lines.find((line) => line.startsWith('event: '))?.slice('event: '.length),
-      data: lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length)).join('\n'),
-    }));
 }

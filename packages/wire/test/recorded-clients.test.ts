@@ -7,7 +7,7 @@
  * Anthropic's against the schema stated from its SDK's types (anthropic-schema.ts).
  */
 import { readdirSync, readFileSync } from 'node:fs';
-import { specIssues } from '@pgw/testkit/internal';
+import { serverSentEvents as sseEvents, specIssues } from '@pgw/testkit/internal';
 import { describe, expect, it } from 'vitest';
 import {
   anthropicMessage,
@@ -23,7 +23,7 @@ import {
   responsesEncoder,
   type StreamEncoder,
 } from '../src/index.js';
-import { ANSWERS, deltasOf, sseEvents } from './answers.js';
+import { ANSWERS, deltasOf } from './answers.js';
 import { anthropicMessage as anthropicMessageSchema, anthropicStreamEvent } from './anthropic-schema.js';
 import type { LLMResponse } from '@pgw/core';
 

@@ -37,6 +37,12 @@ function carried(message: ChatMessage | undefined): { text: string; calls: { id:
   const calls = (message?.tool_calls ?? []).map((call) => (call.type === 'custom' ? { id: call.id, name: call.custom.name, arguments: call.custom.input } : { id: call.id, name: call.function.name, arguments: call.function.arguments }));
   return { text: typeof message?.content === 'string' ? message.content : '', calls };
 }
+/** The governed usage as a shaped object says it, read back by `read`, against the answer's own. */
+function expectUsage(read: Partial<Record<'promptTokens' | 'completionTokens' | 'cachedPromptTokens' | 'reasoningTokens', unknown>>, answer: LLMResponse): void {
+  const { promptTokens, completionTokens, cachedPromptTokens, reasoningTokens } = answer.usage;
+  const governed = { promptTokens, completionTokens, cachedPromptTokens, reasoningTokens };
+  expect(read).toEqual(Object.fromEntries(Object.keys(read).map((key) => [key, governed[key as keyof typeof governed]])));
+}
 const expected = (answer: LLMResponse) => ({ text: answer.content, calls: (answer.toolCalls ?? []).map(({ id, name, arguments: args }) => ({ id, name, arguments: args })) });
 
 describe('parse ∘ shape', () => {
@@ -47,12 +53,7 @@ describe('parse ∘ shape', () => {
         const call = chatCall({ model: 'm', messages: [{ role: 'user', content: 'q' }, completion.choices[0]!.message] });
         expect(carried(call.messages[1])).toEqual(expected(answer));
         const { usage } = completion;
-        expect({ promptTokens: usage['prompt_tokens'], completionTokens: usage['completion_tokens'], cachedPromptTokens: usage['prompt_tokens_details'].cached_tokens, reasoningTokens: usage['completion_tokens_details'].reasoning_tokens }).toEqual({
-          promptTokens: answer.usage.promptTokens,
-          completionTokens: answer.usage.completionTokens,
-          cachedPromptTokens: answer.usage.cachedPromptTokens,
-          reasoningTokens: answer.usage.reasoningTokens,
-        });
+        expectUsage({ promptTokens: usage['prompt_tokens'], completionTokens: usage['completion_tokens'], cachedPromptTokens: usage['prompt_tokens_details'].cached_tokens, reasoningTokens: usage['completion_tokens_details'].reasoning_tokens }, answer);
       }),
     );
   });
@@ -65,12 +66,7 @@ describe('parse ∘ shape', () => {
         const call = responsesCall({ model: 'm', input: [{ role: 'user', content: 'q' }, ...response.output] }, { hostedTools: 'drop' });
         expect(carried(call.messages[1])).toEqual(expected(answer));
         const { usage } = response;
-        expect({ promptTokens: usage['input_tokens'], completionTokens: usage['output_tokens'], cachedPromptTokens: usage['input_tokens_details'].cached_tokens, reasoningTokens: usage['output_tokens_details'].reasoning_tokens }).toEqual({
-          promptTokens: answer.usage.promptTokens,
-          completionTokens: answer.usage.completionTokens,
-          cachedPromptTokens: answer.usage.cachedPromptTokens,
-          reasoningTokens: answer.usage.reasoningTokens,
-        });
+        expectUsage({ promptTokens: usage['input_tokens'], completionTokens: usage['output_tokens'], cachedPromptTokens: usage['input_tokens_details'].cached_tokens, reasoningTokens: usage['output_tokens_details'].reasoning_tokens }, answer);
       }),
     );
   });
@@ -82,11 +78,7 @@ describe('parse ∘ shape', () => {
         const call = messagesCall({ model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'q' }, { role: 'assistant', content: message.content }] });
         expect(carried(call.messages[1])).toEqual(expected(answer));
         const { usage } = message;
-        expect({ promptTokens: usage['input_tokens']! + usage['cache_read_input_tokens']!, completionTokens: usage['output_tokens'], cachedPromptTokens: usage['cache_read_input_tokens'] }).toEqual({
-          promptTokens: answer.usage.promptTokens,
-          completionTokens: answer.usage.completionTokens,
-          cachedPromptTokens: answer.usage.cachedPromptTokens,
-        });
+        expectUsage({ promptTokens: usage['input_tokens']! + usage['cache_read_input_tokens']!, completionTokens: usage['output_tokens'], cachedPromptTokens: usage['cache_read_input_tokens'] }, answer);
       }),
     );
   });
