@@ -1,8 +1,12 @@
 // Where the behaviours live: gateway-client.ts, embedding-client.ts and ocr-client.ts are the
-// clients (call-input.ts checks what a caller passes, tool-loop.ts runs tools); settings/ reads and
-// checks `.env` keys (schema.ts, env-keys.ts, cross-field-rules.ts); assembly/ builds the backends,
-// the telemetry and the models those settings name, loading optional packages on demand. The
-// governance itself runs in @pgw/middleware over the backends' Governor.
+// clients, sharing client-parts.ts (their seams) and client-lifecycle.ts (they close what they made);
+// call-input.ts checks what a caller passes (tool-options.ts a chat's tools; deep-freeze.ts freezes
+// what is kept), tool-loop.ts runs tools; source-status.ts, tenant-status.ts and budget-status.ts read
+// the governor's books; gather-bounded.ts runs a caller's calls at a bounded concurrency. settings/
+// reads and checks `.env` keys (settings/schema.ts, settings/env-keys.ts,
+// settings/cross-field-rules.ts); assembly/ builds the backends, the telemetry and the models those
+// settings name, loading optional packages on demand. The governance itself runs in @pgw/middleware
+// over the backends' Governor.
 // What an application needs, from this one package: the clients, their settings, the errors it
 // catches, the events it observes, and the types it passes or receives in those. What an adapter,
 // a provider or a model author implements or calls (the ports, the model spec, the recorders, the

@@ -1,7 +1,14 @@
-// Where the behaviours live: errors.ts is the error taxonomy; ports.ts the ports (Governor, Lease,
-// Cache, TelemetryRecorder) and models.ts the model spec; http-helpers.ts the helpers a provider
-// uses (a 429's Retry-After is parsed by parseRetryAfter there); budget.ts, pricing.ts and
-// telemetry.ts the arithmetic of spend and rows; ticket-lease.ts the lease every governor hands out.
+// Where the behaviours live: types.ts holds the public value types and settings.ts a scope's settings
+// (tenants.ts its tenants, thinking.ts the reasoning profiles); errors.ts is the error taxonomy;
+// ports.ts the ports (Governor, Lease, Cache, TelemetryRecorder), governor-of.ts a Governor over a
+// separate limiter and breaker, ticket-lease.ts the lease every governor hands out; models.ts the
+// model spec and events.ts the events subscribers observe; http-helpers.ts the helpers a provider uses
+// (a 429's Retry-After is parsed by parseRetryAfter there), wire-tool-call.ts a tool call on the wire,
+// chat-delta.ts a whole answer as one delta; budget.ts, pricing.ts and telemetry.ts the arithmetic of
+// spend and rows, transcript.ts a row's messages; recorders.ts the storeless recorders and
+// queued-recorder.ts over telemetry-queue.ts what every store shares. Shared plumbing: signals.ts
+// (AbortSignal), deadline.ts (the call deadline), arguments.ts (argument checks), redaction.ts
+// (secrets kept out of text), well-formed.ts (lone surrogates).
 // The public surface of @pgw/core, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt): the value types, the error taxonomy, the ports adapters implement, the model port and
 // the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the

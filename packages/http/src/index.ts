@@ -1,9 +1,11 @@
 // Where the behaviours live: attempt.ts runs one HTTP attempt of any provider under an
 // AttemptScope (attempt-scope.ts: the caller's signal, the attempt's timeout, the liveness timer of
-// liveness-timer.ts — the first-token and inter-token limits of a stream); failure.ts sorts an HTTP
-// failure into the four categories (a 429's Retry-After is read there); in-band.ts finds errors in a
-// 2xx body; body.ts reads bodies within their bound; sse-parser.ts parses a stream; agent.ts and
-// endpoint.ts are the connection pool and where a model sends its requests.
+// liveness-timer.ts — the first-token and inter-token limits of a stream; cancel-handle.ts the cancel
+// handle undici takes); failure.ts sorts an HTTP failure into the four categories (a 429's Retry-After
+// is read there, context-length.ts tells a prompt too long for the model); in-band.ts finds errors in
+// a 2xx body (json.ts narrows its JSON); body.ts reads bodies within their bound; sse-parser.ts parses
+// a stream; agent.ts and endpoint.ts are the connection pool and where a model sends its requests;
+// options.ts checks the options every provider factory shares.
 export { createAgent, ModelDispatcher, DEFAULT_CONNECTIONS, type AgentOptions } from './agent.js';
 export {
   Endpoint,

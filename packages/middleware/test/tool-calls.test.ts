@@ -2,7 +2,7 @@ import type { ToolCall } from '@pgw/core';
 import { describe, expect, it } from 'vitest';
 import { z } from 'zod';
 import { toWireCall } from '@pgw/core';
-import { checkToolCalls, leniently } from '../src/tool-calls.js';
+import { checkToolCalls, leniently } from '../src/structured/tool-calls.js';
 
 const weather = { name: 'weather', parameters: { type: 'object' } };
 const functionCall: ToolCall = { id: 'c1', name: 'weather', arguments: '{"city":"Paris"}' };

@@ -10,7 +10,8 @@
 // stream as Server-Sent Events with the encoder its route hands it (streaming/sse.ts,
 // streaming/disconnect.ts, streaming/call-context.ts). batches/ runs the batch API; operations/ is
 // the operator's side (metrics, the metrics listener, the access log, the server's settings, tenant
-// labels); console-*.ts is the console at /ui.
+// labels); console/ is the console at /ui (its page script: console/browser/, built into
+// console/script.ts).
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
 export { loadServerSettings, SERVER_DEFAULTS } from './operations/server-settings.js';
@@ -20,4 +21,4 @@ export type { FailureAnswer } from './door/http-errors.js';
 export { errorBody, InvalidRequestFieldError } from '@pgw/wire';
 export type { OpenAIErrorBody } from '@pgw/wire';
 export { UnknownModelError, UnauthorizedError } from './door/request-error.js';
-export type { ConsolePanel, ConsoleState, ConsoleTable } from './console-state.js';
+export type { ConsolePanel, ConsoleState, ConsoleTable } from './console/state.js';

@@ -9,12 +9,12 @@ import Fastify, { type FastifyInstance, type FastifyReply, type FastifyRequest }
 import { openRecordStore, type EnvRecord, type GatewaySubscriber } from '@pgw/client';
 import { AccessLog, LineBatch } from './operations/access-log.js';
 import { ApiKeys, presentedKey, readKeyFile } from './door/api-keys.js';
-import { ConsoleActivity } from './console-activity.js';
-import { batchesPanel } from './console-batches.js';
-import { ConsoleFeed } from './console-feed.js';
-import { registerConsole } from './console-routes.js';
-import { ConsoleSessions } from './console-sessions.js';
-import { readConsoleState, type ConsolePanel } from './console-state.js';
+import { ConsoleActivity } from './console/activity.js';
+import { batchesPanel } from './console/batches.js';
+import { ConsoleFeed } from './console/feed.js';
+import { registerConsole } from './console/routes.js';
+import { ConsoleSessions } from './console/sessions.js';
+import { readConsoleState, type ConsolePanel } from './console/state.js';
 import { streamContextSubscriber } from './streaming/call-context.js';
 import { guardTheDoor, isLoopbackName, requestIdOf } from './door/door.js';
 import { replyFailure } from './door/failure-reply.js';

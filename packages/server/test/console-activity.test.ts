@@ -8,9 +8,9 @@ import { EventEmitter } from 'node:events';
 import type { ServerResponse } from 'node:http';
 import type { AttemptEndEvent, AttemptStartEvent, CallEndEvent } from '@pgw/client';
 import { describe, expect, it } from 'vitest';
-import { BUCKET_MS, ConsoleActivity } from '../src/console-activity.js';
-import { ConsoleFeed } from '../src/console-feed.js';
-import type { ConsoleState } from '../src/console-state.js';
+import { BUCKET_MS, ConsoleActivity } from '../src/console/activity.js';
+import { ConsoleFeed } from '../src/console/feed.js';
+import type { ConsoleState } from '../src/console/state.js';
 
 const T0 = 1_800_000_000_000;
 

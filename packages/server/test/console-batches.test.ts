@@ -1,7 +1,7 @@
 /** The console's batches panel: counts from the store, a rate over the last minute read at refreshes, the time left at it. */
 import { describe, expect, it } from 'vitest';
 import type { JobProgress } from '@pgw/batch';
-import { batchesPanel } from '../src/console-batches.js';
+import { batchesPanel } from '../src/console/batches.js';
 
 const job = (fields: Partial<JobProgress>): JobProgress => ({
   job: 'batch_1',

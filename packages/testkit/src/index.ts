@@ -1,7 +1,12 @@
-// Where the behaviours live: each port's contract suite is one file (governor-contract.ts,
-// limiter-contract.ts, breaker-contract.ts, cache-contract.ts, record-store-contract.ts, recorder-contract.ts, …;
-// model-contract/ for the model ports); fake-clock.ts drives time; private-redis.ts and
-// private-postgres.ts start servers of a test's own.
+// Where the behaviours live: each port's contract suite is one *-contract.ts file (governor-contract.ts,
+// limiter-contract.ts with the model-based run of limiter-property.ts, breaker-contract.ts,
+// budget-contract.ts, tenant-contract.ts, cache-contract.ts, record-store-contract.ts,
+// recorder-contract.ts, synchronous-contract.ts, settle-release-contract.ts), sharing
+// contract-support.ts and the policies of fixtures.ts; model-contract/ for the model ports;
+// fake-clock.ts drives time and deferred.ts settles a promise by hand; private-redis.ts and
+// private-postgres.ts start servers of a test's own; telemetry-rows.ts makes rows and recorder-bench.ts
+// runs the stores' throughput benchmark; openapi.ts validates against an OpenAPI document's schemas,
+// openapi-arbitrary.ts draws values from them, server-sent-events.ts reads an SSE text.
 // The public surface of @pgw/testkit, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt). The contract suites call vitest's describe/it: vitest is a peer dependency.
 

@@ -1,10 +1,11 @@
 // One translation per protocol (see README.md): each protocol's wire body → the governed call's
 // arguments, and the governed answer → that protocol's object and stream events, pure (no I/O, no
-// HTTP framework, no store). Parsers: chat-request.ts, responses-request.ts (its tools:
-// responses-tools.ts), messages-request.ts, embeddings.ts; shared: request-schema.ts (zod → a 400
-// naming the field, request-field-error.ts), caller-schema.ts (a caller's JSON Schema), tool-fields.ts.
-// Shapers and stream encoders: chat-response.ts, responses-response.ts, messages-response.ts,
-// embeddings.ts; the encoders' contract is stream-encoder.ts, a failure's fields failure.ts.
+// HTTP framework, no store). Where the behaviours live: the parsers are chat-request.ts,
+// responses-request.ts (its tools: responses-tools.ts), messages-request.ts, embeddings.ts; they
+// share request-schema.ts (zod → a 400 naming the field, request-field-error.ts), caller-schema.ts
+// (a caller's JSON Schema), tool-fields.ts. Shapers and stream encoders: chat-response.ts,
+// responses-response.ts, messages-response.ts, embeddings.ts; the encoders' contract is
+// stream-encoder.ts, a failure's fields failure.ts.
 export { InvalidRequestFieldError } from './request-field-error.js';
 export { parseRequest } from './request-schema.js';
 export { callerSchema, MAX_PATTERN_LENGTH, MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES } from './caller-schema.js';
