@@ -7,6 +7,8 @@ const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite|te
 const PROVIDERS = '(transport-openai|transport-monkeyocr)';
 const HTTP_LIBRARY = '^node_modules/undici/|(^|/)node_modules/\\.pnpm/undici@';
 const FLEET_LIBRARIES = '^node_modules/(bullmq|ioredis|pg|pg-pool)/|(^|/)node_modules/\\.pnpm/(bullmq|ioredis|pg|pg-pool)@';
+// What a pure translation never touches: a socket, a store, an HTTP framework or client.
+const WIRE_IO = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3|bullmq|fastify|busboy)/|(^|/)node_modules/\\.pnpm/(undici|ioredis|pg|pg-pool|better-sqlite3|bullmq|fastify|busboy)@';
 const OPTIONAL_ADAPTERS = '^packages/(backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel|transport-monkeyocr)/';
 
 module.exports = {
@@ -75,18 +77,46 @@ module.exports = {
       to: { path: OPTIONAL_ADAPTERS, dynamic: false },
     },
     {
-      name: 'server-imports-only-client-core-and-batch',
-      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client, @pgw/core and @pgw/batch (the batch routes) only (and its HTTP framework).',
+      name: 'wire-imports-only-core-and-client',
+      comment: "@pgw/wire is one translation per protocol: it imports @pgw/core, and @pgw/client for the governed call's option types only, never another workspace package.",
       severity: 'error',
-      from: { path: '^packages/server/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/', '^packages/server/'] },
+      from: { path: '^packages/wire/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/wire/'] },
     },
     {
-      name: 'batch-imports-only-client-and-core',
-      comment: '@pgw/batch drives the clients as the server does: it imports @pgw/client and @pgw/core only (and its own stores, and its optional fleet engine @pgw/batch-bullmq), never an adapter, middleware or provider directly.',
+      name: 'wire-imports-client-types-only',
+      comment: "@pgw/wire takes the governed call's types from @pgw/client (ChatOptions, ChatTool), never a value: a translation runs no client.",
+      severity: 'error',
+      from: { path: '^packages/wire/src/' },
+      to: { path: '^packages/client/', dependencyTypesNot: ['type-only'] },
+    },
+    {
+      name: 'wire-imports-no-io',
+      comment: '@pgw/wire is pure: no HTTP framework or client (fastify, busboy, undici), no store or queue library.',
+      severity: 'error',
+      from: { path: '^packages/wire/src/' },
+      to: { path: WIRE_IO },
+    },
+    {
+      name: 'wire-imports-no-node-builtin',
+      comment: '@pgw/wire is pure: no Node built-in module (node:http, node:net, node:fs, …).',
+      severity: 'error',
+      from: { path: '^packages/wire/src/' },
+      to: { dependencyTypes: ['core'] },
+    },
+    {
+      name: 'server-imports-only-client-core-wire-and-batch',
+      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client, @pgw/core, @pgw/wire (every protocol\'s translation) and @pgw/batch (the batch routes) only (and its HTTP framework).',
+      severity: 'error',
+      from: { path: '^packages/server/src/' },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/wire/', '^packages/batch/', '^packages/server/'] },
+    },
+    {
+      name: 'batch-imports-only-client-core-and-wire',
+      comment: '@pgw/batch drives the clients as the server does: it imports @pgw/client, @pgw/core and @pgw/wire (a line\'s translation, the routes\' own) only (and its own stores, and its optional fleet engine @pgw/batch-bullmq), never an adapter, middleware or provider directly.',
       severity: 'error',
       from: { path: '^packages/batch/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/batch/', '^packages/batch-bullmq/'] },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/wire/', '^packages/batch/', '^packages/batch-bullmq/'] },
     },
     {
       name: 'batch-loads-its-fleet-engine-dynamically',

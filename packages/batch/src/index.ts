@@ -1,8 +1,8 @@
 // Where the behaviours live: input.ts checks a job's lines; engine.ts is the store port, kept by
 // sqlite-engine.ts (embedded; the fleet's is @pgw/batch-bullmq), chosen and opened from the env by
-// batch-store.ts; item-call.ts makes one item's governed call (responses-line.ts maps a `/v1/responses`
-// line, item-failure.ts records a failed item); run-batch.ts drives a job (job-id.ts names it by its
-// content); output.ts writes its files; cost-estimate.ts prices it before the start.
+// batch-store.ts; item-call.ts makes one item's governed call, its body and answer translated by
+// @pgw/wire as its route's are, and item-failure.ts records a failed one; run-batch.ts drives a job,
+// named by job-id.ts; output.ts writes its files; cost-estimate.ts prices it before the start.
 export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, OCR_URL } from './input.js';
 export type { BatchItem, BatchUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
 export { JOB_STATUSES, isSuccess } from './engine.js';

@@ -1,14 +1,15 @@
 /**
- * One item as one governed call of the batch class: the OpenAI request body mapped to the client's
- * call, its answer mapped back to the OpenAI response body of the line's url. The batch keeps its
- * own small mapping (docs/decisions.md "Batch jobs"): @pgw/server's translators sit above the
- * library and may not be imported by it.
+ * One item as one governed call of the batch class: the line's body parsed by its route's own
+ * translation (@pgw/wire: the same parser, the same answer shaper), so a line carries whatever its
+ * route carries (tools, structured output, reasoning, tool results, usage details, an `incomplete`
+ * status). What a line cannot be is refused with a 400 naming the field: a stream, a continuation
+ * of a stored response (a batch has no store), a hosted tool (nobody runs it).
  */
 import { readFile } from 'node:fs/promises';
 import type { ChatMessage, EmbeddingClient, GatewayClient, OcrClient } from '@pgw/client';
 import { estimatePromptTokens } from '@pgw/core';
+import { chatCall, chatCompletion, embedCall, embeddingList, InvalidRequestFieldError, responseObject, responsesCall, type ChatCall, type ResponsesCall } from '@pgw/wire';
 import { CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, type BatchItem, type BatchUrl } from './input.js';
-import { responseObject, responsesChatFields, type ChatAnswerFields, type ChatCallFields } from './responses-line.js';
 import type { ItemResponse } from './engine.js';
 
 /** The clients a job's lines call; a function picks the client of a line's model (undefined: unknown model). */
@@ -17,22 +18,6 @@ export interface BatchClients {
   embeddings?: EmbeddingClient | ((model: string) => EmbeddingClient | undefined);
   ocr?: OcrClient;
 }
-
-/** Sampling fields of a chat body passed to the source as they are; any other field is refused. */
-const SAMPLING_FIELDS = new Set([
-  'temperature',
-  'top_p',
-  'max_tokens',
-  'max_completion_tokens',
-  'stop',
-  'seed',
-  'presence_penalty',
-  'frequency_penalty',
-  'logit_bias',
-  'response_format',
-  'n',
-]);
-const CHAT_FIELDS = new Set(['model', 'messages', 'reasoning_effort', 'user', 'stream', ...SAMPLING_FIELDS]);
 
 export interface CallContext {
   tenantId: string;
@@ -49,25 +34,14 @@ export function servesItem(clients: BatchClients, url: BatchUrl, model: string):
   return clients.ocr !== undefined;
 }
 
-/** A chat body's call: its messages, allow-listed sampling fields and effort; any other field is refused. */
-function chatCallFields(body: Record<string, unknown>): ChatCallFields {
-  const unknown = Object.keys(body).find((field) => !CHAT_FIELDS.has(field));
-  if (unknown !== undefined) throw new TypeError(`body.${unknown} is not supported in a batch chat line`);
-  if (body['stream'] === true) throw new TypeError('body.stream must not be true in a batch line');
-  const sampling = Object.fromEntries(Object.entries(body).filter(([field]) => SAMPLING_FIELDS.has(field)));
-  const effort = body['reasoning_effort'];
-  return { messages: body['messages'] as ChatMessage[], sampling, ...(typeof effort === 'string' && { reasoningEffort: effort }) };
-}
-
-function chatCompletionObject(answer: ChatAnswerFields, finishReason: string): Record<string, unknown> {
-  return {
-    id: `chatcmpl-${answer.id}`,
-    object: 'chat.completion',
-    created: Math.floor(Date.now() / 1000),
-    model: answer.model,
-    choices: [{ index: 0, message: { role: 'assistant', content: answer.content }, finish_reason: finishReason }],
-    usage: { prompt_tokens: answer.promptTokens, completion_tokens: answer.completionTokens, total_tokens: answer.promptTokens + answer.completionTokens },
-  };
+/** A chat or Responses line's call, as its route parses it; what only a live request can be is refused. */
+function lineCall(item: BatchItem): ChatCall | ResponsesCall {
+  const call = item.url === CHAT_URL ? chatCall(item.body) : responsesCall(item.body, { hostedTools: 'refuse' });
+  if (call.stream) throw new InvalidRequestFieldError('stream', 'must not be true in a batch line');
+  if ('previousResponseId' in call && call.previousResponseId !== undefined) {
+    throw new InvalidRequestFieldError('previous_response_id', 'is not supported in a batch line (a batch stores no responses): send the whole conversation in input');
+  }
+  return call;
 }
 
 /** Runs the item's governed call; a failure throws (the runner maps it). */
@@ -77,35 +51,24 @@ export async function callItem(clients: BatchClients, item: BatchItem, context: 
   const { body } = item;
   if (item.url === CHAT_URL || item.url === RESPONSES_URL) {
     const client = pick(clients.chat, String(body['model']))!;
-    const fields = item.url === CHAT_URL ? chatCallFields(body) : responsesChatFields(body);
-    const answer = await client.chat(fields.messages, {
-      ...common,
-      ...(Object.keys(fields.sampling).length > 0 && { sampling: fields.sampling }),
-      ...(fields.reasoningEffort !== undefined && { reasoningEffort: fields.reasoningEffort }),
-    });
-    const { logicalCallId } = answer.callStats;
-    const answerFields = { id: logicalCallId, model: answer.model, content: answer.content, promptTokens: answer.usage.promptTokens, completionTokens: answer.usage.completionTokens };
-    return {
-      statusCode: 200,
-      requestId: logicalCallId,
-      ...(answer.costUsd !== undefined && { costUsd: answer.costUsd }),
-      body: item.url === CHAT_URL ? chatCompletionObject(answerFields, answer.finishReason ?? 'stop') : responseObject(answerFields),
-    };
-  }
-  if (item.url === EMBEDDINGS_URL) {
-    const client = pick(clients.embeddings, String(body['model']))!;
-    const input = body['input'] as string | string[];
-    const answer = await client.embed(typeof input === 'string' ? [input] : input, common);
+    const call = lineCall(item);
+    const answer = await client.chat(call.messages, { ...call.options, ...common });
     return {
       statusCode: 200,
       requestId: answer.callStats.logicalCallId,
       ...(answer.costUsd !== undefined && { costUsd: answer.costUsd }),
-      body: {
-        object: 'list',
-        data: answer.vectors.map((embedding, index) => ({ object: 'embedding', index, embedding })),
-        model: answer.model,
-        usage: { prompt_tokens: answer.usage.promptTokens, total_tokens: answer.usage.promptTokens },
-      },
+      body: 'echo' in call ? responseObject(answer, call.echo, call.namespaced) : chatCompletion(answer),
+    };
+  }
+  if (item.url === EMBEDDINGS_URL) {
+    const client = pick(clients.embeddings, String(body['model']))!;
+    const call = embedCall(body);
+    const answer = await client.embed(call.texts, { ...common, ...(call.user !== undefined && { meta: { user: call.user } }) });
+    return {
+      statusCode: 200,
+      requestId: answer.callStats.logicalCallId,
+      ...(answer.costUsd !== undefined && { costUsd: answer.costUsd }),
+      body: embeddingList(answer, call.base64),
     };
   }
   const image = new Uint8Array(await readFile(String(body['file']), { signal: context.signal }));

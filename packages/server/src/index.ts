@@ -1,23 +1,24 @@
-// The governance as an OpenAI-compatible HTTP server (see README.md).
-// Where the behaviours live: server.ts listens and drains (inflight.ts the calls it waits for);
-// server-settings.ts reads the `PGW_SERVER__…` keys (api-keys.ts the API keys, admin-keys.ts the
-// operators'); door.ts guards every request (request id, auth on the matched route, host check,
-// refused bodies discarded: refused-body.ts; access-log.ts logs it) before routes.ts reads a body;
-// caller.ts says who a request is served as, scope-clients.ts which governed client serves it,
-// call-context.ts carries the call's id and source to its headers, disconnect.ts aborts the call of a
-// client gone. Each protocol's request is checked by request-schema.ts (request-error.ts its refusals),
-// parsed by its *-request.ts (chat, responses with responses-tools.ts and stored-responses.ts, messages;
-// embeddings.ts; tool-fields.ts the tools of any, caller-schema.ts a caller's JSON Schema) and answered
-// by its *-response.ts, streamed by sse.ts; batch-routes.ts and batches.ts run the batch API over
-// batch-store.ts, console/ the console at /ui (its page
-// script: console/browser/, built into console/script.ts); metrics.ts counts for `/metrics` (tenant-labels.ts
-// bounds its tenants, metrics-listener.ts serves it on an address of its own); an error's OpenAI shape
-// and status are http-errors.ts, failure-reply.ts answers it in the route's protocol.
+// The governance as an HTTP server (see README.md); every protocol's translation is @pgw/wire's.
+// Where the behaviours live: server.ts listens and drains; scope-clients.ts builds a client per scope.
+// door/ guards every request before a route reads a body (door/door.ts: request id, auth on the
+// matched route, host check; who calls: door/api-keys.ts, door/admin-keys.ts, door/caller.ts; a
+// refused body discarded: door/refused-body.ts; what the drain waits for: door/inflight.ts) and answers
+// every error in its protocol's shape (door/http-errors.ts, door/failure-reply.ts, door/request-error.ts).
+// routes/ has one file per protocol, thin over @pgw/wire (routes/chat.ts, routes/responses.ts with its
+// store routes/stored-responses.ts, routes/messages.ts, routes/embeddings.ts), what a governed call's
+// route shares (routes/governed.ts), and the rest of the API (routes/routes.ts). streaming/ writes a
+// stream as Server-Sent Events with the encoder its route hands it (streaming/sse.ts,
+// streaming/disconnect.ts, streaming/call-context.ts). batches/ runs the batch API; operations/ is
+// the operator's side (metrics, the metrics listener, the access log, the server's settings, tenant
+// labels); console/ is the console at /ui (its page script: console/browser/, built into
+// console/script.ts).
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
-export { loadServerSettings, SERVER_DEFAULTS } from './server-settings.js';
-export type { ServerSettings } from './server-settings.js';
-export { failureAnswer, errorBody } from './http-errors.js';
-export type { FailureAnswer, OpenAIErrorBody } from './http-errors.js';
-export { InvalidRequestFieldError, UnknownModelError, UnauthorizedError } from './request-error.js';
+export { loadServerSettings, SERVER_DEFAULTS } from './operations/server-settings.js';
+export type { ServerSettings } from './operations/server-settings.js';
+export { failureAnswer } from './door/http-errors.js';
+export type { FailureAnswer } from './door/http-errors.js';
+export { errorBody, InvalidRequestFieldError } from '@pgw/wire';
+export type { OpenAIErrorBody } from '@pgw/wire';
+export { UnknownModelError, UnauthorizedError } from './door/request-error.js';
 export type { ConsolePanel, ConsoleState, ConsoleTable } from './console/state.js';

@@ -6,7 +6,7 @@
  */
 import { EmbeddingClient, GatewayClient, SettingsError, loadEmbeddingSettings, loadGatewaySettings } from '@pgw/client';
 import type { EnvRecord, GatewaySubscriber } from '@pgw/client';
-import { UnknownModelError } from './request-error.js';
+import { UnknownModelError } from './door/request-error.js';
 
 export type ClientKind = 'chat' | 'embed';
 const DEFAULT_SCOPE: Record<ClientKind, string> = { chat: 'LLM', embed: 'EMBED' };

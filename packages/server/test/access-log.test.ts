@@ -1,6 +1,6 @@
 import { setImmediate as turn } from 'node:timers/promises';
 import { describe, expect, it } from 'vitest';
-import { LineBatch } from '../src/access-log.js';
+import { LineBatch } from '../src/operations/access-log.js';
 
 describe('LineBatch', () => {
   it('writes the lines of one turn in one write, in their order, and the next turn’s in the next', async () => {

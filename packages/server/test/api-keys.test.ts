@@ -1,8 +1,8 @@
 import { SettingsError } from '@pgw/client';
 import { describe, expect, it } from 'vitest';
-import { ApiKeys, MAX_MODELS_PER_KEY, readApiKeys } from '../src/api-keys.js';
-import { callerOf } from '../src/caller.js';
-import { InvalidRequestFieldError } from '../src/request-error.js';
+import { ApiKeys, MAX_MODELS_PER_KEY, readApiKeys } from '../src/door/api-keys.js';
+import { callerOf } from '../src/door/caller.js';
+import { InvalidRequestFieldError } from '../src/index.js';
 
 const SECRET = 'sk-secret-9f8e7d6c';
 

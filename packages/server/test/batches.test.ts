@@ -122,6 +122,53 @@ describe('batches at the door', () => {
   });
 });
 
+describe('a /v1/responses batch line carries what its route carries', () => {
+  let h: Harness;
+  let dir: string;
+  const usage = { prompt_tokens: 20, completion_tokens: 8, cached_tokens: 12, reasoning_tokens: 3 };
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pgw-server-batch-wire-'));
+    h = await startHarness({ sources: { main: {} } }, { PGW_SERVER__KEYS: KEYS, PGW_BATCH__DIR: dir });
+  });
+  afterAll(async () => {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  async function responsesBatch(body: Record<string, unknown>): Promise<OpenAI.Responses.Response> {
+    const client = h.openai('key-acme');
+    const line = JSON.stringify({ custom_id: 'wire-1', method: 'POST', url: '/v1/responses', body: { model: 'gpt-4o-mini', ...body } });
+    const file = await client.files.create({ file: await jsonl([line]), purpose: 'batch' });
+    const batch = await finished(client, (await client.batches.create({ input_file_id: file.id, endpoint: '/v1/responses', completion_window: '24h' })).id);
+    expect(batch).toMatchObject({ status: 'completed', request_counts: { total: 1, completed: 1, failed: 0 }, error_file_id: null });
+    const [output] = (await (await client.files.content(batch.output_file_id!)).text()).trim().split('\n');
+    const { response } = JSON.parse(output!) as { response: { status_code: number; body: OpenAI.Responses.Response } };
+    expect(response.status_code).toBe(200);
+    // Usage details, as the route answers them: cached input tokens and reasoning tokens.
+    expect(response.body.usage).toMatchObject({ input_tokens: 20, input_tokens_details: { cached_tokens: 12 }, output_tokens_details: { reasoning_tokens: 3 } });
+    expect(response.body.usage!.total_tokens).toBe(20 + response.body.usage!.output_tokens);
+    return response.body;
+  }
+
+  it('a line with tools answers the function_call item', async () => {
+    h.mock.setSource('main', { usage, steps: [{ kind: 'tool_calls', calls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }] }] });
+    const tools = [{ type: 'function', name: 'get_weather', parameters: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } }];
+    const body = await responsesBatch({ input: 'Weather in Paris?', tools, tool_choice: 'auto' });
+    expect(body.output).toEqual([expect.objectContaining({ type: 'function_call', call_id: 'call_1', name: 'get_weather', arguments: '{"city":"Paris"}', status: 'completed' })]);
+    expect(body.tools).toMatchObject([{ type: 'function', name: 'get_weather' }]);
+    const sent = h.mock.requests('main').at(-1)!.body as { tools: { function: { name: string } }[] };
+    expect(sent.tools.map((tool) => tool.function.name)).toEqual(['get_weather']);
+  });
+
+  it('a line with text.format json_schema answers the validated JSON as its output text', async () => {
+    h.mock.setSource('main', { usage, content: 'Here: {"city":"Oslo","country":"Norway"}' });
+    const schema = { type: 'object', properties: { city: { type: 'string' }, country: { type: 'string' } }, required: ['city', 'country'], additionalProperties: false };
+    const body = await responsesBatch({ input: 'Capital of Norway?', text: { format: { type: 'json_schema', name: 'capital', schema, strict: true } } });
+    expect(body.output).toMatchObject([{ type: 'message', role: 'assistant', content: [{ type: 'output_text', text: '{"city":"Oslo","country":"Norway"}' }] }]);
+    expect(body.text).toMatchObject({ format: { type: 'json_schema', name: 'capital' } });
+  });
+});
+
 describe('batches across a restart', () => {
   it('a batch paused by the drain is resumed by the next server on the same store, each custom_id once', async () => {
     const dir = mkdtempSync(join(tmpdir(), 'pgw-server-batch-restart-'));

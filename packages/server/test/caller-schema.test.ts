@@ -3,7 +3,7 @@
  * neither the schema nor the model's answer can freeze the server (docs/reliability.md).
  */
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
-import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, callerSchema } from '../src/caller-schema.js';
+import { MAX_SCHEMA_DEPTH, MAX_SCHEMA_NODES, callerSchema } from '@pgw/wire';
 import { post, rawRequest } from './raw-http.js';
 import { startHarness, type Harness } from './helpers.js';
 

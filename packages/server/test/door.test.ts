@@ -7,7 +7,7 @@ import { once } from 'node:events';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { openSocket, parseAnswer, post, rawRequest } from './raw-http.js';
 import { startHarness, type Harness } from './helpers.js';
-import { LINGER_BYTES, LINGER_MS } from '../src/refused-body.js';
+import { LINGER_BYTES, LINGER_MS } from '../src/door/refused-body.js';
 
 const KEY = 'sk-team-a-0001';
 const chat = JSON.stringify({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });

@@ -10,7 +10,8 @@ import type { GatewaySubscriber } from '@pgw/client';
 import { afterAll, beforeAll, beforeEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
 
-const codexBody = JSON.parse(readFileSync(new URL('./recorded/codex-0.171.0-responses.json', import.meta.url), 'utf8')) as Record<string, unknown> & { tools: unknown[] };
+// Recorded from Codex CLI 0.171.0; the fixture is @pgw/wire's, whose table-driven test reads it too.
+const codexBody = (JSON.parse(readFileSync(new URL('../../wire/test/fixtures/codex-cli.json', import.meta.url), 'utf8')) as { requests: { body: Record<string, unknown> & { tools: unknown[] } }[] }).requests[0]!.body;
 
 const crm = {
   type: 'namespace',

@@ -2,8 +2,8 @@
 import { SettingsError } from '@pgw/client';
 import { describe, expect, it } from 'vitest';
 import { loadServerSettings } from '../src/index.js';
-import { ServerMetrics } from '../src/metrics.js';
-import { TenantLabels } from '../src/tenant-labels.js';
+import { ServerMetrics } from '../src/operations/metrics.js';
+import { TenantLabels } from '../src/operations/tenant-labels.js';
 import { startHarness } from './helpers.js';
 
 const tenantValues = (text: string, metric: string) =>

@@ -6,7 +6,7 @@
 // fake-clock.ts drives time and deferred.ts settles a promise by hand; private-redis.ts and
 // private-postgres.ts start servers of a test's own; telemetry-rows.ts makes rows and recorder-bench.ts
 // runs the stores' throughput benchmark; openapi.ts validates against an OpenAPI document's schemas,
-// openapi-arbitrary.ts draws values from them.
+// openapi-arbitrary.ts draws values from them, server-sent-events.ts reads an SSE text.
 // The public surface of @pgw/testkit, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt). The contract suites call vitest's describe/it: vitest is a peer dependency.
 

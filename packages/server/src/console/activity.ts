@@ -6,7 +6,7 @@
  * call but its ids, scope, source, tenant and error class — never a prompt, an answer or a key.
  */
 import type { AttemptEndEvent, AttemptStartEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
-import { errorType } from '../metrics.js';
+import { errorType } from '../operations/metrics.js';
 
 export const BUCKET_MS = 5000;
 const BUCKETS = 60;

@@ -7,8 +7,8 @@
  * The login checks that the form came from this origin (CSRF) and bounds failed attempts.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
-import type { OperatorKeys } from '../admin-keys.js';
-import type { ApiKeys } from '../api-keys.js';
+import type { OperatorKeys } from '../door/admin-keys.js';
+import type { ApiKeys } from '../door/api-keys.js';
 import type { ConsoleFeed } from './feed.js';
 import { consolePage, FAVICON_SVG, LOGIN_PROBLEMS, loginPage, type LoginProblem } from './page.js';
 import { CONSOLE_SCRIPT } from './script.js';

@@ -6,7 +6,7 @@
  * are this process's own. Nothing is changed by reading it.
  */
 import type { BudgetStatus, EmbeddingClient, GatewayClient, SourceStatus, TenantStatus } from '@pgw/client';
-import { errorType } from '../metrics.js';
+import { errorType } from '../operations/metrics.js';
 import type { BuiltClient, ClientKind, ScopeClients } from '../scope-clients.js';
 import { BUCKET_MS, type ConsoleActivity, type ConsolePoint, type FailedCall, type SourceActivity } from './activity.js';
 

@@ -8,7 +8,7 @@
  * writes its bodies itself, the request of an answered call must be a `CreateResponse` too, so the
  * tests exercise the API's shapes, not ones the server happens to accept.
  */
-import { specIssues } from '@pgw/testkit/internal';
+import { serverSentEvents, specIssues } from '@pgw/testkit/internal';
 
 const checks: Promise<string[]>[] = [];
 
@@ -63,18 +63,6 @@ function jsonOf(text: string): unknown {
   } catch {
     return NOT_JSON;
   }
-}
-
-/** The events of an SSE body, comments (`: keep-alive`) left out. */
-function serverSentEvents(body: string): { event: string | undefined; data: string }[] {
-  return body
-    .split('\n\n')
-    .map((block) => block.split('\n').filter((line) => line !== '' && !line.startsWith(':')))
-    .filter((lines) => lines.length > 0)
-    .map((lines) => ({
-      event: lines.find((line) => line.startsWith('event: '))?.slice('event: '.length),
-      data: lines.filter((line) => line.startsWith('data: ')).map((line) => line.slice('data: '.length)).join('\n'),
-    }));
 }
 
 /** The whole body; one cut short (the exchange broke off) as far as it came, which is still checked. */
