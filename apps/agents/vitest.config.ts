@@ -1,3 +1,4 @@
+import { mergeConfig } from 'vitest/config';
 import { packageTestConfig } from '../../vitest.shared.ts';
 import { whyNotHere } from './src/run-here.ts';
 
@@ -5,4 +6,7 @@ import { whyNotHere } from './src/run-here.ts';
 const notHere = whyNotHere();
 if (notHere !== undefined) console.log(`@pgw/agents: the Codex CLI, Claude Code and Agents SDK suites do not run here: ${notHere}`);
 
-export default packageTestConfig({ exclude: notHere === undefined ? [] : ['test/codex.test.ts', 'test/claude-code.test.ts', 'test/agents-sdk.test.ts'] });
+// The wire fixtures' bodies are checked against the vendored OpenAI spec (test/openapi).
+export default mergeConfig(packageTestConfig({ exclude: notHere === undefined ? [] : ['test/codex.test.ts', 'test/claude-code.test.ts', 'test/agents-sdk.test.ts'] }), {
+  test: { globalSetup: ['test/openapi/global-setup.ts'] },
+});

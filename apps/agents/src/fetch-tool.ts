@@ -17,13 +17,26 @@ export async function fetchAgent(name: AgentName, timeoutMs = 300_000): Promise<
   return path.join(await fetchTool([spec, bin], timeoutMs), bin);
 }
 
-/** Library `name`'s module, imported from the cache (its ESM entry, as an application's `import` loads it); installs it first when the cache lacks it. */
-export async function importLibrary<T = Record<string, unknown>>(name: LibraryName, timeoutMs = 300_000): Promise<T> {
-  const { spec, module } = LIBRARIES[name];
-  const nodeModules = path.dirname(await fetchTool([spec], timeoutMs));
-  const manifest = path.join(nodeModules, module, 'package.json');
-  const { exports } = JSON.parse(await readFile(manifest, 'utf8')) as { exports: { '.': { import: string } } };
-  return (await import(pathToFileURL(path.join(path.dirname(manifest), exports['.'].import)).href)) as T;
+/**
+ * A module of library `name`'s install, imported from the cache by its ESM entry (as an application's
+ * `import` loads it): the library itself, or `specifier`, a package it brought or a subpath of one
+ * (`@langchain/core/messages`). Installs the library first when the cache lacks it.
+ */
+export async function importLibrary<T = Record<string, unknown>>(name: LibraryName, specifier: string = LIBRARIES[name].module, timeoutMs = 300_000): Promise<T> {
+  const nodeModules = path.dirname(await fetchTool([LIBRARIES[name].spec], timeoutMs));
+  return (await import(pathToFileURL(await esmEntry(nodeModules, specifier)).href)) as T;
+}
+
+/** The file of `specifier`'s ESM entry in `nodeModules`: a package's `.` or the subpath of it that `specifier` names, as its `exports` map says. */
+export async function esmEntry(nodeModules: string, specifier: string): Promise<string> {
+  const parts = specifier.split('/');
+  const length = specifier.startsWith('@') ? 2 : 1;
+  const folder = path.join(nodeModules, ...parts.slice(0, length));
+  const subpath = ['.', ...parts.slice(length)].join('/');
+  const { exports } = JSON.parse(await readFile(path.join(folder, 'package.json'), 'utf8')) as { exports?: Record<string, { import?: string | { default: string } }> };
+  const entry = exports?.[subpath]?.import;
+  if (entry === undefined) throw new Error(`${specifier}: its package's exports map has no ESM entry for ${subpath}`);
+  return path.join(folder, typeof entry === 'string' ? entry : entry.default);
 }
 
 /** The bin folder `scripts/fetch-npm-tool.sh` prints for `args` (a spec and maybe a bin). */

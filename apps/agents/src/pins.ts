@@ -12,6 +12,12 @@ export type AgentName = keyof typeof AGENTS;
 export const LIBRARIES = {
   /** The OpenAI Agents SDK: `run(agent, …)` on the Responses route, with `OPENAI_BASE_URL` only. */
   agentsSdk: { spec: '@openai/agents@0.20.0', module: '@openai/agents' },
+  /**
+   * LangChain's OpenAI chat model (`ChatOpenAI`), for the recorder of the wire fixtures: 1.5.8 is its
+   * last release whose `engines` takes Node 20 (1.5.9 on ask for Node 22); its peer `@langchain/core`
+   * is the newest 1.x npm resolves at fetch time.
+   */
+  langchainOpenai: { spec: '@langchain/openai@1.5.8', module: '@langchain/openai' },
 } as const;
 
 export type LibraryName = keyof typeof LIBRARIES;
