@@ -57,7 +57,7 @@ function setup(source: string, lines: string[]) {
 }
 
 test('run writes each custom_id once, prints JSON progress lines off a terminal, and the same command again resumes the same job', { timeout: SPAWNS_TIMEOUT_MS }, async () => {
-  const lines = [...Array.from({ length: 20 }, (_, index) => chatLine(index)), chatLine(20, { tools: [] })];
+  const lines = [...Array.from({ length: 20 }, (_, index) => chatLine(index)), chatLine(20, { stream: true })];
   lines.push(JSON.stringify({ custom_id: 'e1', method: 'POST', url: '/v1/embeddings', body: { model: 'text-embedding-3-small', input: 'a' } }));
   const { cwd, env, read } = setup('run', lines);
   const first = await runCli(['batch', 'run', 'in.jsonl', '--out', 'out.jsonl', '--concurrency', '4'], { cwd, env });
@@ -97,12 +97,14 @@ test('run writes each custom_id once, prints JSON progress lines off a terminal,
 });
 
 test('--dry-run prints the item count, estimated tokens and worst-case cost, and sends nothing', async () => {
-  const { cwd, env } = setup('dry', [chatLine(1), chatLine(2)]);
+  // An Anthropic Messages line runs on the chat scope too, its max_tokens its worst case.
+  const messagesLine = JSON.stringify({ custom_id: 'm1', url: '/v1/messages', body: { model: 'gpt-4o-mini', max_tokens: 64, messages: [{ role: 'user', content: 'hi' }] } });
+  const { cwd, env } = setup('dry', [chatLine(1), chatLine(2), messagesLine]);
   const run = await runCli(['batch', 'run', 'in.jsonl', '--out', 'out.jsonl', '--dry-run'], { cwd, env });
   expect(run.code, run.stderr).toBe(EXIT.ok);
-  expect(run.stdout).toMatch(/^items 2$/m);
+  expect(run.stdout).toMatch(/^items 3$/m);
   expect(run.stdout).toMatch(/^estimated prompt tokens \d+$/m);
-  expect(run.stdout).toMatch(/^output tokens at most 40$/m);
+  expect(run.stdout).toMatch(/^output tokens at most 104$/m);
   expect(run.stdout).toMatch(/^worst-case cost \$0\.0000\d+$/m);
   expect(mock.counters('dry').total).toBe(0);
 });

@@ -5,7 +5,7 @@
  */
 import { findModelPrice, worstCaseCostUsd } from '@pgw/core/internal';
 import type { GatewaySettings } from '@pgw/client';
-import { CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, type BatchItem } from './input.js';
+import { EMBEDDINGS_URL, isChatUrl, type BatchItem } from './input.js';
 import { estimatedPromptTokens, maxOutputTokens, type BatchClients } from './item-call.js';
 
 export interface ItemEstimate {
@@ -17,7 +17,7 @@ export interface ItemEstimate {
 
 const settingsOf = (clients: BatchClients, item: BatchItem): GatewaySettings | undefined => {
   const model = String(item.body['model']);
-  const client = item.url === CHAT_URL || item.url === RESPONSES_URL ? clients.chat : item.url === EMBEDDINGS_URL ? clients.embeddings : undefined;
+  const client = isChatUrl(item.url) ? clients.chat : item.url === EMBEDDINGS_URL ? clients.embeddings : undefined;
   return (typeof client === 'function' ? client(model) : client)?.settings;
 };
 

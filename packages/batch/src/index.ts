@@ -3,12 +3,13 @@
 // batch-store.ts; item-call.ts makes one item's governed call, its body and answer translated by
 // @pgw/wire as its route's are, and item-failure.ts records a failed one; run-batch.ts drives a job,
 // named by job-id.ts; output.ts writes its files; cost-estimate.ts prices it before the start.
-export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, OCR_URL } from './input.js';
-export type { BatchItem, BatchUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
+export { parseBatchInput, BatchInputError, BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, MESSAGES_URL, OCR_URL, isChatUrl } from './input.js';
+export type { BatchItem, BatchUrl, ChatUrl, BatchInputErrorOptions, ParseInputOptions } from './input.js';
 export { JOB_STATUSES, isSuccess } from './engine.js';
 export type { BatchEngine, BatchFileStore, StoredFile, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason } from './engine.js';
 export { SqliteBatchEngine, BatchJobBusyError, BATCH_FILE_NAME } from './sqlite-engine.js';
 export type { SqliteEngineOptions } from './sqlite-engine.js';
+export { lineCall } from './item-call.js';
 export type { BatchClients } from './item-call.js';
 export { runBatch, resumeBatch, checkBatchInput, BatchJobNotFoundError } from './run-batch.js';
 export type { RunBatchOptions } from './run-batch.js';

@@ -7,9 +7,14 @@ import { PolyGatewayError, MAX_ID_LENGTH } from '@pgw/client';
 export const CHAT_URL = '/v1/chat/completions';
 export const EMBEDDINGS_URL = '/v1/embeddings';
 export const RESPONSES_URL = '/v1/responses';
+export const MESSAGES_URL = '/v1/messages';
 export const OCR_URL = '/pgw/v1/ocr';
-export const BATCH_URLS = [CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, OCR_URL] as const;
+export const BATCH_URLS = [CHAT_URL, EMBEDDINGS_URL, RESPONSES_URL, MESSAGES_URL, OCR_URL] as const;
 export type BatchUrl = (typeof BATCH_URLS)[number];
+
+/** The urls whose lines are chat calls, each in its own protocol's shapes. */
+export type ChatUrl = typeof CHAT_URL | typeof RESPONSES_URL | typeof MESSAGES_URL;
+export const isChatUrl = (url: BatchUrl): url is ChatUrl => url === CHAT_URL || url === RESPONSES_URL || url === MESSAGES_URL;
 
 /** One line of the input, checked. `line` is its 1-based line number in the input. */
 export interface BatchItem {
@@ -99,7 +104,8 @@ function checkBody(url: BatchUrl, body: Record<string, unknown>, line: number): 
     return;
   }
   need('model', typeof body['model'] === 'string' && body['model'] !== '', 'must be a non-empty string');
-  if (url === CHAT_URL) need('messages', Array.isArray(body['messages']) && body['messages'].length > 0, 'must be a non-empty array');
+  if (url === CHAT_URL || url === MESSAGES_URL) need('messages', Array.isArray(body['messages']) && body['messages'].length > 0, 'must be a non-empty array');
+  if (url === MESSAGES_URL) need('max_tokens', Number.isInteger(body['max_tokens']) && (body['max_tokens'] as number) > 0, 'must be an integer > 0');
   if (url === RESPONSES_URL) {
     const input = body['input'];
     need('input', (typeof input === 'string' && input !== '') || (Array.isArray(input) && input.length > 0), 'must be a non-empty string or a non-empty list of message items');

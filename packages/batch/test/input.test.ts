@@ -22,12 +22,14 @@ describe('batch input', () => {
       JSON.stringify({ custom_id: 'b', method: 'POST', url: '/v1/embeddings', body: { model: 'e', input: ['x', 'y'] } }),
       JSON.stringify({ custom_id: 'c', url: '/pgw/v1/ocr', body: { file: 'page.png', mode: 'layout' } }),
       JSON.stringify({ custom_id: 'd', url: '/v1/responses', body: { model: 'm', input: 'hi' } }),
+      JSON.stringify({ custom_id: 'e', url: '/v1/messages', body: { model: 'm', max_tokens: 16, messages: [{ role: 'user', content: 'hi' }] } }),
     ].join('\n');
     expect(parseBatchInput(text).map(({ customId, url, line }) => [customId, url, line])).toEqual([
       ['a', '/v1/chat/completions', 1],
       ['b', '/v1/embeddings', 3],
       ['c', '/pgw/v1/ocr', 4],
       ['d', '/v1/responses', 5],
+      ['e', '/v1/messages', 6],
     ]);
   });
 
@@ -48,6 +50,8 @@ describe('batch input', () => {
     ['token arrays as input', JSON.stringify({ custom_id: 'a', url: '/v1/embeddings', body: { model: 'e', input: [[1, 2]] } }), 'body.input'],
     ['a responses line without input', JSON.stringify({ custom_id: 'a', url: '/v1/responses', body: { model: 'm', input: [] } }), 'body.input'],
     ['a responses line with a numeric input', JSON.stringify({ custom_id: 'a', url: '/v1/responses', body: { model: 'm', input: 42 } }), 'body.input'],
+    ['a messages line without max_tokens', JSON.stringify({ custom_id: 'a', url: '/v1/messages', body: { model: 'm', messages: [{ role: 'user', content: 'x' }] } }), 'body.max_tokens'],
+    ['a messages line without messages', JSON.stringify({ custom_id: 'a', url: '/v1/messages', body: { model: 'm', max_tokens: 8, messages: [] } }), 'body.messages'],
     ['an OCR mode', JSON.stringify({ custom_id: 'a', url: '/pgw/v1/ocr', body: { file: 'p.png', mode: 'tables' } }), 'body.mode'],
   ])('refuses %s, naming the field and the line', (_, line, field) => {
     const error = refusal([chat('first'), line].join('\n'));

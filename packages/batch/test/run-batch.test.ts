@@ -3,7 +3,7 @@ import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
 import type { CallInfo } from '@pgw/core';
-import { BatchJobNotFoundError, errorFileOf, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
+import { BatchJobNotFoundError, checkBatchInput, errorFileOf, estimateJob, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
 import { chatClient, chatLines, embeddingClient, mockSource, ocrClient, useMock, useTempDirs } from './helpers.js';
 
 const fixture = useMock();
@@ -90,6 +90,43 @@ describe('runBatch on sqlite', () => {
       const [failure] = readLines(errorFileOf(out));
       expect(failure).toMatchObject({ custom_id: 'r-tools', response: { status_code: 400, body: { error: { type: 'invalid_request_error' } } } });
       expect(failure!['response'].body.error.message).toContain('tools[0].type');
+    } finally {
+      await Promise.all([engine.close(), client.close()]);
+    }
+  });
+
+  it('runs /v1/messages lines as the Messages route does: Anthropic messages with usage, tools, a system prompt; a stream is refused naming the field', async () => {
+    const dir = tempDir();
+    const source = mockSource(fixture.mock, 'messages', {
+      content: 'Bonjour',
+      usage: { prompt_tokens: 9, completion_tokens: 5 },
+      steps: [{ kind: 'tool_calls', calls: [{ id: 'call_1', name: 'get_weather', arguments: { city: 'Paris' } }] }],
+    });
+    const client = await chatClient(fixture.mock, source, { 'SOURCE:PRICING': JSON.stringify({ inputPerMTok: 1000, outputPerMTok: 1000 }) });
+    const engine = new SqliteBatchEngine({ dir });
+    try {
+      const weather = { name: 'get_weather', description: 'weather of a city', input_schema: { type: 'object', properties: { city: { type: 'string' } }, required: ['city'] } };
+      const lines = [
+        { custom_id: 'm-tool', url: '/v1/messages', body: { model: 'mock-model', max_tokens: 40, tools: [weather], tool_choice: { type: 'tool', name: 'get_weather' }, messages: [{ role: 'user', content: 'Weather in Paris?' }] } },
+        { custom_id: 'm-system', url: '/v1/messages', body: { model: 'mock-model', max_tokens: 24, system: 'Answer in French.', messages: [{ role: 'user', content: 'Hello' }] } },
+        { custom_id: 'm-stream', url: '/v1/messages', body: { model: 'mock-model', max_tokens: 8, stream: true, messages: [{ role: 'user', content: 'x' }] } },
+      ];
+      // The worst case reserves each line's own max_tokens as output.
+      const estimate = estimateJob({ chat: client }, checkBatchInput(client, lines));
+      expect(estimate).toMatchObject({ items: 3, maxOutputTokens: 40 + 24 + 8 });
+      const summary = await runBatch(client, lines, { engine, job: 'messages', concurrency: 1 });
+      expect(summary).toMatchObject({ status: 'completed', total: 3, done: 2, failed: 1 });
+      const [tool, system, stream] = await engine.results('messages');
+      expect(tool!.body).toMatchObject({ type: 'message', role: 'assistant', stop_reason: 'tool_use', content: [{ type: 'tool_use', id: 'call_1', name: 'get_weather', input: { city: 'Paris' } }], usage: { input_tokens: 9, output_tokens: expect.any(Number) } });
+      expect(system!.body).toMatchObject({ type: 'message', stop_reason: 'end_turn', content: [{ type: 'text', text: 'Bonjour' }], usage: { input_tokens: 9, output_tokens: 5 } });
+      expect(system!.costUsd).toBeCloseTo(14 * 0.001, 9);
+      expect(stream).toMatchObject({ customId: 'm-stream', statusCode: 400, body: { error: { type: 'invalid_request_error' } } });
+      expect((stream!.body as { error: { message: string } }).error.message).toMatch(/^stream /);
+      // What went upstream: the chat request the Messages route maps the body to (@pgw/wire).
+      const sent = fixture.mock.requests(source).map((request) => request.body as Record<string, any>);
+      expect(sent).toHaveLength(2);
+      expect(sent[0]).toMatchObject({ max_tokens: 40, tool_choice: { type: 'function', function: { name: 'get_weather' } }, tools: [{ function: { name: 'get_weather' } }] });
+      expect(sent[1]!['messages']).toEqual([{ role: 'system', content: 'Answer in French.' }, { role: 'user', content: 'Hello' }]);
     } finally {
       await Promise.all([engine.close(), client.close()]);
     }

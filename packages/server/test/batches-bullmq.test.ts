@@ -1,9 +1,12 @@
 /**
  * The door's batches on the bullmq engine (`PGW_BATCH__ENGINE=bullmq`): the queue on the shared Redis,
  * batches and files in PostgreSQL (a schema of this test's own, dropped after), driven through the
- * official openai SDK. The job's queue keys are removed from Redis when done.
+ * official openai SDK, and Anthropic's message batches through `@anthropic-ai/sdk`. The jobs' queue
+ * keys are removed from Redis when done.
  */
 import { randomBytes } from 'node:crypto';
+import Anthropic from '@anthropic-ai/sdk';
+import type { MessageBatch } from '@anthropic-ai/sdk/resources/messages';
 import { Queue } from 'bullmq';
 import OpenAI, { toFile } from 'openai';
 import pg from 'pg';
@@ -66,4 +69,31 @@ it('the openai SDK runs a batch on the bullmq engine: files and batches in Postg
   await expect(h.openai('key-globex').batches.retrieve(created.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   await expect(h.openai('key-globex').files.content(file.id)).rejects.toBeInstanceOf(OpenAI.NotFoundError);
   expect((await client.batches.list()).data.map((item) => item.id)).toEqual([created.id]);
+});
+
+it('the Anthropic SDK runs a message batch on the bullmq engine: the batch in PostgreSQL, each custom_id once, then deleted', { timeout: 60_000 }, async () => {
+  const client = new Anthropic({ baseURL: h.url, apiKey: 'key-acme', maxRetries: 0 });
+  const before = h.mock.counters('main').chat;
+  const requests = Array.from({ length: ITEMS }, (_, index) => ({ custom_id: `req-${index}`, params: { model: 'gpt-4o-mini', max_tokens: 16, messages: [{ role: 'user' as const, content: `question ${index}` }] } }));
+  const created = await client.messages.batches.create({ requests });
+  jobs.push(created.id);
+  let batch: MessageBatch;
+  do {
+    batch = await client.messages.batches.retrieve(created.id);
+    await new Promise((resolve) => setTimeout(resolve, 50));
+  } while (batch.processing_status !== 'ended');
+  expect(batch.request_counts).toEqual({ processing: 0, succeeded: ITEMS, errored: 0, canceled: 0, expired: 0 });
+  const ids: string[] = [];
+  for await (const line of await client.messages.batches.results(created.id)) {
+    expect(line.result).toMatchObject({ type: 'succeeded', message: { type: 'message', content: [{ type: 'text', text: 'queued answer' }] } });
+    ids.push(line.custom_id);
+  }
+  expect(ids).toEqual(requests.map((request) => request.custom_id));
+  expect(h.mock.counters('main').chat - before).toBe(ITEMS);
+  expect((await sql(`SELECT tenant_id FROM "${schema}".pgw_batch_jobs WHERE id = '${created.id}'`)).rows[0].tenant_id).toBe('acme');
+  await expect(new Anthropic({ baseURL: h.url, apiKey: 'key-globex', maxRetries: 0 }).messages.batches.retrieve(created.id)).rejects.toBeInstanceOf(Anthropic.NotFoundError);
+  expect((await client.messages.batches.list()).data.map((item) => item.id)).toEqual([created.id]);
+  expect((await h.openai('key-acme').batches.list()).data.map((item) => item.id)).not.toContain(created.id);
+  await client.messages.batches.delete(created.id);
+  expect((await client.messages.batches.list()).data).toEqual([]);
 });

@@ -55,7 +55,7 @@ export interface BatchJobFlags {
   mock?: boolean;
 }
 
-const KINDS = { '/v1/chat/completions': 'chat', '/v1/responses': 'chat', '/v1/embeddings': 'embeddings', '/pgw/v1/ocr': 'ocr' } as const;
+const KINDS = { '/v1/chat/completions': 'chat', '/v1/responses': 'chat', '/v1/messages': 'chat', '/v1/embeddings': 'embeddings', '/pgw/v1/ocr': 'ocr' } as const;
 type Kind = (typeof KINDS)[keyof typeof KINDS];
 
 async function withEngine<T>(envFile: string | undefined, run: (engine: BatchEngine) => Promise<T>): Promise<T> {

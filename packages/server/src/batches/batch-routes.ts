@@ -119,9 +119,9 @@ export function registerBatchRoutes(app: FastifyInstance, batches: ServerBatches
   app.get<{ Params: { id: string } }>('/v1/batches/:id', PROTECTED, async (request) => batchObject(await batches.retrieve(tenantOf(request), batchId(request.params.id))));
   app.get('/v1/batches', PROTECTED, async (request) => {
     const query = parseRequest(listQuery, request.query);
-    const jobs = await batches.list(tenantOf(request), query.after, query.limit + 1);
-    const data = jobs.slice(0, query.limit).map(batchObject);
-    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: jobs.length > query.limit };
+    const page = await batches.list(tenantOf(request), 'batch', { after: query.after, limit: query.limit });
+    const data = page.jobs.map(batchObject);
+    return { object: 'list', data, first_id: data[0]?.id ?? null, last_id: data.at(-1)?.id ?? null, has_more: page.hasMore };
   });
   app.post<{ Params: { id: string } }>('/v1/batches/:id/cancel', PROTECTED, async (request) =>
     batchObject(await batches.cancel(tenantOf(request), batchId(request.params.id))),

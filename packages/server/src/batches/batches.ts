@@ -1,13 +1,15 @@
 /**
- * The server's batches: OpenAI's `/v1/files` and `/v1/batches` objects over the @pgw/batch engine,
- * one tenant's files and batches invisible to another. A batch runs in the background as a job of
- * the caller's tenant (every line a governed call of the `batch` class on its model's scope); once it
- * ends, its output and error files are stored beside its input.
+ * The server's batches: OpenAI's `/v1/files` and `/v1/batches` objects, and Anthropic's message
+ * batches (message-batches.ts), over one @pgw/batch engine, one tenant's files and batches invisible
+ * to another. A batch runs in the background as a job of the caller's tenant (every line a governed
+ * call of the `batch` class on its model's scope); once an OpenAI batch ends, its output and error
+ * files are stored beside its input. Each protocol sees only its own batches (`BatchKind`).
  */
 import { randomBytes } from 'node:crypto';
 import {
   CHAT_URL,
   EMBEDDINGS_URL,
+  MESSAGES_URL,
   RESPONSES_URL,
   outputLine,
   isSuccess,
@@ -17,20 +19,40 @@ import {
   type BatchClients,
   type BatchEngine,
   type BatchFileStore,
+  type BatchItem,
+  type ItemResult,
   type JobProgress,
   type StoredFile,
 } from '@pgw/batch';
 import type { EmbeddingClient, GatewayClient } from '@pgw/client';
 import { mayCall, type RequestCaller } from '../door/caller.js';
-import { ObjectNotFoundError } from '../door/request-error.js';
+import { BatchNotEndedError, ObjectNotFoundError } from '../door/request-error.js';
 import type { ScopeClients } from '../scope-clients.js';
 
 export const BATCH_ENDPOINTS = [CHAT_URL, RESPONSES_URL, EMBEDDINGS_URL] as const;
 export type BatchEndpoint = (typeof BATCH_ENDPOINTS)[number];
 
-/** The client kind a batch endpoint calls: chat and Responses lines are both chat calls. */
-const clientKindOf = (endpoint: BatchEndpoint) => (endpoint === EMBEDDINGS_URL ? 'embed' : 'chat');
+/** What a job runs: an OpenAI batch's endpoint, or Anthropic's Messages. */
+export type JobEndpoint = BatchEndpoint | typeof MESSAGES_URL;
 
+/** The client kind a batch endpoint calls: chat, Responses and Messages lines are all chat calls. */
+const clientKindOf = (endpoint: JobEndpoint) => (endpoint === EMBEDDINGS_URL ? 'embed' : 'chat');
+
+/** Which protocol's batches a route sees: OpenAI's `batch` objects, or Anthropic's `message_batch`. */
+export type BatchKind = 'batch' | 'message_batch';
+const kindOf = (job: JobProgress): BatchKind => (job.meta['endpoint'] === MESSAGES_URL ? 'message_batch' : 'batch');
+/** A deleted message batch is gone from every route (its rows stay in the engine, which deletes nothing). */
+const isVisible = (job: JobProgress, kind: BatchKind) => kindOf(job) === kind && job.meta['deleted_at'] === undefined;
+
+/** A batch ended: its runner stopped and its end was noted (an OpenAI batch's files stored). */
+export const hasEnded = (job: JobProgress): boolean => job.meta['finalized_at'] !== undefined;
+
+/** A page of a tenant's batches, newest first: after (older than) or before (newer than) a batch. */
+export interface BatchPage {
+  after?: string | undefined;
+  before?: string | undefined;
+  limit: number;
+}
 export interface BatchRequest {
   inputFileId: string;
   endpoint: BatchEndpoint;
@@ -38,8 +60,8 @@ export interface BatchRequest {
   metadata?: Record<string, string>;
 }
 
-const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
-const nowSeconds = () => Math.floor(Date.now() / 1000);
+export const newId = (prefix: string) => `${prefix}${randomBytes(12).toString('hex')}`;
+export const nowSeconds = () => Math.floor(Date.now() / 1000);
 /** What a file object and a batch object answer. */
 export type FileObject = ReturnType<typeof fileObject>;
 
@@ -49,7 +71,7 @@ export function fileObject(file: StoredFile) {
 
 /** OpenAI's batch status: `completed`/`cancelled` only once the output files are stored. */
 function statusOf(job: JobProgress): string {
-  const finalized = job.meta['finalized_at'] !== undefined;
+  const finalized = hasEnded(job);
   if (job.status === 'completed') return finalized ? 'completed' : 'finalizing';
   if (job.status === 'cancelled') return finalized ? 'cancelled' : 'cancelling';
   return 'in_progress';
@@ -82,6 +104,9 @@ export function batchObject(job: JobProgress) {
     metadata: meta['metadata'] === undefined ? null : (JSON.parse(meta['metadata']) as Record<string, string>),
   };
 }
+
+/** The engine's page size when a listing filters its pages. */
+const LIST_PAGE = 100;
 
 interface Running {
   controller: AbortController;
@@ -145,29 +170,41 @@ export class ServerBatches {
       knowsModel: (url, model) => {
         // A line of another url is refused below, naming its url rather than its model.
         if (url !== request.endpoint) return true;
-        if (!mayCall(caller, model)) return false;
-        try {
-          models.set(model, this.#clients.scopeOf(kind, model));
-          return true;
-        } catch {
-          return false;
-        }
+        const scope = mayCall(caller, model) ? this.scopeOf(kind, model) : undefined;
+        if (scope !== undefined) models.set(model, scope);
+        return scope !== undefined;
       },
     });
     const wrongUrl = items.find((item) => item.url !== request.endpoint);
     if (wrongUrl) throw new BatchInputError({ line: wrongUrl.line, field: 'url', message: `must be the batch's endpoint ${request.endpoint}` });
-    const job = newId('batch_');
     const meta = {
-      endpoint: request.endpoint,
       input_file_id: request.inputFileId,
       completion_window: request.completionWindow,
-      created_at: String(nowSeconds()),
-      // Model → scope, so a server started again can resume the batch on the same scopes.
-      scopes: JSON.stringify(Object.fromEntries(models)),
       ...(request.metadata !== undefined && { metadata: JSON.stringify(request.metadata) }),
     };
-    const opened = await (await this.#store()).open({ id: job, tenantId, meta }, items);
-    this.#start(job, await this.#clientsOf(request.endpoint, models));
+    return this.begin({ id: newId('batch_'), tenantId, endpoint: request.endpoint, models, meta }, items);
+  }
+
+  /** The scope that serves `model`, or undefined: no scope does. */
+  scopeOf(kind: 'chat' | 'embed', model: string): string | undefined {
+    try {
+      return this.#clients.scopeOf(kind, model);
+    } catch {
+      return undefined;
+    }
+  }
+
+  /** Opens a checked job and starts it in the background; `models` maps each of its models to its scope. */
+  async begin(job: { id: string; tenantId: string; endpoint: JobEndpoint; models: ReadonlyMap<string, string>; meta: Record<string, string> }, items: readonly BatchItem[]): Promise<JobProgress> {
+    const meta = {
+      ...job.meta,
+      endpoint: job.endpoint,
+      created_at: String(nowSeconds()),
+      // Model → scope, so a server started again can resume the batch on the same scopes.
+      scopes: JSON.stringify(Object.fromEntries(job.models)),
+    };
+    const opened = await (await this.#store()).open({ id: job.id, tenantId: job.tenantId, meta }, items);
+    this.#start(job.id, await this.#clientsOf(job.endpoint, job.models));
     return opened;
   }
 
@@ -184,7 +221,7 @@ export class ServerBatches {
         const { endpoint, scopes } = job.meta;
         if (job.status === 'completed' || job.status === 'cancelled' || endpoint === undefined || scopes === undefined || this.#running.has(job.job)) continue;
         const models = new Map(Object.entries(JSON.parse(scopes) as Record<string, string>));
-        this.#start(job.job, await this.#clientsOf(endpoint as BatchEndpoint, models));
+        this.#start(job.job, await this.#clientsOf(endpoint as JobEndpoint, models));
         resumed += 1;
       }
       if (page.length < 100) return resumed;
@@ -200,7 +237,7 @@ export class ServerBatches {
     });
   }
 
-  async #clientsOf(endpointUrl: BatchEndpoint, models: ReadonlyMap<string, string>): Promise<BatchClients> {
+  async #clientsOf(endpointUrl: JobEndpoint, models: ReadonlyMap<string, string>): Promise<BatchClients> {
     const kind = clientKindOf(endpointUrl);
     const byModel = new Map<string, GatewayClient | EmbeddingClient>();
     for (const [model, scope] of models) byModel.set(model, await this.#clients.client(kind, scope));
@@ -218,9 +255,10 @@ export class ServerBatches {
     this.#running.set(job, { controller, done });
   }
 
-  async retrieve(tenantId: string, id: string): Promise<JobProgress> {
+  /** The tenant's batch of that kind; another tenant's, another protocol's or a deleted one is not found. */
+  async retrieve(tenantId: string, id: string, kind: BatchKind = 'batch'): Promise<JobProgress> {
     const job = await (await this.#store()).progress(id);
-    if (job === undefined || job.tenantId !== tenantId) throw new ObjectNotFoundError('Batch', id);
+    if (job === undefined || job.tenantId !== tenantId || !isVisible(job, kind)) throw new ObjectNotFoundError('Batch', id);
     return job;
   }
 
@@ -230,13 +268,49 @@ export class ServerBatches {
     return (await this.#store()).jobs(undefined, { limit });
   }
 
-  async list(tenantId: string, after: string | undefined, limit: number): Promise<JobProgress[]> {
-    return (await this.#store()).jobs(tenantId, { ...(after !== undefined && { after }), limit });
+  /**
+   * A page of the tenant's batches of that kind, newest first, and whether more lie beyond it (older
+   * ones after `after`, or newer ones before `before`). The engine pages every kind together, so the
+   * pages are read on until this one is full.
+   */
+  async list(tenantId: string, kind: BatchKind, page: BatchPage): Promise<{ jobs: JobProgress[]; hasMore: boolean }> {
+    const seen: JobProgress[] = [];
+    for await (const job of this.#visibleJobs(tenantId, kind, page.before === undefined ? page.after : undefined)) {
+      if (job.job === page.before) return { jobs: seen.slice(-page.limit), hasMore: seen.length > page.limit };
+      seen.push(job);
+      // Before a batch, only the newest `limit + 1` matter; after one (or from the top), the first.
+      if (page.before === undefined && seen.length > page.limit) return { jobs: seen.slice(0, page.limit), hasMore: true };
+      if (seen.length > page.limit + 1) seen.shift();
+    }
+    // `before` names no batch of this tenant and kind: nothing is newer than it.
+    return page.before === undefined ? { jobs: seen, hasMore: false } : { jobs: [], hasMore: false };
+  }
+
+  async *#visibleJobs(tenantId: string, kind: BatchKind, after: string | undefined): AsyncGenerator<JobProgress> {
+    const store = await this.#store();
+    for (let from = after; ; ) {
+      const jobs = await store.jobs(tenantId, { ...(from !== undefined && { after: from }), limit: LIST_PAGE });
+      yield* jobs.filter((job) => isVisible(job, kind));
+      if (jobs.length < LIST_PAGE) return;
+      from = jobs.at(-1)!.job;
+    }
+  }
+
+  /** Every finished item of the batch, in input order. */
+  async results(job: string): Promise<ItemResult[]> {
+    return (await this.#store()).results(job);
+  }
+
+  /** Hides an ended message batch from every route (Anthropic's delete). */
+  async delete(tenantId: string, id: string): Promise<void> {
+    const job = await this.retrieve(tenantId, id, 'message_batch');
+    if (!hasEnded(job)) throw new BatchNotEndedError(id);
+    await (await this.#store()).annotate(id, { deleted_at: String(nowSeconds()) });
   }
 
   /** Stops claiming items; the calls in flight end, and the output files hold what finished. */
-  async cancel(tenantId: string, id: string): Promise<JobProgress> {
-    const job = await this.retrieve(tenantId, id);
+  async cancel(tenantId: string, id: string, kind: BatchKind = 'batch'): Promise<JobProgress> {
+    const job = await this.retrieve(tenantId, id, kind);
     if (job.status === 'completed' || job.status === 'cancelled') return job;
     await (await this.#store()).setStatus(id, 'cancelled');
     await (await this.#store()).annotate(id, { cancelling_at: String(nowSeconds()) });
@@ -252,9 +326,10 @@ export class ServerBatches {
     await (await this.#engine)?.close();
   }
 
-  /** An ended batch's output and error files, stored for its tenant. */
+  /** An ended batch's output and error files, stored for its tenant (a message batch's results are read from the engine). */
   async #finalize(job: JobProgress): Promise<void> {
     if (job.status !== 'completed' && job.status !== 'cancelled') return;
+    if (kindOf(job) === 'message_batch') return (await this.#store()).annotate(job.job, { finalized_at: String(nowSeconds()) });
     const results = await (await this.#store()).results(job.job);
     const store = async (purpose: string, lines: string[]) => {
       if (lines.length === 0) return undefined;

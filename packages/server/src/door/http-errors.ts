@@ -20,6 +20,7 @@ import { SourceDeadError, TransientError, type ScopeReason } from '@pgw/core';
 import { InvalidRequestFieldError, type WireFailure } from '@pgw/wire';
 import { errorCodes } from 'fastify';
 import {
+  BatchNotEndedError,
   HostNotAllowedError,
   FileTooLargeError,
   ObjectNotFoundError,
@@ -65,6 +66,7 @@ const ERROR_TABLE: readonly Row[] = [
   row(InvalidRequestFieldError, (e) => failure(400, 'invalid_request_error', 'invalid_value', e.message, e.param)),
   row(ResponseNotFoundError, (e) => failure(404, 'invalid_request_error', null, e.message)),
   row(ObjectNotFoundError, (e) => failure(404, 'invalid_request_error', 'not_found', e.message)),
+  row(BatchNotEndedError, (e) => failure(400, 'invalid_request_error', 'batch_not_ended', e.message)),
   row(FileTooLargeError, (e) => failure(413, 'invalid_request_error', 'file_too_large', e.message, 'file')),
   row(StoredResponsesUnavailableError, (e) => ({ ...failure(503, 'service_unavailable', 'store_unavailable', e.message), retryAfterMs: STORE_RETRY_MS })),
   // The body as HTTP brought it, before any field is read.

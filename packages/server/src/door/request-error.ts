@@ -74,6 +74,17 @@ export class ObjectNotFoundError extends Error {
   }
 }
 
+/** A message batch still running: its results cannot be read, nor can it be deleted, until it ends. */
+export class BatchNotEndedError extends Error {
+  readonly id: string;
+
+  constructor(id: string) {
+    super(`Message batch '${id}' has not ended yet; cancel it first, or wait until its processing_status is "ended".`);
+    this.name = 'BatchNotEndedError';
+    this.id = id;
+  }
+}
+
 /** An upload larger than `PGW_SERVER__MAX_FILE_MB`. */
 export class FileTooLargeError extends Error {
   readonly limitMb: number;

@@ -1,6 +1,6 @@
 /**
  * The HTTP routes: one file per protocol over @pgw/wire (chat.ts, responses.ts, messages.ts,
- * embeddings.ts, each a governed call: governed.ts), the batch API (batches/), models, and the
+ * embeddings.ts, each a governed call: governed.ts), the batch APIs (batches/: OpenAI's and Anthropic's), models, and the
  * operator's health, readiness and metrics. Every `/v1` route is declared `protected`: the guard
  * (door/door.ts) checks the key on the route the router matched, after it decoded the path.
  */
@@ -8,6 +8,7 @@ import type { FastifyInstance } from 'fastify';
 import { mayCall } from '../door/caller.js';
 import { UnauthorizedError } from '../door/request-error.js';
 import { registerBatchRoutes } from '../batches/batch-routes.js';
+import { registerMessageBatchRoutes } from '../batches/message-batch-routes.js';
 import { registerChatRoute } from './chat.js';
 import { registerEmbeddingsRoute } from './embeddings.js';
 import { callerOf, PROTECTED, type RouteParts } from './governed.js';
@@ -21,6 +22,7 @@ export function registerRoutes(app: FastifyInstance, parts: RouteParts): void {
   registerMessagesRoutes(app, parts);
   registerEmbeddingsRoute(app, parts);
   registerBatchRoutes(app, parts.batches, settings.maxFileMb, callerOf);
+  registerMessageBatchRoutes(app, parts.batches);
 
   app.get('/v1/models', PROTECTED, async (request) => {
     const names = clients.modelNames().filter((name) => mayCall(callerOf(request), name));
