@@ -168,8 +168,9 @@ describe('Redis failover and restarts', () => {
     cleanups.push(() => first.stop());
     const rpm = 12;
     // Slow calls (held across the restart) and a small RPM the load exhausts within the run; a full
-    // gate fails fast so the load keeps asking.
-    const { client, scope, source } = await governedClient({ REDIS_URL: first.url }, 800, { RPM: String(rpm) }, { QUOTA_FULL: 'fail_fast' });
+    // gate fails fast so the load keeps asking. A call outlasts the kill, the 500 ms pause and the
+    // restart (about 0.6 s, more on a loaded machine) by 5×, so the whole second wave is held across it.
+    const { client, scope, source } = await governedClient({ REDIS_URL: first.url }, 3_000, { RPM: String(rpm) }, { QUOTA_FULL: 'fail_fast' });
     const peak = peakInflight(source);
     const load = new Load(() => client.chat(HI, { cacheBypass: true }), { workers: 2 * MAX_CONCURRENCY, maxCalls: 20_000, pauseMs: 20 });
     cleanups.push(() => load.stop());
