@@ -126,11 +126,11 @@ module.exports = {
       to: { path: '^packages/batch-bullmq/', dynamic: false },
     },
     {
-      name: 'batch-bullmq-imports-only-batch-internal-and-core',
-      comment: "@pgw/batch-bullmq is an engine of @pgw/batch's port: it imports @pgw/batch/internal (the port, never the main entry, whose chooser loads this package) and @pgw/core (the SQL transaction of @pgw/core/internal) only.",
+      name: 'batch-bullmq-imports-only-core',
+      comment: "@pgw/batch-bullmq is an adapter of @pgw/core's batch engine port: it imports @pgw/core (the port, and the SQL transaction of @pgw/core/internal) only, never @pgw/batch, whose chooser loads it.",
       severity: 'error',
       from: { path: '^packages/batch-bullmq/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/batch/src/internal\\.ts$', '^packages/batch-bullmq/'] },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/batch-bullmq/'] },
     },
     {
       name: 'fleet-libraries-in-their-adapters',

@@ -3,7 +3,8 @@
  * items, and their results keyed by (job, custom_id, attempt). A result is inserted with ON CONFLICT
  * DO NOTHING in the transaction that settles its cost, so a result recorded twice is billed once.
  */
-import { resultOf, type BatchItem, type ItemResponse, type ItemResult, type JobSpec, type JobStatus, type PauseReason } from '@pgw/batch/internal';
+import type { BatchItem, ItemResponse, ItemResult, JobSpec, JobStatus, PauseReason } from '@pgw/core';
+import { resultOf } from '@pgw/core/internal';
 import { inTransaction } from '@pgw/core/internal';
 import type pg from 'pg';
 import { createTables, type TableNames } from './pg-tables.js';

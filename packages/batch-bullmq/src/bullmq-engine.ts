@@ -5,7 +5,7 @@
  * a worker killed in between leaves a stalled entry that BullMQ's stalled-job check puts back, and the
  * next worker to take it finds its result and completes it without a call.
  */
-import type { BatchEngine, BatchFileStore, BatchItem, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason, StoredFile } from '@pgw/batch/internal';
+import type { BatchEngine, BatchFileStore, BatchItem, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason, StoredFile } from '@pgw/core';
 import pg from 'pg';
 import { BatchBooks } from './books.js';
 import { PgBatchFileStore } from './file-store.js';

@@ -1,5 +1,5 @@
 /** The files of the server's batches (`/v1/files`) in PostgreSQL, each kept for its tenant: another tenant's are not found. */
-import type { BatchFileStore, StoredFile } from '@pgw/batch/internal';
+import type { BatchFileStore, StoredFile } from '@pgw/core';
 import type pg from 'pg';
 import { createTables, tableNames, type TableNames } from './pg-tables.js';
 

@@ -6,7 +6,7 @@
 import { createHash, randomUUID } from 'node:crypto';
 import { Queue, Worker, type ConnectionOptions, type Job } from 'bullmq';
 import { Cluster } from 'ioredis';
-import type { BatchItem } from '@pgw/batch/internal';
+import type { BatchItem } from '@pgw/core';
 
 export const BULLMQ_PREFIX = '{pgw-batch}';
 

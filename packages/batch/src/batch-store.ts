@@ -5,7 +5,7 @@
  */
 import { loadOptional, SettingsError, settingsFromEnv, type EnvKey, type EnvRecord } from '@pgw/client';
 import { z } from 'zod';
-import type { BatchEngine, BatchFileStore } from './engine.js';
+import type { BatchEngine, BatchFileStore } from '@pgw/core';
 import { SqliteBatchEngine } from './sqlite-engine.js';
 
 export const BATCH_ENGINES = ['sqlite', 'bullmq'] as const;
@@ -51,18 +51,9 @@ export function readBatchSettings(env: EnvRecord): BatchSettings {
   return { engine, redisUrl, redisMode: redisMode === 'cluster' ? 'cluster' : 'standalone', dsn: store };
 }
 
-/**
- * What the chooser uses of @pgw/batch-bullmq, typed here: that package depends on this one and builds
- * after it, so this build sees only `build-types/fleet-engine.d.ts`; the typecheck holds the real
- * module to this shape.
- */
-interface FleetEngineModule {
-  BullmqBatchEngine: new (options: { redisUrl: string; redisMode: 'standalone' | 'cluster'; dsn: string }) => BatchStore;
-}
-
 /** Opens the store the settings name; the fleet engine needs @pgw/batch-bullmq installed (a MissingPackageError names it). */
 export async function openBatchStore(settings: BatchSettings): Promise<BatchStore> {
   if (settings.engine === 'sqlite') return new SqliteBatchEngine({ dir: settings.dir });
-  const { BullmqBatchEngine } = await loadOptional<FleetEngineModule>('@pgw/batch-bullmq', 'PGW_BATCH__ENGINE=bullmq', () => import('@pgw/batch-bullmq'));
+  const { BullmqBatchEngine } = await loadOptional('@pgw/batch-bullmq', 'PGW_BATCH__ENGINE=bullmq', () => import('@pgw/batch-bullmq'));
   return new BullmqBatchEngine({ redisUrl: settings.redisUrl, redisMode: settings.redisMode, dsn: settings.dsn });
 }

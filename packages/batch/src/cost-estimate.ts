@@ -5,7 +5,8 @@
  */
 import { findModelPrice, worstCaseCostUsd } from '@pgw/core/internal';
 import type { GatewaySettings } from '@pgw/client';
-import { EMBEDDINGS_URL, isChatUrl, type BatchItem } from './input.js';
+import type { BatchItem } from '@pgw/core';
+import { EMBEDDINGS_URL, isChatUrl } from './input.js';
 import { estimatedPromptTokens, maxOutputTokens, type BatchClients } from './item-call.js';
 
 export interface ItemEstimate {

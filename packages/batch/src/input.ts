@@ -3,6 +3,7 @@
  * line `{custom_id, method, url, body}`; every refusal names its line (1-based) and field.
  */
 import { PolyGatewayError, MAX_ID_LENGTH } from '@pgw/client';
+import type { BatchItem } from '@pgw/core';
 
 export const CHAT_URL = '/v1/chat/completions';
 export const EMBEDDINGS_URL = '/v1/embeddings';
@@ -14,15 +15,13 @@ export type BatchUrl = (typeof BATCH_URLS)[number];
 
 /** The urls whose lines are chat calls, each in its own protocol's shapes. */
 export type ChatUrl = typeof CHAT_URL | typeof RESPONSES_URL | typeof MESSAGES_URL;
-export const isChatUrl = (url: BatchUrl): url is ChatUrl => url === CHAT_URL || url === RESPONSES_URL || url === MESSAGES_URL;
+export const isChatUrl = (url: string): url is ChatUrl => url === CHAT_URL || url === RESPONSES_URL || url === MESSAGES_URL;
 
-/** One line of the input, checked. `line` is its 1-based line number in the input. */
-export interface BatchItem {
-  customId: string;
+/** A line of the input as the check passed it: an item whose `url` is one of `BATCH_URLS`. */
+export interface InputItem extends BatchItem {
   url: BatchUrl;
-  body: Record<string, unknown>;
-  line: number;
 }
+
 
 export interface BatchInputErrorOptions {
   message: string;
@@ -52,8 +51,8 @@ const isObject = (value: unknown): value is Record<string, unknown> =>
   typeof value === 'object' && value !== null && !Array.isArray(value);
 
 /** Parses and checks the whole input; throws `BatchInputError` at the first bad line. */
-export function parseBatchInput(text: string, options: ParseInputOptions = {}): BatchItem[] {
-  const items: BatchItem[] = [];
+export function parseBatchInput(text: string, options: ParseInputOptions = {}): InputItem[] {
+  const items: InputItem[] = [];
   const seen = new Set<string>();
   text.split('\n').forEach((raw, index) => {
     const line = index + 1;
@@ -67,7 +66,7 @@ export function parseBatchInput(text: string, options: ParseInputOptions = {}): 
   return items;
 }
 
-function checkLine(raw: string, line: number, options: ParseInputOptions): BatchItem {
+function checkLine(raw: string, line: number, options: ParseInputOptions): InputItem {
   let parsed: unknown;
   try {
     parsed = JSON.parse(raw);

@@ -22,8 +22,8 @@ import {
   type MessagesCall,
   type ResponsesCall,
 } from '@pgw/wire';
-import { CHAT_URL, EMBEDDINGS_URL, isChatUrl, MESSAGES_URL, RESPONSES_URL, type BatchItem, type BatchUrl, type ChatUrl } from './input.js';
-import type { ItemResponse } from './engine.js';
+import { BATCH_URLS, CHAT_URL, EMBEDDINGS_URL, isChatUrl, MESSAGES_URL, OCR_URL, RESPONSES_URL, type BatchUrl, type ChatUrl } from './input.js';
+import type { BatchItem, ItemResponse } from '@pgw/core';
 
 /** The clients a job's lines call; a function picks the client of a line's model (undefined: unknown model). */
 export interface BatchClients {
@@ -98,6 +98,8 @@ export async function callItem(clients: BatchClients, item: BatchItem, context: 
       body: embeddingList(answer, call.base64),
     };
   }
+  // An engine hands back what its input check let in; a stored line of another kind fails alone.
+  if (item.url !== OCR_URL) throw new InvalidRequestFieldError('url', `must be one of ${BATCH_URLS.join(', ')}`);
   const image = new Uint8Array(await readFile(String(body['file']), { signal: context.signal }));
   if (body['mode'] === 'layout') {
     const layout = await clients.ocr!.parseLayout(image, common);

@@ -11,7 +11,7 @@ import {
   ResultInvalidError,
 } from '@pgw/client';
 import { SourceDeadError, TransientError } from '@pgw/core';
-import type { ItemResponse } from './engine.js';
+import type { ItemResponse } from '@pgw/core';
 
 type Classified = readonly [status: number, type: string];
 

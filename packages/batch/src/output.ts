@@ -4,7 +4,7 @@
  * so a reader never sees half a file.
  */
 import { rename, writeFile } from 'node:fs/promises';
-import { isSuccess, type BatchEngine, type ItemResult } from './engine.js';
+import { isSuccess, type BatchEngine, type ItemResult } from '@pgw/core';
 
 /** One line of OpenAI's batch output (and error) file. */
 export function outputLine(result: ItemResult): string {

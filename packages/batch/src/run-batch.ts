@@ -5,8 +5,8 @@
  */
 import { BudgetExceededError, GatewayClient, PolyGatewayError } from '@pgw/client';
 import { estimateItem } from './cost-estimate.js';
-import type { BatchEngine, JobProgress, PauseReason } from './engine.js';
-import { parseBatchInput, type BatchItem } from './input.js';
+import type { BatchEngine, BatchItem, JobProgress, PauseReason } from '@pgw/core';
+import { parseBatchInput, type InputItem } from './input.js';
 import { callItem, servesItem, type BatchClients } from './item-call.js';
 import { failedResponse } from './item-failure.js';
 import { assertJobId, jobIdOf } from './job-id.js';
@@ -38,7 +38,7 @@ const inputText = (lines: string | readonly (string | object)[]): string =>
   typeof lines === 'string' ? lines : lines.map((line) => (typeof line === 'string' ? line : JSON.stringify(line))).join('\n');
 
 /** Checks the input whole against the clients (unknown models included), before anything runs. */
-export function checkBatchInput(client: GatewayClient | BatchClients, lines: string | readonly (string | object)[]): BatchItem[] {
+export function checkBatchInput(client: GatewayClient | BatchClients, lines: string | readonly (string | object)[]): InputItem[] {
   const clients = clientsOf(client);
   return parseBatchInput(inputText(lines), { knowsModel: (url, model) => servesItem(clients, url, model) });
 }

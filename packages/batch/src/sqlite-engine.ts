@@ -7,8 +7,9 @@ import { mkdirSync } from 'node:fs';
 import { join } from 'node:path';
 import Database from 'better-sqlite3';
 import { PolyGatewayError } from '@pgw/client';
-import { isSuccess, resultOf, type BatchEngine, type BatchFileStore, type StoredFile, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from './engine.js';
-import type { BatchItem, BatchUrl } from './input.js';
+import { isSuccess, type BatchEngine, type BatchFileStore, type StoredFile, type ItemResponse, type ItemResult, type JobProgress, type JobSpec, type JobStatus, type PauseReason } from '@pgw/core';
+import { resultOf } from '@pgw/core/internal';
+import type { BatchItem } from '@pgw/core';
 
 /** Another live process drives the job: two drivers of one SQLite job would run its items twice. */
 export class BatchJobBusyError extends PolyGatewayError {
@@ -152,7 +153,7 @@ export class SqliteBatchEngine implements BatchEngine, BatchFileStore {
         .all(job, max) as Pick<ItemRow, 'custom_id' | 'line' | 'url' | 'body'>[];
     })();
     return rows
-      .map((row) => ({ customId: row.custom_id, line: row.line, url: row.url as BatchUrl, body: JSON.parse(row.body) as Record<string, unknown> }))
+      .map((row) => ({ customId: row.custom_id, line: row.line, url: row.url, body: JSON.parse(row.body) as Record<string, unknown> }))
       .sort((a, b) => a.line - b.line);
   }
 

@@ -2,8 +2,8 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { describe, expect, it } from 'vitest';
-import type { CallInfo } from '@pgw/core';
-import { BatchJobNotFoundError, checkBatchInput, errorFileOf, estimateJob, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput, type JobProgress } from '../src/index.js';
+import { BatchJobNotFoundError, checkBatchInput, errorFileOf, estimateJob, resumeBatch, runBatch, SqliteBatchEngine, writeBatchOutput } from '../src/index.js';
+import type { CallInfo, JobProgress } from '@pgw/core';
 import { chatClient, chatLines, embeddingClient, mockSource, ocrClient, useMock, useTempDirs } from './helpers.js';
 
 const fixture = useMock();

@@ -4,7 +4,7 @@ import Database from 'better-sqlite3';
 import { describe, expect, it } from 'vitest';
 import { BATCH_FILE_NAME, BatchJobBusyError, parseBatchInput, SqliteBatchEngine } from '../src/index.js';
 import { chatLines, useTempDirs } from './helpers.js';
-import { batchStoreContract } from './store-contract.js';
+import { batchStoreContract } from '@pgw/testkit';
 
 const tempDir = useTempDirs();
 

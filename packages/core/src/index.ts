@@ -9,11 +9,14 @@
 // queued-recorder.ts over telemetry-queue.ts what every store shares. Shared plumbing: signals.ts
 // (AbortSignal), deadline.ts (the call deadline), arguments.ts (argument checks), redaction.ts
 // (secrets kept out of text), well-formed.ts (lone surrogates), sql-transaction.ts (one SQL transaction
-// of the PostgreSQL adapters, and what becomes of a failed client).
+// of the PostgreSQL adapters, and what becomes of a failed client). batch-engine.ts is the batch
+// engine port (a job's items and results, a tenant's files) that @pgw/batch's engines implement.
 // The public surface of @pgw/core, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt): the value types, the error taxonomy, the ports adapters implement, the model port and
 // the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the
 // workspace packages share are in ./internal.ts (`@pgw/core/internal`), which is not for users.
+export { isSuccess, JOB_STATUSES } from './batch-engine.js';
+export type { BatchEngine, BatchFileStore, BatchItem, ItemResponse, ItemResult, JobProgress, JobSpec, JobStatus, PauseReason, StoredFile } from './batch-engine.js';
 export { wholeAnswerDelta } from './chat-delta.js';
 export { toWireCall, wireCallParts } from './wire-tool-call.js';
 export { estimatePromptTokens, transcript } from './transcript.js';

@@ -59,3 +59,4 @@ export {
   worstCaseCostUsd,
 } from './budget.js';
 export { assertTenantPolicy, batchLimitsOf, batchShareBinds, NO_TENANT_POLICY, tenantsBounded, tenantShareOf } from './tenants.js';
+export { resultOf, type ResultRow } from './batch-engine.js';

@@ -1,6 +1,6 @@
 /** The console's batches panel: counts from the store, a rate over the last minute read at refreshes, the time left at it. */
 import { describe, expect, it } from 'vitest';
-import type { JobProgress } from '@pgw/batch';
+import type { JobProgress } from '@pgw/core';
 import { batchesPanel } from '../src/console/batches.js';
 
 const job = (fields: Partial<JobProgress>): JobProgress => ({

@@ -1,24 +1,31 @@
 /**
  * What every batch store keeps, whichever engine: budget reservations settled to the billed cost, a
- * result recorded twice counted once, each tenant's files and jobs apart. Run by the sqlite engine's
- * tests here and by @pgw/batch-bullmq's on Redis and PostgreSQL.
+ * result recorded twice counted once, each tenant's files and jobs apart. Run by @pgw/batch's tests on
+ * the SQLite engine and on the BullMQ + PostgreSQL engine.
  */
 import { randomBytes } from 'node:crypto';
+import type { BatchEngine, BatchFileStore, BatchItem } from '@pgw/core';
 import { afterAll, describe, expect, it } from 'vitest';
-import { parseBatchInput, type BatchStore } from '../src/index.js';
-import { chatLines } from './helpers.js';
 
-export interface StoreContractOptions {
+/** A store of jobs and of a server's batch files, as `@pgw/batch`'s engines are. */
+type BatchStore = BatchEngine & BatchFileStore;
+
+export interface BatchStoreContractOptions {
   /** A store for one test; empty of this contract's jobs (the ids are unique per run). */
   open(): Promise<BatchStore>;
   /** Removes what the jobs left outside the store's own files (their queues), after the suite. */
   removeJobs?(jobs: readonly string[]): Promise<void>;
 }
 
-const items = parseBatchInput(chatLines(4));
+const items: BatchItem[] = Array.from({ length: 4 }, (_, index) => ({
+  customId: `item-${index}`,
+  url: '/v1/chat/completions',
+  body: { model: 'mock-model', messages: [{ role: 'user', content: `question ${index}` }], max_tokens: 16 },
+  line: index + 1,
+}));
 const ok = { statusCode: 200, requestId: 'r', body: { ok: true }, costUsd: 0.5 };
 
-export function batchStoreContract(engine: string, options: StoreContractOptions): void {
+export function batchStoreContract(engine: string, options: BatchStoreContractOptions): void {
   const run = randomBytes(4).toString('hex');
   const used: string[] = [];
   const jobId = (label: string) => {

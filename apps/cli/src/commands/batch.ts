@@ -17,10 +17,9 @@ import {
   runBatch,
   writeBatchOutput,
   type BatchClients,
-  type BatchEngine,
   type JobEstimate,
-  type JobProgress,
 } from '@pgw/batch';
+import type { BatchEngine, JobProgress } from '@pgw/core';
 import { EmbeddingClient, GatewayClient, OcrClient } from '@pgw/client';
 import { effectiveEnv } from '../effective-env.js';
 import { EXIT, type ExitCode } from '../exit-codes.js';

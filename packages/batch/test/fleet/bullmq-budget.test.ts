@@ -5,10 +5,10 @@
  * resumes it on both to completion, each custom_id once. The queue's keys are removed when done.
  */
 import { afterAll, expect, it } from 'vitest';
-import { parseBatchInput, resumeBatch } from '@pgw/batch';
-import { BullmqBatchEngine } from '../src/index.js';
+import { parseBatchInput, resumeBatch } from '../../src/index.js';
+import { BullmqBatchEngine } from '@pgw/batch-bullmq';
 import { PG_DSN, removeTestJob, testJobNames } from './bullmq-cleanup.js';
-import { chatClient, chatLines, mockSource, useMock } from '../../batch/test/helpers.js';
+import { chatClient, chatLines, mockSource, useMock } from '../helpers.js';
 
 const fixture = useMock();
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';

@@ -2,7 +2,7 @@
 import { randomBytes } from 'node:crypto';
 import { Queue, type ConnectionOptions } from 'bullmq';
 import pg from 'pg';
-import { BULLMQ_PREFIX } from '../src/index.js';
+import { BULLMQ_PREFIX } from '@pgw/batch-bullmq';
 
 export const PG_DSN = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
 

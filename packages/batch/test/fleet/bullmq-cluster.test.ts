@@ -6,10 +6,10 @@
  */
 import { Cluster } from 'ioredis';
 import { afterAll, expect, it } from 'vitest';
-import { runBatch } from '@pgw/batch';
-import { BullmqBatchEngine, BULLMQ_PREFIX } from '../src/index.js';
+import { runBatch } from '../../src/index.js';
+import { BullmqBatchEngine, BULLMQ_PREFIX } from '@pgw/batch-bullmq';
 import { PG_DSN, removeTestJob, testJobNames } from './bullmq-cleanup.js';
-import { chatClient, chatLines, mockSource, useMock } from '../../batch/test/helpers.js';
+import { chatClient, chatLines, mockSource, useMock } from '../helpers.js';
 
 const fixture = useMock();
 const SEEDS = process.env['PGW_TEST_REDIS_CLUSTER'] ?? 'redis://127.0.0.1:7001,redis://127.0.0.1:7002,redis://127.0.0.1:7003';

@@ -1,10 +1,9 @@
 /**
- * The batch store contract of @pgw/batch (packages/batch/test/store-contract.ts), which the sqlite
- * engine runs too, on the bullmq engine: the shared Redis, PostgreSQL in a schema of this file's own
+ * The batch store contract of @pgw/testkit, which the sqlite engine runs too (sqlite-engine.test.ts), on the bullmq engine: the shared Redis, PostgreSQL in a schema of this file's own
  * (dropped after), the contract's queues removed.
  */
-import { BullmqBatchEngine } from '../src/index.js';
-import { batchStoreContract } from '../../batch/test/store-contract.js';
+import { BullmqBatchEngine } from '@pgw/batch-bullmq';
+import { batchStoreContract } from '@pgw/testkit';
 import { PG_DSN, removeTestJob, testJobNames } from './bullmq-cleanup.js';
 
 const REDIS_URL = process.env['REDIS_URL'] ?? 'redis://127.0.0.1:6379';

@@ -12,18 +12,12 @@ import {
   MESSAGES_URL,
   RESPONSES_URL,
   outputLine,
-  isSuccess,
   parseBatchInput,
   resumeBatch,
   BatchInputError,
   type BatchClients,
-  type BatchEngine,
-  type BatchFileStore,
-  type BatchItem,
-  type ItemResult,
-  type JobProgress,
-  type StoredFile,
 } from '@pgw/batch';
+import { isSuccess, type BatchEngine, type BatchFileStore, type BatchItem, type ItemResult, type JobProgress, type StoredFile } from '@pgw/core';
 import type { EmbeddingClient, GatewayClient } from '@pgw/client';
 import { mayCall, type RequestCaller } from '../door/caller.js';
 import { BatchNotEndedError, ObjectNotFoundError } from '../door/request-error.js';

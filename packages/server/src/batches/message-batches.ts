@@ -4,7 +4,8 @@
  * results as Anthropic's JSONL — one `{custom_id, result}` per request, a request the batch never ran
  * `canceled`. The job and its runner are the OpenAI batches' own: only the shapes differ.
  */
-import { isSuccess, lineCall, MESSAGES_URL, type BatchItem, type ItemResult, type JobProgress } from '@pgw/batch';
+import { lineCall, MESSAGES_URL } from '@pgw/batch';
+import { isSuccess, type BatchItem, type ItemResult, type JobProgress } from '@pgw/core';
 import { anthropicFailure, InvalidRequestFieldError, type OpenAIErrorBody } from '@pgw/wire';
 import { mayCall, type RequestCaller } from '../door/caller.js';
 import { BatchNotEndedError } from '../door/request-error.js';

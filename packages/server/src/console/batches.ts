@@ -4,7 +4,7 @@
  * the batch store's (on a shared engine, the fleet's); the rate is measured from the counts this
  * process read at its refreshes, so it needs two refreshes to show.
  */
-import type { JobProgress } from '@pgw/batch';
+import type { JobProgress } from '@pgw/core';
 import type { ConsolePanel, ConsoleTable } from './state.js';
 
 export const MAX_CONSOLE_BATCHES = 20;
