@@ -6,12 +6,18 @@
  */
 import { describe, expect, it } from 'vitest';
 import type { KeyBounds } from '@pgw/core';
-import { BudgetExceededError, GatewayClient, GatewayUnavailableError } from '../src/index.js';
+import { BudgetExceededError, GatewayClient, GatewayUnavailableError, type BudgetRefusedEvent } from '../src/index.js';
 import { BACKENDS, MockFixture, scopeKeys, uniqueScope } from './helpers/e2e.js';
 
 const fixture = MockFixture.use();
 
-async function withClient<T>(backend: (typeof BACKENDS)[number], keys: Record<string, string>, run: (client: GatewayClient, source: string) => Promise<T>, latencyMs = 100): Promise<T> {
+async function withClient<T>(
+  backend: (typeof BACKENDS)[number],
+  keys: Record<string, string>,
+  run: (client: GatewayClient, source: string) => Promise<T>,
+  latencyMs = 100,
+  refusals: BudgetRefusedEvent[] = [],
+): Promise<T> {
   const scope = uniqueScope('keys');
   const source = fixture.source('keys', { latencyMs, usage: { prompt_tokens: 10, completion_tokens: 5 } });
   const env = {
@@ -20,7 +26,7 @@ async function withClient<T>(backend: (typeof BACKENDS)[number], keys: Record<st
     ...scopeKeys(scope, { SOURCES: source, QUOTA_FULL: 'fail_fast', ...keys }),
     ...fixture.sourceKeys(scope, source, { PRICING: JSON.stringify({ inputPerMTok: 10_000, outputPerMTok: 20_000 }) }),
   };
-  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {} });
+  const client = await GatewayClient.fromEnv(scope, { env, warn: () => {}, subscribers: [{ onBudgetRefused: (event) => void refusals.push(event) }] });
   try {
     return await run(client, source);
   } finally {
@@ -67,6 +73,7 @@ describe.each(BACKENDS)('stored keys on $name', (backend) => {
   });
 
   it('ends a call over the key’s budget with BudgetExceededError marked with the key’s id', async () => {
+    const refusals: BudgetRefusedEvent[] = [];
     await withClient(
       backend,
       {},
@@ -81,8 +88,10 @@ describe.each(BACKENDS)('stored keys on $name', (backend) => {
         const status = await client.keyStatus(key);
         expect(status.spentUsd).toBeCloseTo(0.4, 9);
         expect(status.resetAt).toBeGreaterThan(Date.now());
+        expect(refusals).toMatchObject([{ keyId: 'key_budget', budgetUsd: 0.5 }]);
       },
       5,
+      refusals,
     );
   });
 

@@ -353,8 +353,16 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { status } = spent;
     const { events } = this.deps;
     if (events?.on.onBudgetRefused) {
-      const { scope, tenantId, budgetUsd, spentUsd, resetAt } = status;
-      events.emit('onBudgetRefused', { call: this.call.ctx, scope, ...(tenantId !== undefined && { tenantId }), budgetUsd, spentUsd, resetAt });
+      const { scope, tenantId, keyId, budgetUsd, spentUsd, resetAt } = status;
+      events.emit('onBudgetRefused', {
+        call: this.call.ctx,
+        scope,
+        ...(tenantId !== undefined && { tenantId }),
+        ...(keyId !== undefined && { keyId }),
+        budgetUsd,
+        spentUsd,
+        resetAt,
+      });
     }
     throw new BudgetExceededError({ status, now: this.deps.now() });
   }
