@@ -274,6 +274,8 @@ export class RedisGovernor implements Governor {
         batchLeased: Number(args.batchMaxConcurrency) > 0,
         sourceBatchWindowed: Number(args.sourceBatchRpm) > 0 || Number(args.sourceBatchTpm) > 0,
         sourceBatchLeased: Number(args.sourceBatchMaxConcurrency) > 0,
+        keyWindowed: Number(args.keyKept) === 1,
+        keyLeased: Number(args.keyKept) === 1,
       },
       breakerKey: keys.breakerState,
       at,
