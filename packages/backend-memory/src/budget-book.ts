@@ -137,7 +137,6 @@ export type BudgetedKey = KeyBounds & { readonly budget: NonNullable<KeyBounds['
  * key per window, its amount and window as the key's record says at each call. Checked and reserved
  * in the same synchronous admission as the scope's budget and the gates.
  */
-
 export class KeyBudgets {
   readonly #accounts = new Map<string, Account>();
 
