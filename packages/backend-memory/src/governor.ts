@@ -12,13 +12,15 @@ import type {
   Clock,
   Governor,
   GovernorRefusal,
+  KeyBounds,
+  KeyStatus,
   Lease,
   Permit,
   SourceStats,
   TenantUse,
 } from '@pgw/core';
 import { InMemoryBreaker } from './breaker.js';
-import { BudgetBook, settleHold, type Hold } from './budget-book.js';
+import { BudgetBook, KeyBudgets, settleHold, type BudgetedKey, type Hold } from './budget-book.js';
 import { InMemoryLimiter, type InMemoryLimiterOptions } from './limiter.js';
 
 export type InMemoryGovernorOptions = InMemoryLimiterOptions & { policy: BreakerPolicy; budget?: BudgetPolicy };
@@ -32,6 +34,7 @@ export class InMemoryGovernor implements Governor {
   readonly limiter: InMemoryLimiter;
   readonly breaker: InMemoryBreaker;
   readonly #budget: BudgetBook | undefined;
+  readonly #keyBudgets: KeyBudgets;
   readonly #now: Clock;
 
   constructor(options: InMemoryGovernorOptions) {
@@ -40,18 +43,26 @@ export class InMemoryGovernor implements Governor {
     this.#now = options.now ?? Date.now;
     if (options.budget) assertBudgetPolicy(options.budget);
     this.#budget = options.budget && new BudgetBook({ scope: options.scope, policy: options.budget, leaseTtlMs: options.leaseTtlMs });
+    this.#keyBudgets = new KeyBudgets(options.scope, options.leaseTtlMs);
   }
 
   admit(source: string, estTokens: number, _turn?: string, charge?: BudgetCharge, caller?: Caller): Lease | GovernorRefusal {
     const refusal = this.breaker.refusal(source);
     if (refusal) return { ok: false, refusal };
+    const now = this.#now();
     const budget = charge && this.#budget;
-    const spent = budget && budget.check(charge, this.#now());
+    const spent = budget && budget.check(charge, now);
     if (spent) return { ok: false, budget: spent };
+    // A key's budget without a charge reserves nothing: what finish reports still settles into it.
+    const key = budgetedKey(caller);
+    const keyReserveUsd = charge?.reserveUsd ?? 0;
+    const keySpent = key && this.#keyBudgets.check(key, keyReserveUsd, now);
+    if (keySpent) return { ok: false, budget: keySpent };
     const entered = this.limiter.enter(source, estTokens, caller);
     if ('gate' in entered) return entered;
     const ticket = this.breaker.acquire(source);
-    return new InMemoryLease(this.breaker, ticket, entered, budget ? budget.reserve(charge, this.#now()) : undefined);
+    const holds = [budget && budget.reserve(charge, now), key && this.#keyBudgets.reserve(key, keyReserveUsd, now)].filter((hold): hold is Hold => hold !== undefined);
+    return new InMemoryLease(this.breaker, ticket, entered, holds);
   }
 
   sourceStats(source: string): SourceStats {
@@ -69,6 +80,14 @@ export class InMemoryGovernor implements Governor {
   budgetStatus(tenantId?: string): BudgetStatus | undefined {
     return this.#budget?.status(tenantId, this.#now());
   }
+
+  keyStatus(bounds: KeyBounds): KeyStatus {
+    const { inflight, rpmUsed, tpmUsed } = this.limiter.keyUse(bounds.id);
+    const key = budgetedKey({ key: bounds });
+    if (key === undefined) return { rpmUsed, tpmUsed, inflight, spentUsd: 0 };
+    const { spentUsd, resetAt } = this.#keyBudgets.status(key, this.#now());
+    return { rpmUsed, tpmUsed, inflight, spentUsd, ...(resetAt !== undefined && { resetAt }) };
+  }
 }
 
 /** One admitted attempt, built per admission: `finish` is a method (docs/decisions.md#lean-hot-path). */
@@ -77,7 +96,8 @@ class InMemoryLease extends TicketLease {
     private readonly breaker: InMemoryBreaker,
     private readonly ticket: BreakerTicket,
     private readonly permit: Permit & { settleAndRelease(actualTokens: number): void },
-    private readonly hold: Hold | undefined,
+    /** Its budget reservations: the scope's (or its tenant's) and its key's. */
+    private readonly holds: readonly Hold[],
   ) {
     super(ticket, permit);
   }
@@ -89,8 +109,13 @@ class InMemoryLease extends TicketLease {
       this.breaker.releaseProbe(this.ticket);
       return undefined;
     } finally {
-      if (this.hold) settleHold(this.hold, spentUsd);
+      for (const hold of this.holds) settleHold(hold, spentUsd);
       this.permit.settleAndRelease(actualTokens);
     }
   }
+}
+
+function budgetedKey(caller: Pick<Caller, 'key'> | undefined): BudgetedKey | undefined {
+  const key = caller?.key;
+  return key?.budget === undefined ? undefined : (key as BudgetedKey);
 }

@@ -1,6 +1,6 @@
 import { DEFAULT_CALLER, SourceNotConfiguredError } from '@pgw/core';
 import { assertNonNegativeInteger, assertPositiveMs, assertTenantPolicy, batchLimitsOf, batchShareBinds, NO_TENANT_POLICY, tenantsBounded, tenantShareOf } from '@pgw/core/internal';
-import type { AdmissionGate, Caller, LimitAdmission, Clock, GlobalLimits, Limiter, Permit, SourceLimits, SourceStats, TenantPolicy, TenantUse } from '@pgw/core';
+import type { AdmissionGate, Caller, KeyBounds, LimitAdmission, Clock, GlobalLimits, Limiter, Permit, SourceLimits, SourceStats, TenantPolicy, TenantUse } from '@pgw/core';
 import { SecondBuckets } from './second-buckets.js';
 import { SlidingWindow } from './sliding-window.js';
 
@@ -14,8 +14,8 @@ export const LIMIT_WINDOW_MS = 60_000;
 export const CONCURRENCY_POLL_MS = 250;
 
 type Denial = { readonly ok: false; readonly gate: AdmissionGate; readonly retryAfterMs: number };
-type Level = 'source' | 'global' | 'tenant' | 'batch';
-/** Tenants' books kept at most; past it, the idle ones (nothing in flight, nothing in the window) are dropped. */
+type Level = 'source' | 'global' | 'tenant' | 'key' | 'batch';
+/** Tenants' (and keys') books kept at most; past it, the idle ones (nothing in flight, nothing in the window) are dropped. */
 const MAX_TENANT_BOOKS = 10_000;
 
 /** Where a permit's reservation sits in one level's books: a window entry or a bucket; none when nothing is kept. */
@@ -43,11 +43,13 @@ class Books {
   private readonly window: SlidingWindow | undefined;
   private readonly usage: SecondBuckets | undefined;
 
+  /** `exact`: an entry per admission whatever the limits (a key's limits change with its record). */
   constructor(
-    readonly limits: SourceLimits,
+    public limits: SourceLimits,
     reportsUsage: boolean,
+    exact = false,
   ) {
-    const limited = limits.rpm > 0 || limits.tpm > 0;
+    const limited = exact || limits.rpm > 0 || limits.tpm > 0;
     this.window = limited ? new SlidingWindow(LIMIT_WINDOW_MS) : undefined;
     this.usage = !limited && reportsUsage ? new SecondBuckets(LIMIT_WINDOW_MS) : undefined;
   }
@@ -120,6 +122,8 @@ export class InMemoryLimiter implements Limiter {
   private readonly tenantPolicy: TenantPolicy;
   /** Each tenant's books, while any tenant has a bound. */
   private readonly tenants: Map<string, Books> | undefined;
+  /** Each key's books, made on its first call (docs/architecture.md#keys). */
+  private readonly keys = new Map<string, Books>();
   /** The batch class's books, while its share binds a limit of the scope. */
   private readonly batch: Books | undefined;
   /** The batch class's books on each source whose limits its share binds. */
@@ -149,7 +153,7 @@ export class InMemoryLimiter implements Limiter {
 
   /**
    * `tryEnter` without the admission's wrapper, for `caller`: the permit, or the denial. The gates
-   * are asked in order source, scope, tenant, batch class (its share of the scope's, then of the
+   * are asked in order source, scope, tenant, key, batch class (its share of the scope's, then of the
    * source's); a denial books nothing.
    */
   enter(source: string, estTokens: number, caller: Caller = DEFAULT_CALLER): LeasedPermit | Denial {
@@ -160,6 +164,7 @@ export class InMemoryLimiter implements Limiter {
     leases.reclaimExpired(now);
     const global = leases.global;
     const tenant = this.tenants && this.tenantBooks(caller.tenantId, now);
+    const key = caller.key && this.keyBooks(caller.key, now);
     const isBatch = caller.priority === 'batch';
     const batch = isBatch ? this.batch : undefined;
     const sourceBatch = isBatch ? this.sourceBatch.get(source) : undefined;
@@ -167,13 +172,14 @@ export class InMemoryLimiter implements Limiter {
       books.denial('source', estTokens, now) ??
       global.denial('global', estTokens, now) ??
       tenant?.denial('tenant', estTokens, now) ??
+      key?.denial('key', estTokens, now) ??
       batch?.denial('batch', estTokens, now) ??
       sourceBatch?.denial('batch', estTokens, now);
     if (denial !== undefined) return denial;
     const permit = new LeasedPermit(source, estTokens, books, leases, now, books.charge(estTokens, now), global.charge(estTokens, now));
-    if (tenant || batch || sourceBatch) {
+    if (tenant || key || batch || sourceBatch) {
       permit.also = [];
-      for (const held of [tenant, batch, sourceBatch]) if (held) permit.also.push([held, held.charge(estTokens, now)]);
+      for (const held of [tenant, key, batch, sourceBatch]) if (held) permit.also.push([held, held.charge(estTokens, now)]);
     }
     leases.append(permit);
     return permit;
@@ -195,11 +201,31 @@ export class InMemoryLimiter implements Limiter {
     };
   }
 
+  /** A key's use of the scope: what its books hold now (nothing when it never called). */
+  keyUse(keyId: string): SourceStats {
+    const now = this.now();
+    this.leases.reclaimExpired(now);
+    return this.keys.get(keyId)?.stats(now) ?? { inflight: 0, rpmUsed: 0, tpmUsed: 0 };
+  }
+
+  /** A key's books, bounded as its record says now: a changed bound applies from this call on. */
+  private keyBooks({ id, rpm, tpm, maxConcurrency }: KeyBounds, now: number): Books {
+    let books = this.keys.get(id);
+    if (books === undefined) {
+      dropIdle(this.keys, now);
+      books = new Books({ rpm, tpm, maxConcurrency }, true, true);
+      this.keys.set(id, books);
+    } else if (books.limits.rpm !== rpm || books.limits.tpm !== tpm || books.limits.maxConcurrency !== maxConcurrency) {
+      books.limits = { rpm, tpm, maxConcurrency };
+    }
+    return books;
+  }
+
   private tenantBooks(tenantId: string, now: number): Books {
     const tenants = this.tenants!;
     let books = tenants.get(tenantId);
     if (books === undefined) {
-      if (tenants.size >= MAX_TENANT_BOOKS) for (const [id, idle] of tenants) if (idle.idle(now)) tenants.delete(id);
+      dropIdle(tenants, now);
       const { rpm, tpm, maxConcurrency } = tenantShareOf(this.tenantPolicy, tenantId);
       // A tenant's usage is read through `tenantUse`, so its books count even where it has no bound.
       books = new Books({ rpm, tpm, maxConcurrency }, true);
@@ -264,7 +290,7 @@ class LeasedPermit implements Permit {
   older: LeasedPermit | undefined = undefined;
   newer: LeasedPermit | undefined = undefined;
   holding = true;
-  /** The tenant's and the batch class's books it was charged to, with where (none for most permits). */
+  /** The tenant's, the key's and the batch class's books it was charged to, with where (none for most permits). */
   also: [Books, number][] | undefined = undefined;
   private settled = false;
 
@@ -299,6 +325,11 @@ class LeasedPermit implements Permit {
       this.release();
     }
   }
+}
+
+/** Past MAX_TENANT_BOOKS, drops the idle books (made again on their owner's next call). */
+function dropIdle(all: Map<string, Books>, now: number): void {
+  if (all.size >= MAX_TENANT_BOOKS) for (const [id, books] of all) if (books.idle(now)) all.delete(id);
 }
 
 function openBooks(limits: SourceLimits, origin: string, reportsUsage: boolean): Books {

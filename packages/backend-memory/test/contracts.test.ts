@@ -1,5 +1,5 @@
 import { governorOf } from '@pgw/core';
-import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, recordStoreContract, settleAndReleaseContract, synchronousGovernanceContract, tenantGatesContract, TEST_BREAKER_POLICY } from '@pgw/testkit';
+import { budgetContract, cacheContract, breakerContract, governorContract, limiterContract, recordStoreContract, settleAndReleaseContract, synchronousGovernanceContract, tenantGatesContract, keyGatesContract, TEST_BREAKER_POLICY } from '@pgw/testkit';
 import { InMemoryCache, InMemoryBreaker, InMemoryGovernor, InMemoryLimiter, InMemoryRecordStore } from '../src/index.js';
 
 limiterContract('InMemoryLimiter', (options) => new InMemoryLimiter(options));
@@ -11,6 +11,7 @@ governorContract('InMemoryGovernor', (options) => new InMemoryGovernor(options))
 synchronousGovernanceContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 budgetContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 tenantGatesContract('InMemoryGovernor', (options) => new InMemoryGovernor({ policy: TEST_BREAKER_POLICY, ...options }));
+keyGatesContract('InMemoryGovernor', (options) => new InMemoryGovernor(options));
 governorContract('governorOf(InMemoryLimiter, InMemoryBreaker)', (options) => {
   const limiter = new InMemoryLimiter(options);
   const breaker = new InMemoryBreaker({ ...options, sources: Object.keys(options.sources) });

@@ -1,6 +1,6 @@
-import { type BudgetCharge, type BudgetPeriod, type BudgetPolicy, type BudgetRefusal, type BudgetStatus } from '@pgw/core';
+import { type BudgetCharge, type BudgetPeriod, type BudgetPolicy, type BudgetRefusal, type BudgetStatus, type KeyBounds } from '@pgw/core';
 import { budgetTenantOf, budgetUsdOf, fromNanoUsd, toNanoUsd } from '@pgw/core/internal';
-import { budgetKey, scopePrefix } from './keys.js';
+import { budgetKey, keyBudgetKey, scopePrefix } from './keys.js';
 import { CONCURRENCY_POLL_MS } from './limiter.js';
 
 /** One attempt's charge as the governor's scripts take it; `periodStart` is the account it reserved in. */
@@ -20,7 +20,6 @@ interface BudgetBooks {
   readonly resetAt: number;
 }
 
-const NO_SETTLEMENT = Object.freeze({ budgetPeriodStart: '', costNano: 0 });
 
 /** A scope's spend budget on Redis: the keys an attempt charges, and the scripts' replies read back. */
 export class BudgetKeys {
@@ -61,9 +60,55 @@ export class BudgetKeys {
     };
   }
 
-  /** FINISH's budget fields: the account's period start and the cost (a negative or non-finite cost counts 0). */
-  static settlement(part: BudgetPart | undefined, spentUsd: number): { readonly budgetPeriodStart: string; readonly costNano: number } {
-    if (part === undefined) return NO_SETTLEMENT;
-    return { budgetPeriodStart: part.periodStart ?? '', costNano: Number.isFinite(spentUsd) && spentUsd > 0 ? toNanoUsd(spentUsd) : 0 };
+  /**
+   * FINISH's budget fields: the scope's and the key's accounts' period starts ('' = not charged) and
+   * the cost (a negative or non-finite cost counts 0).
+   */
+  static settlement(part: BudgetPart | undefined, keyPart: KeyBudgetPart | undefined, spentUsd: number) {
+    return {
+      budgetPeriodStart: part?.periodStart ?? '',
+      keyBudgetPeriodStart: keyPart?.periodStart ?? '',
+      costNano: part === undefined && keyPart === undefined ? 0 : Number.isFinite(spentUsd) && spentUsd > 0 ? toNanoUsd(spentUsd) : 0,
+    };
   }
+}
+
+/** One attempt's charge on its key's own budget; `periodStart` is the account it reserved in. */
+export interface KeyBudgetPart extends BudgetPart {
+  readonly keyId: string;
+}
+
+/**
+ * The charge on a key's own budget, when the key has one: the attempt's reservation (0 without a
+ * charge: what finish reports still settles into it), at the amount its record says now.
+ */
+export function keyBudgetPart(scope: string, key: KeyBounds | undefined, charge: BudgetCharge | undefined): KeyBudgetPart | undefined {
+  const budget = key?.budget;
+  if (budget === undefined) return undefined;
+  return {
+    key: keyBudgetKey(scopePrefix(scope), key!.id, budget.window),
+    keyId: key!.id,
+    tenant: undefined,
+    period: budget.window,
+    budgetNano: toNanoUsd(budget.usd),
+    reservationNano: charge === undefined ? 0 : toNanoUsd(charge.reserveUsd),
+  };
+}
+
+/** A key budget's books (from ADMIT's refusal or BUDGET_STATUS) as the status it is. */
+export function keyBudgetStatus(scope: string, part: KeyBudgetPart, { spent, reserved, resetAt }: BudgetBooks): BudgetStatus {
+  return {
+    scope,
+    keyId: part.keyId,
+    budgetUsd: fromNanoUsd(part.budgetNano),
+    spentUsd: fromNanoUsd(spent),
+    reservedUsd: fromNanoUsd(reserved),
+    resetAt: resetAt < 0 ? undefined : resetAt,
+  };
+}
+
+/** ADMIT's budgetRefused reply for a key's budget as the refusal it is. */
+export function keyBudgetRefusal(scope: string, reply: BudgetBooks & { readonly exceeded: number }, part: KeyBudgetPart): BudgetRefusal {
+  const exceeded = reply.exceeded === 1;
+  return { exceeded, status: keyBudgetStatus(scope, part, reply), retryAfterMs: exceeded ? 0 : CONCURRENCY_POLL_MS };
 }

@@ -1,14 +1,14 @@
 import type { RedisClient } from './connection.js';
-import { BATCH_GATES, DEFAULT_CALLER, LIMIT_GATES, TENANT_GATES, type AdmissionGate, type BreakerRefusal, type BreakerSnapshot, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Caller, type Clock, type GlobalLimits, type Governor, type GovernorRefusal, type Lease, type Permit, type SourceStats, type TenantPolicy, type TenantUse } from '@pgw/core';
+import { BATCH_GATES, DEFAULT_CALLER, KEY_GATES, LIMIT_GATES, TENANT_GATES, type AdmissionGate, type BreakerRefusal, type BreakerSnapshot, type BreakerTicket, type BreakerTransition, type BreakerVerdict, type BudgetCharge, type BudgetPolicy, type BudgetStatus, type Caller, type Clock, type GlobalLimits, type Governor, type GovernorRefusal, type KeyBounds, type KeyStatus, type Lease, type Permit, type SourceStats, type TenantPolicy, type TenantUse } from '@pgw/core';
 import { assertBudgetPolicy, assertNonNegativeInteger, assertTenantPolicy, batchLimitsOf, batchShareBinds, budgetPeriodAt, budgetTenantOf, NO_TENANT_POLICY, optionalPositiveMs, tenantShareOf, tenantsBounded, TicketLease } from '@pgw/core/internal';
 import { DEFAULT_TIMEOUT_MS, duplicateConnection } from './connection.js';
 import { failClosed } from './fail-closed.js';
 import { probeTokenOf, RedisBreaker, ticketOf, transitionOf, type RedisBreakerOptions } from './breaker.js';
 import { denialOf, LIMIT_WINDOW_MS, RedisLimiter, type EntryPlan, type RedisLimiterOptions } from './limiter.js';
-import { BudgetKeys, type BudgetPart } from './budget-keys.js';
+import { BudgetKeys, keyBudgetPart, keyBudgetRefusal, keyBudgetStatus, type BudgetPart, type KeyBudgetPart } from './budget-keys.js';
 import { Coalescer } from './coalesce.js';
 import { Holdings } from './holdings.js';
-import { limiterKeys, lineKeys, scopePrefix, sourceBatchKeys, storeEpochKey, tenantKeys } from './keys.js';
+import { keyKeys, limiterKeys, lineKeys, scopePrefix, sourceBatchKeys, storeEpochKey, tenantKeys } from './keys.js';
 import { BUDGET_STATUS } from './lua/budget.js';
 import { ADMIT, FINISH, LEAVE_LINE } from './lua/governor.js';
 import { STATS } from './lua/limiter.js';
@@ -35,13 +35,13 @@ export type RedisGovernorOptions = RedisLimiterOptions &
   };
 
 /** Every gate an admission can be refused at, in the scripts' order (1-based there). */
-const ADMISSION_GATES: readonly AdmissionGate[] = [...LIMIT_GATES, ...TENANT_GATES, ...BATCH_GATES, ...BATCH_GATES];
+const ADMISSION_GATES: readonly AdmissionGate[] = [...LIMIT_GATES, ...TENANT_GATES, ...KEY_GATES, ...BATCH_GATES, ...BATCH_GATES];
 /** The limits of a triple no admission is booked under: neither windowed nor leased. */
 const UNBOUNDED: GlobalLimits = Object.freeze({ rpm: 0, tpm: 0, maxConcurrency: 0 });
 
 type Refused = Exclude<GovernorRefusal, { refusal: object }>;
-/** The breaker's answer, and the period the budget reserved in (when charged). */
-type Acquired = { readonly ticket: BreakerTicket | BreakerRefusal; readonly periodStart: string };
+/** The breaker's answer, and the periods the budgets reserved in (when charged). */
+type Acquired = { readonly ticket: BreakerTicket | BreakerRefusal; readonly periodStart: string; readonly keyPeriodStart: string };
 
 type AdmitItem = ItemOf<typeof ADMIT>;
 type AdmitReply = ReplyOf<typeof ADMIT>;
@@ -155,7 +155,8 @@ export class RedisGovernor implements Governor {
     // The permit's id is unique per admission, so it doubles as the probe lease's token.
     const token = plan.id;
     const budget = charge && this.#budget?.charged(charge);
-    const shared = this.#sharedOf(plan, budget?.key, caller);
+    const keyBudget = keyBudgetPart(this.#scope, caller.key, charge);
+    const shared = this.#sharedOf(plan, budget?.key, caller, keyBudget?.key);
     const item: AdmitItem = {
       keys: NO_KEYS,
       shared: shared.admit,
@@ -166,6 +167,9 @@ export class RedisGovernor implements Governor {
         budgetPeriod: budget?.period ?? '',
         reservation: budget?.reservationNano ?? 0,
         budgetNano: budget?.budgetNano ?? 0,
+        keyBudgetPeriod: keyBudget?.period ?? '',
+        keyReservation: keyBudget?.reservationNano ?? 0,
+        keyBudgetNano: keyBudget?.budgetNano ?? 0,
       },
     };
     const verdict = await failClosed(this.#scope, 'admit', async (): Promise<Refused | Acquired> => {
@@ -174,17 +178,17 @@ export class RedisGovernor implements Governor {
         case 'queued':
           return QUEUED;
         case 'budgetRefused':
-          return { ok: false as const, budget: this.#budget!.refusal(reply, budget!) };
+          return { ok: false as const, budget: reply.key === 1 ? keyBudgetRefusal(this.#scope, reply, keyBudget!) : this.#budget!.refusal(reply, budget!) };
         case 'gateRefused':
           return denialOf(reply, ADMISSION_GATES);
         case 'breakerRefused':
-          return { ticket: ticketOf({ ...reply, kind: 'refused' }, source, token), periodStart: '' };
+          return { ticket: ticketOf({ ...reply, kind: 'refused' }, source, token), periodStart: '', keyPeriodStart: '' };
         case 'storeForgotten':
           throw new Error('the store forgot the books again right after they were re-booked');
         case 'admitted': {
           const ticket = ticketOf(reply.probe === 1 ? { ...reply, kind: 'probe' } : { ...reply, kind: 'closed' }, source, token);
           if (ticket.ok) this.#hold(plan, shared.admit, ticket, reply.now);
-          return { ticket, periodStart: reply.periodStart };
+          return { ticket, periodStart: reply.periodStart, keyPeriodStart: reply.keyPeriodStart };
         }
       }
     }).catch((error: unknown) => {
@@ -192,14 +196,22 @@ export class RedisGovernor implements Governor {
       // it (the budget's reservation too, in the period this worker's clock says), queued behind it
       // on the same connection (and replayed if that fails), gives back what nobody holds. All are
       // no-ops for an entry the script never made.
-      const part = budget && { ...budget, periodStart: String(budgetPeriodAt(budget.period, (this.#now ?? Date.now)()).start) };
-      void this.#finished(plan, this.#finisher(shared, UNANSWERED, plan, part), undefined, 0, 0).catch(() => undefined);
+      const startOf = (period: BudgetPart['period']) => String(budgetPeriodAt(period, (this.#now ?? Date.now)()).start);
+      const part = budget && { ...budget, periodStart: startOf(budget.period) };
+      const keyPart = keyBudget && { ...keyBudget, periodStart: startOf(keyBudget.period) };
+      void this.#finished(plan, this.#finisher(shared, UNANSWERED, plan, part, keyPart), undefined, 0, 0).catch(() => undefined);
       throw error;
     });
     if (!('ticket' in verdict)) return verdict;
     const { ticket } = verdict;
     if (!ticket.ok) return { ok: false, refusal: ticket };
-    const finisher = this.#finisher(shared, ticket, plan, budget && { ...budget, periodStart: verdict.periodStart });
+    const finisher = this.#finisher(
+      shared,
+      ticket,
+      plan,
+      budget && { ...budget, periodStart: verdict.periodStart },
+      keyBudget && { ...keyBudget, periodStart: verdict.keyPeriodStart },
+    );
     const permit = this.limiter.permitOf(plan);
     return new RedisLease(ticket, permit, async (breakerVerdict, actualTokens, spentUsd) => {
       // A finished call holds no lease any more, whether or not its write-back lands now.
@@ -262,6 +274,8 @@ export class RedisGovernor implements Governor {
         batchLeased: Number(args.batchMaxConcurrency) > 0,
         sourceBatchWindowed: Number(args.sourceBatchRpm) > 0 || Number(args.sourceBatchTpm) > 0,
         sourceBatchLeased: Number(args.sourceBatchMaxConcurrency) > 0,
+        keyWindowed: Number(args.keyKept) === 1,
+        keyLeased: Number(args.keyKept) === 1,
       },
       breakerKey: keys.breakerState,
       at,
@@ -276,7 +290,7 @@ export class RedisGovernor implements Governor {
    * The permit's end: the breaker's verdict, the permit's write-back and the budget's settlement in
    * one script, which answers the verdict's breaker transition.
    */
-  #finisher(shared: AttemptSets, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined): LeaseEnd {
+  #finisher(shared: AttemptSets, ticket: BreakerTicket, plan: EntryPlan, budget: BudgetPart | undefined, keyBudget: KeyBudgetPart | undefined): LeaseEnd {
     return async (verdict, actualTokens, spentUsd) => {
       const args = {
         ticketEpoch: ticket.epoch,
@@ -284,7 +298,7 @@ export class RedisGovernor implements Governor {
         verdict: verdict ?? '',
         permitId: plan.id,
         actualTokens,
-        ...BudgetKeys.settlement(budget, spentUsd),
+        ...BudgetKeys.settlement(budget, keyBudget, spentUsd),
       };
       const reply = await failClosed(this.#scope, 'finish', () => this.#ends.add({ keys: NO_KEYS, shared: shared.finish, args }));
       return transitionOf(reply.transition);
@@ -318,6 +332,23 @@ export class RedisGovernor implements Governor {
       concurrency: { used: use.inflight, bound: maxConcurrency },
       weight,
     };
+  }
+
+  /** A key's use of the scope (window trimmed, leases reclaimed) and its budget's settled spend now, in one script each. */
+  async keyStatus(bounds: KeyBounds): Promise<KeyStatus> {
+    const { keyWindow, keyTokens, keyTpm, keyLeases } = keyKeys(scopePrefix(this.#scope), bounds.id);
+    const keys = { sourceWindow: keyWindow, sourceTokens: keyTokens, sourceTpm: keyTpm, sourceLeases: keyLeases };
+    const part = keyBudgetPart(this.#scope, bounds, undefined);
+    const [use, books] = await failClosed(this.#scope, 'keyStatus', () =>
+      Promise.all([
+        STATS.run(this.#redis, { keys, args: { now: this.#clock(), windowMs: LIMIT_WINDOW_MS } }, this.#timeoutMs),
+        part && BUDGET_STATUS.run(this.#redis, { keys: { budget: part.key }, args: { now: this.#clock(), budgetPeriod: part.period } }, this.#timeoutMs),
+      ]),
+    );
+    const { rpmUsed, tpmUsed, inflight } = use;
+    if (part === undefined || books === undefined) return { rpmUsed, tpmUsed, inflight, spentUsd: 0 };
+    const { spentUsd, resetAt } = keyBudgetStatus(this.#scope, part, books);
+    return { rpmUsed, tpmUsed, inflight, spentUsd, ...(resetAt !== undefined && { resetAt }) };
   }
 
   async leaveLine(turn: string): Promise<void> {
@@ -362,16 +393,18 @@ export class RedisGovernor implements Governor {
   /**
    * What an attempt shares in both scripts with the others of its source, budget, tenant and class:
    * its source's breaker, books and limits, its tenant's and its class's books and limits (a batch
-   * call's share of the scope's and of the source's), and the budget it charges. One object per
-   * such set, so a call sends each once. Without bounded tenants (or a binding batch share) every
-   * tenant (or class) shares one set: their triples are unbounded.
+   * call's share of the scope's and of the source's), its key's books and limits as its record says
+   * now, and the budgets it charges. One object per such set, so a call sends each once. Without
+   * bounded tenants (or a binding batch share) every tenant (or class) shares one set: their triples
+   * are unbounded.
    */
-  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller): AttemptSets {
-    const { tenantId, priority } = caller;
+  #sharedOf({ source, keys, limits }: EntryPlan, budgetKey: string | undefined, caller: Caller, keyBudget: string | undefined): AttemptSets {
+    const { tenantId, priority, key } = caller;
     const isBatch = priority === 'batch';
     const batch = isBatch ? this.#batchLimits : undefined;
     const lineClass = isBatch ? 'b' : 'i';
-    const id = `${source}\n${budgetKey ?? ''}\n${lineClass}${tenantId}`;
+    const keyPart = key === undefined ? '' : `${key.id}\n${key.rpm}/${key.tpm}/${key.maxConcurrency}\n${keyBudget ?? ''}`;
+    const id = `${source}\n${budgetKey ?? ''}\n${lineClass}${tenantId}\n${keyPart}`;
     let set = this.#sets.get(id);
     if (set === undefined) {
       const { sourceWindow, sourceTokens, sourceTpm, sourceLeases } = keys;
@@ -389,6 +422,9 @@ export class RedisGovernor implements Governor {
           sourceLeases,
           ...tenantKeys(scopePrefix(this.#scope), tenantId),
           ...sourceBatchKeys(scopePrefix(this.#scope), source),
+          // Without a key, its books are the scope's unused names: no triple of 0 limits reads them.
+          ...keyKeys(scopePrefix(this.#scope), key?.id ?? ''),
+          keyBudget: keyBudget ?? this.#line.line,
           budget: budgetKey ?? this.#line.line,
         },
         args: {
@@ -404,6 +440,10 @@ export class RedisGovernor implements Governor {
           sourceBatchRpm: sourceShare.rpm,
           sourceBatchTpm: sourceShare.tpm,
           sourceBatchMaxConcurrency: sourceShare.maxConcurrency,
+          keyRpm: key?.rpm ?? 0,
+          keyTpm: key?.tpm ?? 0,
+          keyMaxConcurrency: key?.maxConcurrency ?? 0,
+          keyKept: key === undefined ? 0 : 1,
         },
       });
       set = Object.freeze({ finish, admit: Object.freeze({ keys: finish.keys, args: { ...finish.args, lineTenant: tenantId, lineWeight: share.weight, lineClass } }) });

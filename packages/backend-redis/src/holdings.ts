@@ -3,7 +3,7 @@ import { randomUUID } from 'node:crypto';
 import type { Clock } from '@pgw/core';
 import { REBOOK } from './lua/holdings.js';
 import { clockArg } from './scripts.js';
-import type { LimiterKeys, SourceBatchKeys, TenantKeys } from './keys.js';
+import type { KeyKeys, LimiterKeys, SourceBatchKeys, TenantKeys } from './keys.js';
 
 /**
  * The epoch key lives this long after the store last lost it; when it expires, every worker
@@ -22,8 +22,8 @@ export interface HeldAdmission {
   readonly id: string;
   /** The source's window, tokens, token sum and leases (then the scope's four: the limiter's order). */
   readonly limiterKeys: LimiterKeys;
-  /** Its tenant's books and the batch class's (on the scope and on the source), and which of them it was booked in (an unbounded gate keeps none). */
-  readonly tenantKeys: TenantKeys & SourceBatchKeys;
+  /** Its tenant's books, its key's and the batch class's (on the scope and on the source), and which of them it was booked in (an unbounded gate keeps none). */
+  readonly tenantKeys: TenantKeys & KeyKeys & SourceBatchKeys;
   readonly tenantBooks: TenantBooks;
   readonly breakerKey: string;
   /** Server time of the admission (its window entry's score; its lease ran from it). */
@@ -45,6 +45,8 @@ export interface TenantBooks {
   readonly batchLeased: boolean;
   readonly sourceBatchWindowed: boolean;
   readonly sourceBatchLeased: boolean;
+  readonly keyWindowed: boolean;
+  readonly keyLeased: boolean;
 }
 
 export interface HoldingsOptions {
@@ -168,7 +170,11 @@ export class Holdings {
     const o = this.#options;
     const flag = (on: boolean) => (on ? 1 : 0);
     const items = batch.map(({ id, limiterKeys, tenantKeys, tenantBooks: b, breakerKey, charged, at, leased, probe }) => ({
-      keys: { ...limiterKeys, ...tenantKeys, breakerState: breakerKey },
+      keys: {
+        ...limiterKeys,
+        ...tenantKeys,
+        breakerState: breakerKey,
+      },
       args: {
         permitId: id,
         charged,
@@ -182,6 +188,8 @@ export class Holdings {
         batchLeased: flag(b.batchLeased),
         sourceBatchWindowed: flag(b.sourceBatchWindowed),
         sourceBatchLeased: flag(b.sourceBatchLeased),
+        keyWindowed: flag(b.keyWindowed),
+        keyLeased: flag(b.keyLeased),
       },
     }));
     const call = {

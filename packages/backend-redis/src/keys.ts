@@ -74,6 +74,25 @@ export function sourceBatchKeys(prefix: string, source: string) {
 }
 export type SourceBatchKeys = ReturnType<typeof sourceBatchKeys>;
 
+/**
+ * A stored key's books in the scope (window, reservations, token sum, leases): the triple its own
+ * gates are kept in, under the scope's hash tag, so a key is bounded within each scope it calls
+ * (docs/decisions.md#key-gates-per-scope-issue-49). Any key id is safe here, as any tenant id.
+ */
+export function keyKeys(prefix: string, keyId: string) {
+  const own = `${prefix}lim:k:${keyId}:`;
+  return { keyWindow: `${own}win`, keyTokens: `${own}tok`, keyTpm: `${own}tpm`, keyLeases: `${own}lease` };
+}
+export type KeyKeys = ReturnType<typeof keyKeys>;
+
+/**
+ * The base of a key's own spend budget in the scope (the scripts append `@<periodStart>`); the
+ * window is part of it, so a record whose window changed never shares an account with the old one.
+ */
+export function keyBudgetKey(prefix: string, keyId: string, window: string): string {
+  return `${prefix}kbud:${window}:${keyId}`;
+}
+
 /** The breaker's keys for one source: its state hash and its per-second sample buckets. */
 export function breakerKeys(prefix: string, source: string) {
   const own = `${prefix}brk:${source}`;

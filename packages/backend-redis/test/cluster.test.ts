@@ -11,6 +11,7 @@ import {
   UNLIMITED,
   budgetContract,
   tenantGatesContract,
+  keyGatesContract,
   cacheContract,
   breakerContract,
   governorContract,
@@ -41,6 +42,7 @@ breakerContract('RedisBreaker on a cluster', (options) => new RedisBreaker({ red
 governorContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 budgetContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 tenantGatesContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, policy: TEST_BREAKER_POLICY, ...options }));
+keyGatesContract('RedisGovernor on a cluster', (options) => new RedisGovernor({ redis, ...options }));
 cacheContract(
   'RedisCache on a cluster',
   (options) => new RedisCache({ redis, namespace: `contract-${randomBytes(6).toString('hex')}`, ...options }),

@@ -1,6 +1,6 @@
 import { randomBytes } from 'node:crypto';
 import { afterAll } from 'vitest';
-import { budgetContract, tenantGatesContract, TEST_BREAKER_POLICY, cacheContract, breakerContract, governorContract, limiterContract, recordStoreContract, settleAndReleaseContract } from '@pgw/testkit';
+import { budgetContract, tenantGatesContract, keyGatesContract, TEST_BREAKER_POLICY, cacheContract, breakerContract, governorContract, limiterContract, recordStoreContract, settleAndReleaseContract } from '@pgw/testkit';
 import { RedisCache, RedisBreaker, RedisGovernor, RedisLimiter, RedisRecordStore } from '../src/index.js';
 import { connectionPool } from './redis.js';
 
@@ -22,3 +22,4 @@ recordStoreContract(
 governorContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));
 budgetContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));
 tenantGatesContract('RedisGovernor', (options) => new RedisGovernor({ redis, policy: TEST_BREAKER_POLICY, ...options }));
+keyGatesContract('RedisGovernor', (options) => new RedisGovernor({ redis, ...options }));

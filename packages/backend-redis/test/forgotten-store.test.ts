@@ -7,7 +7,7 @@
 import { once } from 'node:events';
 import { afterAll, afterEach, expect, it } from 'vitest';
 import { FakeClock, startPrivateRedis, TEST_BREAKER_POLICY, UNLIMITED, type PrivateRedis } from '@pgw/testkit';
-import type { Caller } from '@pgw/core';
+import type { Caller, Lease } from '@pgw/core';
 import type { Redis } from 'ioredis';
 import { RedisGovernor, type RedisGovernorOptions } from '../src/index.js';
 import { connectionPool, uniqueScope } from './redis.js';
@@ -98,6 +98,25 @@ it('re-books a tenant’s and the batch class’s books: no tenant is admitted b
   expect(await admit({ tenantId: 'w', priority: 'batch' })).toMatchObject({ ok: false, gate: 'batch_concurrency' });
   expect((await admit({ tenantId: 'w', priority: 'interactive' })).ok).toBe(true);
   expect(await admit({ tenantId: 'v', priority: 'interactive' })).toMatchObject({ ok: false, gate: 'global_concurrency' });
+});
+
+it('re-books a stored key’s books: no key is admitted beyond its bound after a restart', async () => {
+  const clock = new FakeClock();
+  const first = await server();
+  const redis = pool.open(first.url);
+  const g = governor(redis, { scope: uniqueScope('forgotten'), sources: { a: UNLIMITED }, now: clock.now });
+  const key = { id: 'key_restart', rpm: 3, tpm: 0, maxConcurrency: 2 };
+  const caller: Caller = { tenantId: 'acme', priority: 'interactive', key };
+  const admit = () => g.admit('a', 100, undefined, undefined, caller);
+  const held = [await admit(), await admit()];
+  expect(held.map((answer) => answer.ok)).toEqual([true, true]);
+
+  await restartEmpty(first, redis);
+  expect(await admit()).toMatchObject({ ok: false, gate: 'key_concurrency' });
+  expect(await g.keyStatus(key)).toEqual({ rpmUsed: 2, tpmUsed: 200, inflight: 2, spentUsd: 0 });
+  await (held[0] as Lease).finish('success', 40);
+  expect((await admit()).ok).toBe(true);
+  expect(await admit()).toMatchObject({ ok: false, gate: 'key_rpm' });
 });
 
 it('re-books the batch class’s share of a source: no batch call is admitted beyond it after a restart', async () => {

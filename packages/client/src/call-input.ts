@@ -2,7 +2,7 @@
  * Validation of a public call's arguments (docs/architecture.md#public-api): it runs before a logical call starts, so a bad
  * argument produces no call stats, no telemetry row and no upstream request.
  */
-import { abortError, PRIORITIES, RequestTooLargeError, type Priority } from '@pgw/core';
+import { abortError, assertKeyBounds, PRIORITIES, RequestTooLargeError, type KeyBounds, type Priority } from '@pgw/core';
 import { ensureCallDeadline } from '@pgw/core/internal';
 import type { ChatMessage, GatewaySettings } from '@pgw/core';
 import { deepFreeze } from './deep-freeze.js';
@@ -104,6 +104,12 @@ export interface CallerDimensions {
   tenantId?: string;
   /** `batch`: admitted only while no interactive call of the scope waits, within the scope's batch share (default interactive). */
   priority?: Priority;
+  /**
+   * A stored API key's bounds (`{ id, rpm, tpm, maxConcurrency, budget? }`, 0 = unbounded): its own
+   * gates and budget, checked and booked with the tenant's (docs/architecture.md#keys). The door
+   * passes its key record's; a copy is taken.
+   */
+  key?: KeyBounds;
   meta?: Readonly<Record<string, unknown>>;
 }
 
@@ -124,6 +130,7 @@ export function callerDimensions(options: CallerDimensions, method: string): Cal
     }
     dimensions.priority = options.priority;
   }
+  if (options.key !== undefined) dimensions.key = keyBoundsOf(options.key, `${method}(key)`);
   if (options.meta !== undefined) {
     const origin = `${method}(meta)`;
     if (!isPlainObject(options.meta)) throw new TypeError(`${origin} must be a plain object, got ${describe(options.meta)}`);
@@ -137,6 +144,13 @@ export function callerDimensions(options: CallerDimensions, method: string): Cal
   return dimensions;
 }
 
+/** A frozen copy of checked key bounds: the caller may not change them under a running call. */
+function keyBoundsOf(key: unknown, origin: string): KeyBounds {
+  assertKeyBounds(key, origin);
+  const { id, rpm, tpm, maxConcurrency, budget } = key;
+  return Object.freeze({ id, rpm, tpm, maxConcurrency, ...(budget && { budget: Object.freeze({ usd: budget.usd, window: budget.window }) }) });
+}
+
 /** What every public call accepts besides its payload. */
 export interface CommonCallOptions extends CallerDimensions {
   /** Undefined inherits the client's deadline; there is no "off for this call". */
@@ -144,7 +158,7 @@ export interface CommonCallOptions extends CallerDimensions {
   signal?: AbortSignal;
 }
 
-const COMMON_OPTIONS = ['sessionId', 'parentCallId', 'tenantId', 'priority', 'meta', 'callDeadlineMs', 'signal'];
+const COMMON_OPTIONS = ['sessionId', 'parentCallId', 'tenantId', 'priority', 'key', 'meta', 'callDeadlineMs', 'signal'];
 
 /**
  * Validates a call's options object (unknown option names are refused: a misspelt option must

@@ -1,5 +1,5 @@
 /** The embedding client (docs/architecture.md#public-api): batches of BATCH_SIZE, served serially under one call deadline. */
-import type { BudgetStatus, EmbeddingModel, EmbeddingSettings, Governor } from '@pgw/core';
+import type { BudgetStatus, EmbeddingModel, EmbeddingSettings, Governor, KeyBounds, KeyStatus } from '@pgw/core';
 import { wellFormed } from '@pgw/core/internal';
 import { assembleEmbedPipeline } from '@pgw/middleware';
 import type { EmbeddingMiddleware, EmbeddingResponse, EmbedPipeline } from '@pgw/middleware';
@@ -10,6 +10,7 @@ import { openaiCompatibleFor } from './assembly/providers.js';
 import { assertRequestSize, assertTexts, commonCallOptions, resolveCallDeadline } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { readTenantStatus, type TenantStatus } from './tenant-status.js';
+import { readKeyStatus } from './key-status.js';
 import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
 import { readSourceStatus, type SourceStatus } from './source-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
@@ -75,6 +76,12 @@ export class EmbeddingClient extends OwningClient {
   tenantStatus(tenantId: string): Promise<TenantStatus> {
     this.assertOpen('tenantStatus');
     return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'EmbeddingClient');
+  }
+
+  /** A stored key's use of the scope now (RPM, TPM, in flight) and its budget's settled spend in the current window. */
+  keyStatus(bounds: KeyBounds): Promise<KeyStatus> {
+    this.assertOpen('keyStatus');
+    return readKeyStatus(this.#governor, bounds, 'EmbeddingClient');
   }
 
   /** Each source's breaker (state, open until) and its RPM, TPM and concurrency use against its bounds, now. */

@@ -1,7 +1,7 @@
 /** The chat client (docs/architecture.md#public-api): assembly from env or settings, and the governed `chat` call. */
 import { randomUUID } from 'node:crypto';
 import { assertNoManagedKeys, coerceEffort, wellFormedDeep } from '@pgw/core/internal';
-import type { BudgetStatus, Cache, ChatMessage, ChatModel, Effort, GatewaySettings, Governor, LLMResponse, Source } from '@pgw/core';
+import type { BudgetStatus, Cache, ChatMessage, ChatModel, Effort, GatewaySettings, Governor, KeyBounds, KeyStatus, LLMResponse, Source } from '@pgw/core';
 import { assembleChatPipeline } from '@pgw/middleware';
 import type { CallOptions, ChatMiddleware, ChatPipeline, ChatStream, GatewayChatRequest } from '@pgw/middleware';
 import type { ZodType } from 'zod';
@@ -19,6 +19,7 @@ import {
 } from './call-input.js';
 import type { CommonCallOptions } from './call-input.js';
 import { readTenantStatus, type TenantStatus } from './tenant-status.js';
+import { readKeyStatus } from './key-status.js';
 import { readBudgetStatus, type BudgetStatusOptions } from './budget-status.js';
 import { readSourceStatus, type SourceStatus } from './source-status.js';
 import { OwningClient, assembling } from './client-lifecycle.js';
@@ -137,6 +138,12 @@ export class GatewayClient extends OwningClient {
   tenantStatus(tenantId: string): Promise<TenantStatus> {
     this.assertOpen('tenantStatus');
     return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'GatewayClient');
+  }
+
+  /** A stored key's use of the scope now (RPM, TPM, in flight) and its budget's settled spend in the current window. */
+  keyStatus(bounds: KeyBounds): Promise<KeyStatus> {
+    this.assertOpen('keyStatus');
+    return readKeyStatus(this.#governor, bounds, 'GatewayClient');
   }
 
   /** Each source's breaker (state, open until) and its RPM, TPM and concurrency use against its bounds, now. */

@@ -1,8 +1,8 @@
 // Where the behaviours live: gateway-client.ts, embedding-client.ts and ocr-client.ts are the
 // clients, sharing client-parts.ts (their seams) and client-lifecycle.ts (they close what they made);
 // call-input.ts checks what a caller passes (tool-options.ts a chat's tools; deep-freeze.ts freezes
-// what is kept), tool-loop.ts runs tools; source-status.ts, tenant-status.ts and budget-status.ts read
-// the governor's books; gather-bounded.ts runs a caller's calls at a bounded concurrency. settings/
+// what is kept), tool-loop.ts runs tools; source-status.ts, tenant-status.ts, budget-status.ts and
+// key-status.ts read the governor's books; gather-bounded.ts runs a caller's calls at a bounded concurrency. settings/
 // reads and checks `.env` keys (settings/schema.ts, settings/env-keys.ts,
 // settings/cross-field-rules.ts); assembly/ builds the backends, the telemetry and the models those
 // settings name, loading optional packages on demand. The governance itself runs in @pgw/middleware
@@ -32,6 +32,8 @@ export type {
   EmbeddingSettings,
   OcrSettings,
   BudgetStatus,
+  KeyBounds,
+  KeyStatus,
   GatewayEvents,
   GatewayEventName,
   GatewaySubscriber,

@@ -1,6 +1,7 @@
 /** The OCR client (docs/architecture.md#public-api): MonkeyOCR text recognition and layout parsing; OCR settles 0 tokens. */
-import type { Governor, OcrLayoutResult, OcrModel, OcrOptions, OcrSettings, OcrTextResult, Source } from '@pgw/core';
+import type { Governor, KeyBounds, KeyStatus, OcrLayoutResult, OcrModel, OcrOptions, OcrSettings, OcrTextResult, Source } from '@pgw/core';
 import { readTenantStatus, type TenantStatus } from './tenant-status.js';
+import { readKeyStatus } from './key-status.js';
 import { assembleOcrPipeline } from '@pgw/middleware';
 import type { OcrPipeline } from '@pgw/middleware';
 import { assembleComponents } from './assembly/components.js';
@@ -77,6 +78,12 @@ export class OcrClient extends OwningClient {
   tenantStatus(tenantId: string): Promise<TenantStatus> {
     this.assertOpen('tenantStatus');
     return readTenantStatus(this.#governor, tenantId, (id) => this.#pipeline.waiting(id), 'OcrClient');
+  }
+
+  /** A stored key's use of the scope now (RPM, TPM, in flight); OCR spends nothing of its budget. */
+  keyStatus(bounds: KeyBounds): Promise<KeyStatus> {
+    this.assertOpen('keyStatus');
+    return readKeyStatus(this.#governor, bounds, 'OcrClient');
   }
 
   /** Plain text of an image (`/ocr/text`); an empty text is a legal "no text". */

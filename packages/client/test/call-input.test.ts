@@ -83,6 +83,16 @@ describe('callerDimensions', () => {
     expect(() => callerDimensions(options as never, 'chat')).toThrow(pattern);
   });
 
+  it('returns a frozen copy of a key’s bounds, and names the field of a malformed one', () => {
+    const key = { id: 'key_0123456789abcdef', rpm: 10, tpm: 0, maxConcurrency: 2, budget: { usd: 1, window: 'day' as const } };
+    const dims = callerDimensions({ key }, 'embed');
+    expect(dims.key).toEqual(key);
+    expect(dims.key).not.toBe(key);
+    expect(Object.isFrozen(dims.key!.budget)).toBe(true);
+    expect(() => callerDimensions({ key: { ...key, maxConcurrency: 1.5 } }, 'embed')).toThrow(/^embed\(key\)\.maxConcurrency must be/);
+    expect(() => callerDimensions({ key: { ...key, budget: { usd: -1, window: 'day' } } }, 'embed')).toThrow(/^embed\(key\)\.budget\.usd/);
+  });
+
   it('refuses a cyclic meta with a clear error (not a stack overflow)', () => {
     const meta: Record<string, unknown> = {};
     meta.self = meta;

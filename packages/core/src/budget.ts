@@ -35,6 +35,8 @@ export interface BudgetStatus {
   readonly scope: string;
   /** Present for a per-tenant budget of a call with a tenant. */
   readonly tenantId?: string;
+  /** Present for a key's own budget (docs/architecture.md#keys): the key's id. */
+  readonly keyId?: string;
   readonly budgetUsd: number;
   readonly spentUsd: number;
   /** Held by attempts in flight. */
@@ -121,6 +123,8 @@ export class BudgetExceededError extends PolyGatewayError {
   static override readonly kind: string = 'BudgetExceededError';
   readonly scope: string;
   readonly tenantId: string | undefined;
+  /** The key whose own budget has no room; undefined when the scope's (or the tenant's) budget refused. */
+  readonly keyId: string | undefined;
   readonly budgetUsd: number;
   readonly spentUsd: number;
   /** Start of the next period (ms since epoch); undefined for `total`. */
@@ -130,7 +134,7 @@ export class BudgetExceededError extends PolyGatewayError {
 
   constructor(options: { status: BudgetStatus; now: number; cause?: unknown }) {
     const { status, now } = options;
-    const who = status.tenantId === undefined ? '' : ` for tenant ${status.tenantId}`;
+    const who = status.keyId !== undefined ? ` of key ${status.keyId}` : status.tenantId === undefined ? '' : ` for tenant ${status.tenantId}`;
     super({
       message:
         `scope ${status.scope}: spend budget of ${status.budgetUsd} USD${who} has no room left ` +
@@ -139,6 +143,7 @@ export class BudgetExceededError extends PolyGatewayError {
     });
     this.scope = status.scope;
     this.tenantId = status.tenantId;
+    this.keyId = status.keyId;
     this.budgetUsd = status.budgetUsd;
     this.spentUsd = status.spentUsd;
     this.resetAt = status.resetAt;

@@ -165,11 +165,13 @@ export interface FirstTokenEvent {
   readonly ttftMs: number;
 }
 
-/** A call was refused for good by its scope's spend budget (it ends with BudgetExceededError). */
+/** A call was refused for good by its scope's spend budget, or its key's (it ends with BudgetExceededError). */
 export interface BudgetRefusedEvent {
   readonly call: CallInfo;
   readonly scope: string;
   readonly tenantId?: string;
+  /** Present when the key's own budget refused: the key's id. */
+  readonly keyId?: string;
   readonly budgetUsd: number;
   readonly spentUsd: number;
   readonly resetAt: number | undefined;

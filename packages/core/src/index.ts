@@ -1,5 +1,5 @@
 // Where the behaviours live: types.ts holds the public value types and settings.ts a scope's settings
-// (tenants.ts its tenants, thinking.ts the reasoning profiles); errors.ts is the error taxonomy;
+// (tenants.ts its tenants, keys.ts a stored key's bounds, thinking.ts the reasoning profiles); errors.ts is the error taxonomy;
 // ports.ts the ports (Governor, Lease, Cache, TelemetryRecorder), governor-of.ts a Governor over a
 // separate limiter and breaker, ticket-lease.ts the lease every governor hands out; models.ts the
 // model spec and events.ts the events subscribers observe; http-helpers.ts the helpers a provider uses
@@ -108,6 +108,7 @@ export {
   type TelemetryRecorderStats,
 } from './ports.js';
 export { governorOf } from './governor-of.js';
+export { assertKeyBounds, KEY_BUDGET_WINDOWS, KEY_GATES, type KeyBounds, type KeyBudgetWindow, type KeyGate, type KeyStatus, MAX_KEY_ID_LENGTH } from './keys.js';
 export {
   BATCH_GATES,
   type BatchGate,

@@ -3,6 +3,7 @@
  * Every adapter of a port passes the shared contract suite in @pgw/testkit.
  */
 import type { BudgetCharge, BudgetRefusal, BudgetStatus } from './budget.js';
+import type { KeyBounds, KeyGate, KeyStatus } from './keys.js';
 import type { TelemetryRow } from './telemetry.js';
 import type { BatchGate, Caller, TenantGate, TenantUse } from './tenants.js';
 
@@ -41,10 +42,10 @@ export const LIMIT_GATES = [
 export type LimitGate = (typeof LIMIT_GATES)[number];
 
 /**
- * Every gate an admission can be refused at: the six, then the tenant's three and the batch class's
- * three (docs/architecture.md#tenants).
+ * Every gate an admission can be refused at: the six, then the tenant's three, the key's three and
+ * the batch class's three (docs/architecture.md#tenants, #keys).
  */
-export type AdmissionGate = LimitGate | TenantGate | BatchGate;
+export type AdmissionGate = LimitGate | TenantGate | KeyGate | BatchGate;
 
 /** An admission ticket: concurrency + one RPM unit + estimated TPM, held as a lease. */
 export interface Permit {
@@ -224,7 +225,9 @@ export interface Governor {
    * `charge`: the attempt's budget reservation, when the scope has a budget (see core `budget.ts`).
    * `caller`: who the attempt is for (default `DEFAULT_CALLER`): its tenant's gates and, for a batch
    * call, the batch class's are checked and booked with the six; in line, its tenant's weighted share
-   * and its class decide its place (docs/architecture.md#tenants).
+   * and its class decide its place (docs/architecture.md#tenants). With a `caller.key`, the key's
+   * gates and its budget are checked and booked in the same operation (docs/architecture.md#keys); a
+   * key budget without a `charge` reserves nothing but still settles what `finish` reports.
    */
   admit(source: string, estTokens: number, turn?: string, charge?: BudgetCharge, caller?: Caller): MaybePromise<Lease | GovernorRefusal>;
   /** The source's in-flight count and window usage (the health-aware selector ranks on them). */
@@ -235,6 +238,8 @@ export interface Governor {
   budgetStatus?(tenantId?: string): MaybePromise<BudgetStatus | undefined>;
   /** A tenant's use of the scope against its bound, now. */
   tenantStatus?(tenantId: string): MaybePromise<TenantUse>;
+  /** Optional: a key's use of the scope now, and its budget's settled spend in the current window. */
+  keyStatus?(bounds: KeyBounds): MaybePromise<KeyStatus>;
   /** Optional: calls `listener` whenever room was freed anywhere in the fleet; returns the unsubscribe. */
   onRoomFreed?(listener: () => void): () => void;
   /** Optional: gives up a place in line (a waiting call that ended); idempotent. */

@@ -5,6 +5,7 @@
  * together hold at most the batch share of the scope's limits and of each source's, and wait while an
  * interactive call of the scope waits.
  */
+import type { KeyBounds } from './keys.js';
 
 /** The priority classes, most urgent first. */
 export const PRIORITIES = ['interactive', 'batch'] as const;
@@ -48,6 +49,8 @@ export const NO_TENANT_POLICY: TenantPolicy = Object.freeze({
 export interface Caller {
   readonly tenantId: string;
   readonly priority: Priority;
+  /** The stored API key the call came with: its own gates and budget, checked with the tenant's (docs/architecture.md#keys). */
+  readonly key?: KeyBounds;
 }
 
 export const DEFAULT_CALLER: Caller = Object.freeze({ tenantId: '', priority: 'interactive' });

@@ -38,5 +38,13 @@ describe('spend budgets', () => {
     expect(error).toMatchObject({ name: 'BudgetExceededError', scope: 'LLM', tenantId: 'acme', budgetUsd: 5, spentUsd: 4.9, resetAt: 1_000_000, retryAfterMs: 600_000 });
     expect(error).not.toBeInstanceOf(GatewayUnavailableError);
     expect(new BudgetExceededError({ status: { ...status, resetAt: undefined }, now: 0 }).retryAfterMs).toBeUndefined();
+    expect(error.keyId).toBeUndefined();
+  });
+
+  it('BudgetExceededError marks a key’s own budget with the key’s id', () => {
+    const status = { scope: 'LLM', tenantId: 'acme', keyId: 'key_0123456789abcdef', budgetUsd: 1, spentUsd: 1, reservedUsd: 0, resetAt: undefined };
+    const error = new BudgetExceededError({ status, now: 0 });
+    expect(error).toMatchObject({ keyId: 'key_0123456789abcdef', tenantId: 'acme', budgetUsd: 1, retryAfterMs: undefined });
+    expect(error.message).toContain('of key key_0123456789abcdef');
   });
 });

@@ -2,9 +2,9 @@ import { BUDGET_FUNCTIONS_LUA, BUDGET_SETTLEMENT_LUA } from './budget.js';
 import { PRELUDE_LUA } from './clock.js';
 import { BREAKER_ADMISSION_LUA, BREAKER_FUNCTIONS_LUA, BREAKER_KEYS, BREAKER_POLICY, BREAKER_RECORD_LUA } from './breaker.js';
 import { STORE_FORGOTTEN_LUA } from './holdings.js';
-import { TENANT_BOOKS } from './tenants.js';
+import { KEY_BOOKS, KEY_LIMITS, TENANT_BOOKS } from './tenants.js';
 import { ENTRY_POLICY, GLOBAL_LIMITS, LIMITER_ENTRY_LUA, LIMITER_FUNCTIONS_LUA, LIMITER_SETTLEMENT_LUA, SOURCE_LIMITS } from './limiter.js';
-import { LIMIT_GATES } from '@pgw/core';
+import { KEY_GATES, LIMIT_GATES, TENANT_GATES } from '@pgw/core';
 import { scriptProtocol } from '../protocol.js';
 
 /**
@@ -62,10 +62,11 @@ end
 `;
 
 /**
- * An admission's five gate triples: the source's and the scope's, then its tenant's and (for a batch
- * call) the batch class's on the scope and on the source. The last three come with limits of 0 when
- * unbounded, so they are neither windowed nor leased: no book of theirs is read or written. Built
- * once per shared set of a call.
+ * An admission's six gate triples: the source's and the scope's, then its tenant's, its key's and
+ * (for a batch call) the batch class's on the scope and on the source. The last four come with
+ * limits of 0 when unbounded, so they are neither windowed nor leased: no book of theirs is read or
+ * written — save a key's, kept whenever the call has a key (its status reads them). Built once per
+ * shared set of a call.
  */
 const GOVERNED_TRIPLES_LUA = `
 local governed_of = {}
@@ -75,6 +76,7 @@ local function governed_triples(K, A)
     local six = triples(K, A)
     t = {six[1], six[2],
       triple(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases, A.tenantRpm, A.tenantTpm, A.tenantMaxConcurrency, false),
+      triple(K.keyWindow, K.keyTokens, K.keyTpm, K.keyLeases, A.keyRpm, A.keyTpm, A.keyMaxConcurrency, A.keyKept == '1'),
       triple(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases, A.batchRpm, A.batchTpm, A.batchMaxConcurrency, false),
       triple(K.sourceBatchWindow, K.sourceBatchTokens, K.sourceBatchTpm, K.sourceBatchLeases, A.sourceBatchRpm, A.sourceBatchTpm, A.sourceBatchMaxConcurrency, false)}
     governed_of[K] = t
@@ -101,8 +103,8 @@ export const TENANT_LIMITS = [
  * and books, and the base of the spend budget it charges (any key of the scope without a charge),
  * with the source's limits.
  */
-const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, 'budget'] as const;
-const ATTEMPT_LIMITS = [...SOURCE_LIMITS, ...TENANT_LIMITS] as const;
+const ATTEMPT_KEYS = [...BREAKER_KEYS, 'sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, ...KEY_BOOKS, 'budget'] as const;
+const ATTEMPT_LIMITS = [...SOURCE_LIMITS, ...TENANT_LIMITS, ...KEY_LIMITS] as const;
 /** Where an attempt's turn stands in line: its tenant, the tenant's weight, its class ('i' | 'b'). */
 const LINE_PLACE = ['lineTenant', 'lineWeight', 'lineClass'] as const;
 
@@ -111,12 +113,13 @@ const LINE_PLACE = ['lineTenant', 'lineWeight', 'lineClass'] as const;
  * admit. The call: the scope's books, line and store epoch (`knownStoreEpoch` the epoch this worker
  * knows), the breaker's probe lease, the scope's limits, how entries are booked, how long a turn in
  * line lasts and the wake channel. An item: its permit and probe token, its estimate, its source's
- * limits with its tenant's and its class's, its turn in line ('' = none), and its budget charge (`budgetPeriod` '' = none; the
- * reservation and the budget in nano-dollars).
+ * limits with its tenant's, its key's and its class's, its turn in line ('' = none), its budget charge (`budgetPeriod` '' = none; the
+ * reservation and the budget in nano-dollars), and its key's budget charge (`keyBudgetPeriod` '' = none, likewise).
  * Replies, per item: `admitted` (a probe lease is taken only then: `probe` 1, `first` 1 for the open
  * period's first lease; the item's turn is over; `now` the script's clock, `periodStart` the budget
- * account's), `breakerRefused` (nothing else looked at), `budgetRefused` and `gateRefused` (nothing
- * booked, no probe taken; `gate` 1-based in the order LIMIT_GATES, TENANT_GATES, BATCH_GATES twice: the scope's share, the source's), `queued` (others are before it in
+ * account's, `keyPeriodStart` the key budget's), `breakerRefused` (nothing else looked at), `budgetRefused` (`key` 1: the key's
+ * own budget) and `gateRefused` (nothing booked, no probe taken; `gate` 1-based in the order LIMIT_GATES, TENANT_GATES,
+ * KEY_GATES, BATCH_GATES twice: the scope's share, the source's), `queued` (others are before it in
  * line: an item with a turn joins the line at its back and keeps its place while it tries again
  * within turnTtlMs), `storeForgotten` (every item: the store lacks the epoch the worker knows, nothing
  * done; the worker re-books what it holds first).
@@ -125,13 +128,17 @@ export const ADMIT = scriptProtocol({
   label: 'governor_admit',
   keys: [...SCOPE_BOOKS, 'line', 'lineBatch', 'alive', 'lineTags', 'storeEpoch'],
   args: ['now', 'knownStoreEpoch', 'probeTtlMs', 'breakerKeyTtlMs', ...GLOBAL_LIMITS, ...ENTRY_POLICY, 'turnTtlMs', 'wakeChannel'],
-  item: { keys: [], args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano'], shared: { keys: ATTEMPT_KEYS, args: [...ATTEMPT_LIMITS, ...LINE_PLACE] } },
+  item: {
+    keys: [],
+    args: ['permitId', 'estTokens', 'turn', 'budgetPeriod', 'reservation', 'budgetNano', 'keyBudgetPeriod', 'keyReservation', 'keyBudgetNano'],
+    shared: { keys: ATTEMPT_KEYS, args: [...ATTEMPT_LIMITS, ...LINE_PLACE] },
+  },
   replies: {
-    admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string' } },
+    admitted: { code: 1, fields: { epoch: 'number', probe: 'number', first: 'number', now: 'number', periodStart: 'string', keyPeriodStart: 'string' } },
     breakerRefused: { code: 0, fields: { state: 'string', retryAfterMs: 'number' } },
     gateRefused: { code: 2, fields: { gate: 'number', retryAfterMs: 'number' } },
     queued: { code: 3, fields: {} },
-    budgetRefused: { code: 4, fields: { exceeded: 'number', spent: 'number', reserved: 'number', resetAt: 'number' } },
+    budgetRefused: { code: 4, fields: { exceeded: 'number', spent: 'number', reserved: 'number', resetAt: 'number', key: 'number' } },
     storeForgotten: { code: 5, fields: {} },
   },
   lua: `
@@ -140,6 +147,8 @@ ${GOVERNED_TRIPLES_LUA}
 ${LINE_LUA}
 ${STORE_FORGOTTEN_LUA}
 local TENANT_GATE_FIRST = ${LIMIT_GATES.length + 1}
+-- The caller's own gates: its tenant's three, then its key's.
+local OWN_GATES = ${TENANT_GATES.length + KEY_GATES.length}
 local replies = {}
 -- a store that forgot the caller's books admits nothing until the caller re-booked them.
 if store_forgotten(K.storeEpoch, A.knownStoreEpoch) then
@@ -212,6 +221,18 @@ local function admit(K, A)
     local refusal = budget_refusal(acct, now, tonumber(A.reservation), tonumber(A.budgetNano))
     if refusal then
       refusal.resetAt = int(reset_at)
+      refusal.key = 0
+      return REPLY.budgetRefused(refusal)
+    end
+  end
+  local key_charged, key_acct, key_start, key_reset = A.keyBudgetPeriod ~= '', nil, 0, -1
+  if key_charged then
+    key_start, key_reset = period_bounds(A.keyBudgetPeriod, now)
+    key_acct = K.keyBudget .. '@' .. int(key_start)
+    local refusal = budget_refusal(key_acct, now, tonumber(A.keyReservation), tonumber(A.keyBudgetNano))
+    if refusal then
+      refusal.resetAt = int(key_reset)
+      refusal.key = 1
       return REPLY.budgetRefused(refusal)
     end
   end
@@ -219,11 +240,12 @@ local function admit(K, A)
   local gate, hint = enter(now, A.permitId, tonumber(A.estTokens), governed_triples(K, A),
     lease_ttl, tonumber(A.windowMs), tonumber(A.limiterKeyTtlMs), A.concurrencyPollMs)
   if gate then
-    -- Refused at its own tenant's gates, a turn waits for itself, not for room: it must not hold the others back.
-    if turn ~= '' and gate >= TENANT_GATE_FIRST and gate < TENANT_GATE_FIRST + 3 then leave_line(K, own, turn) end
+    -- Refused at its own tenant's or key's gates, a turn waits for itself, not for room: it must not hold the others back.
+    if turn ~= '' and gate >= TENANT_GATE_FIRST and gate < TENANT_GATE_FIRST + OWN_GATES then leave_line(K, own, turn) end
     return REPLY.gateRefused{gate = gate, retryAfterMs = hint}
   end
   if charged then budget_reserve(acct, A.permitId, tonumber(A.reservation), now, lease_ttl, reset_at) end
+  if key_charged then budget_reserve(key_acct, A.permitId, tonumber(A.keyReservation), now, lease_ttl, key_reset) end
   if turn ~= '' then
     -- The class's virtual time advances to the tag of the turn it serves.
     local tag = redis.call('ZSCORE', own, turn)
@@ -237,7 +259,7 @@ local function admit(K, A)
     first = take_probe(K.breakerState, A.permitId, now, tonumber(A.probeTtlMs))
     refresh_ttl({K.breakerState, K.breakerSamples}, tonumber(A.breakerKeyTtlMs))
   end
-  return REPLY.admitted{epoch = b.epoch, probe = probe and 1 or 0, first = first, now = now_text, periodStart = int(period_start)}
+  return REPLY.admitted{epoch = b.epoch, probe = probe and 1 or 0, first = first, now = now_text, periodStart = int(period_start), keyPeriodStart = int(key_start)}
 end
 
 for i = 1, ITEMS do replies[i] = admit(item(i)) end
@@ -267,7 +289,7 @@ return REPLY.left{}
  * finish. The call: the scope's books and line, the breaker policy, the scope's limits, the window
  * and the wake channel. Shared as in admit. An item: its ticket's epoch and whether it holds the probe
  * lease (0|1, under its permit's id), the verdict ('' = none: the probe lease is released), its
- * permit and actual tokens, and the budget account's period start ('' = no charge) with the cost in
+ * permit and actual tokens, and the budget account's and the key budget's period starts ('' = no charge) with the cost in
  * nano-dollars.
  * Reply per item: whether the verdict, the settle and the budget's settlement applied (0|1), and the
  * verdict's transition as its reason ('' = none). Room freed is announced once per call while
@@ -277,7 +299,11 @@ export const FINISH = scriptProtocol({
   label: 'governor_finish',
   keys: [...SCOPE_BOOKS, 'line', 'lineBatch'],
   args: ['now', ...BREAKER_POLICY, ...GLOBAL_LIMITS, 'windowMs', 'wakeChannel'],
-  item: { keys: [], args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'costNano'], shared: { keys: ATTEMPT_KEYS, args: ATTEMPT_LIMITS } },
+  item: {
+    keys: [],
+    args: ['ticketEpoch', 'probe', 'verdict', 'permitId', 'actualTokens', 'budgetPeriodStart', 'keyBudgetPeriodStart', 'costNano'],
+    shared: { keys: ATTEMPT_KEYS, args: ATTEMPT_LIMITS },
+  },
   replies: {
     finished: { code: 1, fields: { verdictApplied: 'number', settled: 'number', budgetSettled: 'number', transition: 'string' } },
   },
@@ -310,6 +336,7 @@ local function finish(K, A)
   release(A.permitId, t)
   local spent = 0
   if A.budgetPeriodStart ~= '' then spent = budget_settle(K.budget .. '@' .. A.budgetPeriodStart, A.permitId, tonumber(A.costNano)) end
+  if A.keyBudgetPeriodStart ~= '' then spent = math.max(spent, budget_settle(K.keyBudget .. '@' .. A.keyBudgetPeriodStart, A.permitId, tonumber(A.costNano))) end
   return REPLY.finished{verdictApplied = applied, settled = settled, budgetSettled = spent, transition = reason or ''}
 end
 

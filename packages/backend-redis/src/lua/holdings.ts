@@ -1,6 +1,9 @@
 import { PRELUDE_LUA } from './clock.js';
 import { LIMITER_FUNCTIONS_LUA } from './limiter.js';
-import { TENANT_BOOKS } from './tenants.js';
+import { KEY_BOOKS, TENANT_BOOKS } from './tenants.js';
+
+/** A key's four gate books (not its budget: a reservation is charged whole on lapse, never re-booked). */
+const KEY_LIMITER_BOOKS = KEY_BOOKS.filter((name) => name !== 'keyBudget');
 import { scriptProtocol } from '../protocol.js';
 
 /**
@@ -18,9 +21,9 @@ end
  * rebook: writes back what one worker holds, unless the store still has the epoch it knows
  * (`knownStoreEpoch` '' = re-book whatever the epoch); `candidateEpoch` is set when none is. The
  * call: the store's epoch and the scope's books; an item: one held admission — its source's books, its
- * tenant's and the batch class's (on the scope and on the source), and its breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
+ * tenant's, its key's and the batch class's (on the scope and on the source), and its breaker, its permit, what it charged (its estimate, or '=' .. actual once settled), when it was
  * admitted, whether it holds a lease (0|1), the probe lease it holds ('' = none) under which
- * breaker epoch, and which of its tenant's and its class's books it was booked in (0|1 each). Every write is "add if absent" (a window entry, a lease, a breaker that forgot its
+ * breaker epoch, and which of its tenant's, its class's and its key's books it was booked in (0|1 each). Every write is "add if absent" (a window entry, a lease, a breaker that forgot its
  * probe), so re-booking into a store that kept part of the books changes nothing of what it kept.
  * Reply: the epoch in force, and whether the call re-booked (0: the store still had the known epoch).
  */
@@ -29,8 +32,23 @@ export const REBOOK = scriptProtocol({
   keys: ['storeEpoch', 'globalWindow', 'globalTokens', 'globalTpm', 'globalLeases'],
   args: ['now', 'knownStoreEpoch', 'candidateEpoch', 'epochTtlMs', 'windowMs', 'leaseTtlMs', 'limiterKeyTtlMs', 'breakerKeyTtlMs', 'probeTtlMs', 'scopeWindowed', 'scopeLeased'],
   item: {
-    keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, 'breakerState'],
-    args: ['permitId', 'charged', 'admittedAt', 'leased', 'probeToken', 'breakerEpoch', 'tenantWindowed', 'tenantLeased', 'batchWindowed', 'batchLeased', 'sourceBatchWindowed', 'sourceBatchLeased'],
+    keys: ['sourceWindow', 'sourceTokens', 'sourceTpm', 'sourceLeases', ...TENANT_BOOKS, ...KEY_LIMITER_BOOKS, 'breakerState'],
+    args: [
+      'permitId',
+      'charged',
+      'admittedAt',
+      'leased',
+      'probeToken',
+      'breakerEpoch',
+      'tenantWindowed',
+      'tenantLeased',
+      'batchWindowed',
+      'batchLeased',
+      'sourceBatchWindowed',
+      'sourceBatchLeased',
+      'keyWindowed',
+      'keyLeased',
+    ],
   },
   replies: { rebooked: { code: 1, fields: { epoch: 'string', rebooked: 'number' } } },
   lua: `
@@ -70,6 +88,7 @@ for i = 1, ITEMS do
     if A.tenantWindowed == '1' then book_window(K.tenantWindow, K.tenantTokens, K.tenantTpm, id, value, at) end
     if A.batchWindowed == '1' then book_window(K.batchWindow, K.batchTokens, K.batchTpm, id, value, at) end
     if A.sourceBatchWindowed == '1' then book_window(K.sourceBatchWindow, K.sourceBatchTokens, K.sourceBatchTpm, id, value, at) end
+    if A.keyWindowed == '1' then book_window(K.keyWindow, K.keyTokens, K.keyTpm, id, value, at) end
   end
   if A.leased == '1' and at + lease_ttl > now then
     redis.call('ZADD', K.sourceLeases, 'NX', at + lease_ttl, id)
@@ -77,6 +96,7 @@ for i = 1, ITEMS do
     if A.tenantLeased == '1' then redis.call('ZADD', K.tenantLeases, 'NX', at + lease_ttl, id) end
     if A.batchLeased == '1' then redis.call('ZADD', K.batchLeases, 'NX', at + lease_ttl, id) end
     if A.sourceBatchLeased == '1' then redis.call('ZADD', K.sourceBatchLeases, 'NX', at + lease_ttl, id) end
+    if A.keyLeased == '1' then redis.call('ZADD', K.keyLeases, 'NX', at + lease_ttl, id) end
   end
   -- A half-open breaker whose probe this worker holds: open since the admission, probe leased, its
   -- open→half_open already reported by the admission that took the probe (probed, see lua/breaker.ts).
@@ -88,6 +108,7 @@ for i = 1, ITEMS do
   written_to(K.sourceWindow, K.sourceTokens, K.sourceTpm, K.sourceLeases)
   if A.tenantWindowed == '1' or A.tenantLeased == '1' then written_to(K.tenantWindow, K.tenantTokens, K.tenantTpm, K.tenantLeases) end
   if A.batchWindowed == '1' or A.batchLeased == '1' then written_to(K.batchWindow, K.batchTokens, K.batchTpm, K.batchLeases) end
+  if A.keyWindowed == '1' or A.keyLeased == '1' then written_to(K.keyWindow, K.keyTokens, K.keyTpm, K.keyLeases) end
   if A.sourceBatchWindowed == '1' or A.sourceBatchLeased == '1' then
     written_to(K.sourceBatchWindow, K.sourceBatchTokens, K.sourceBatchTpm, K.sourceBatchLeases)
   end

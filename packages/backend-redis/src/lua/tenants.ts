@@ -16,3 +16,8 @@ export const TENANT_BOOKS = [
   'sourceBatchTpm',
   'sourceBatchLeases',
 ] as const;
+
+/** A stored key's four books (keys.ts keyKeys), and the base of its own budget. */
+export const KEY_BOOKS = ['keyWindow', 'keyTokens', 'keyTpm', 'keyLeases', 'keyBudget'] as const;
+/** A key's three limits (0 = unlimited) and whether the call has a key at all (1: its books are kept whatever the limits, for its status). */
+export const KEY_LIMITS = ['keyRpm', 'keyTpm', 'keyMaxConcurrency', 'keyKept'] as const;

@@ -46,6 +46,8 @@ export interface AttemptDeps {
   events?: EventHub;
   /** Present when the scope has a spend budget: prices what each attempt reserves and what it cost. */
   budget?: BudgetPricing;
+  /** The same prices for a stored key's own budget, which a call may bring to a scope without one (docs/architecture.md#keys). */
+  keyPrices?: BudgetPricing;
 }
 
 export type AttemptOutcome<Res> =
@@ -303,7 +305,8 @@ class Attempt<Req, Res, M extends ModelIdentity> {
   /** What the attempt cost its budget, decided as its tokens are (docs/architecture.md#settlement). */
   private spentUsd(): number {
     const { charge, source } = this.admitted;
-    const { budget } = this.deps;
+    // A charge was made for the scope's budget, or for the call's key's only.
+    const budget = this.deps.budget ?? this.deps.keyPrices;
     if (charge === undefined || budget === undefined) return 0;
     return this.settlement.spentUsd(charge.reserveUsd, (usage) => budget.costUsd(source, usage));
   }

@@ -18,6 +18,15 @@ export class BudgetPricing {
     );
   }
 
+  /**
+   * A stored key's budget cannot be kept at a source without a price: the call fails (RangeError
+   * naming the source and the key) rather than spend unbounded (docs/architecture.md#keys).
+   */
+  assertPricedFor(source: Source, keyId: string): void {
+    if (this.priceOf(source) !== undefined) return;
+    throw new RangeError(`key ${keyId} has a spend budget but source '${source.name}' (model ${source.model.modelId}) has no price`);
+  }
+
   charge(source: Source, tokens: BudgetTokens, tenantId: string | undefined): BudgetCharge {
     const reserveUsd = worstCaseCostUsd(this.priceOf(source)!, tokens.promptTokens, tokens.maxOutputTokens ?? source.estTokens);
     return tenantId === undefined ? { reserveUsd } : { tenantId, reserveUsd };

@@ -1,5 +1,5 @@
 import { timeOrderedId } from '../time-ordered-id.js';
-import type { CallStats, ChatDelta, Clock, Effort, Operation, Priority } from '@pgw/core';
+import type { CallStats, ChatDelta, Clock, Effort, KeyBounds, Operation, Priority } from '@pgw/core';
 import { NEVER_ABORTED } from '@pgw/core/internal';
 
 /** The mutable part of a logical call, shared by every view of its context (see `withSignal`). */
@@ -29,6 +29,8 @@ export interface CallContext {
   readonly tenantId?: string;
   /** The call's priority class (undefined = interactive). */
   readonly priority?: Priority;
+  /** The stored key the call came with: its own gates and budget (docs/architecture.md#keys). */
+  readonly key?: KeyBounds;
   readonly meta?: Record<string, unknown>;
   /** The effective reasoning effort, as telemetry reports it. */
   readonly reasoningEffort?: Effort;
@@ -54,6 +56,7 @@ export interface CallContextInit {
   parentCallId?: string;
   tenantId?: string;
   priority?: Priority;
+  key?: KeyBounds;
   meta?: Record<string, unknown>;
   reasoningEffort?: Effort;
   cacheBypass?: boolean;
@@ -80,6 +83,7 @@ export function createCallContext(init: CallContextInit, caller: CallerFields = 
     parentCallId: caller.parentCallId,
     tenantId: caller.tenantId,
     priority: caller.priority,
+    key: caller.key,
     meta: caller.meta,
     reasoningEffort: caller.reasoningEffort,
     cacheBypass: caller.cacheBypass ?? false,

@@ -115,6 +115,7 @@ export function buildPipelineBase(parts: PipelineParts, operations: readonly str
     now,
     events,
     ...(budget && { budget }),
+    keyPrices: budget ?? new BudgetPricing(parts.pricing),
   };
   const models = [...new Set(settings.sources.map((source) => source.model.modelId))].sort();
   return { retryDeps, emitter, events, warnings, models };

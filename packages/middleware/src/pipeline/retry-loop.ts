@@ -19,6 +19,7 @@ import {
   type Caller,
   type MaybePromise,
   DEFAULT_CALLER,
+  KEY_GATES,
   TENANT_GATES,
 } from '@pgw/core';
 import { throwIfAborted } from '../abort.js';
@@ -101,7 +102,7 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
   private turn: string | undefined;
   /** What the request asks of a spend budget, counted once per call. */
   private budgetTokens: BudgetTokens | undefined;
-  /** Who the call is for: its tenant's gates and share, its priority class. */
+  /** Who the call is for: its tenant's gates and share, its priority class, its key's gates and budget. */
   private readonly caller: Caller;
 
   constructor(
@@ -110,8 +111,11 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     private readonly call: Call<Req>,
   ) {
     this.signal = call.ctx.signal;
-    const { tenantId, priority } = call.ctx;
-    this.caller = tenantId === undefined && priority === undefined ? DEFAULT_CALLER : { tenantId: tenantId ?? '', priority: priority ?? 'interactive' };
+    const { tenantId, priority, key } = call.ctx;
+    this.caller =
+      tenantId === undefined && priority === undefined && key === undefined
+        ? DEFAULT_CALLER
+        : { tenantId: tenantId ?? '', priority: priority ?? 'interactive', ...(key && { key }) };
   }
 
   /** Why each source failed or refused so far, by source name. */
@@ -237,11 +241,17 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     );
   }
 
-  /** The attempt's budget reservation at `source`, when the scope has a budget and the operation costs money. */
+  /**
+   * The attempt's budget reservation at `source`, when the scope has a budget or the call's key has
+   * one, and the operation costs money.
+   */
   private chargeFor(source: Source): BudgetCharge | undefined {
-    const { budget } = this.deps;
+    const key = this.caller.key;
+    const keyPrices = key?.budget === undefined ? undefined : this.deps.keyPrices;
+    const budget = this.deps.budget ?? keyPrices;
     const { budgetTokens } = this.operation;
     if (budget === undefined || budgetTokens === undefined) return undefined;
+    if (keyPrices !== undefined) keyPrices.assertPricedFor(source, key!.id);
     this.budgetTokens ??= budgetTokens(this.call.request);
     return budget.charge(source, this.budgetTokens, this.call.ctx.tenantId);
   }
@@ -313,13 +323,13 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
       return refusal.kind === 'quota' || refusal.kind === 'queued' ? [refusal.retryAfterMs] : [];
     });
     const earliestMs = hints.length > 0 ? Math.min(...hints) : undefined;
-    // A tenant's gates bound it in the whole scope: refused at one source, it is at its own bound.
-    const ownBound = refusals.find((refusal) => refusal.kind === 'quota' && isTenantGate(refusal.gate));
+    // A tenant's gates (and its key's) bound it in the whole scope: refused at one source, it is at its own bound.
+    const ownBound = refusals.find((refusal) => refusal.kind === 'quota' && isOwnGate(refusal.gate));
     if (this.deps.quotaFull === 'fail_fast') {
       throw new GatewayUnavailableError({
         scope: this.deps.scope,
         reason: ownBound ? 'tenant_quota_full' : 'quota_full',
-        ...(ownBound && { message: `scope ${this.deps.scope} unavailable: tenant '${this.caller.tenantId}' is at its bound (${(ownBound as { gate: string }).gate})` }),
+        ...(ownBound && { message: this.ownBoundMessage((ownBound as { gate: string }).gate) }),
         retryAfterMs: earliestMs,
         perSourceReasons: reasons,
       });
@@ -343,10 +353,23 @@ class RetryRun<Req, Res, M extends ModelIdentity> {
     const { status } = spent;
     const { events } = this.deps;
     if (events?.on.onBudgetRefused) {
-      const { scope, tenantId, budgetUsd, spentUsd, resetAt } = status;
-      events.emit('onBudgetRefused', { call: this.call.ctx, scope, ...(tenantId !== undefined && { tenantId }), budgetUsd, spentUsd, resetAt });
+      const { scope, tenantId, keyId, budgetUsd, spentUsd, resetAt } = status;
+      events.emit('onBudgetRefused', {
+        call: this.call.ctx,
+        scope,
+        ...(tenantId !== undefined && { tenantId }),
+        ...(keyId !== undefined && { keyId }),
+        budgetUsd,
+        spentUsd,
+        resetAt,
+      });
     }
     throw new BudgetExceededError({ status, now: this.deps.now() });
+  }
+
+  private ownBoundMessage(gate: string): string {
+    const who = KEY_GATE_NAMES.has(gate) ? `key ${this.caller.key!.id} of tenant '${this.caller.tenantId}'` : `tenant '${this.caller.tenantId}'`;
+    return `scope ${this.deps.scope} unavailable: ${who} is at its bound (${gate})`;
   }
 
   private joinLine(): Waiter {
@@ -411,7 +434,9 @@ function nothing(): undefined {
 }
 
 const TENANT_GATE_NAMES: ReadonlySet<string> = new Set(TENANT_GATES);
+const KEY_GATE_NAMES: ReadonlySet<string> = new Set(KEY_GATES);
 
-function isTenantGate(gate: string): boolean {
-  return TENANT_GATE_NAMES.has(gate);
+/** The caller's own bounds: its tenant's gates and its key's. */
+function isOwnGate(gate: string): boolean {
+  return TENANT_GATE_NAMES.has(gate) || KEY_GATE_NAMES.has(gate);
 }
