@@ -32,7 +32,7 @@ async function start(env: Record<string, string> = {}): Promise<Fixture> {
     { sources: { main: {} } },
     { PGW_SERVER__KEYS: JSON.stringify({ [TENANT_KEY]: 'static-team' }), PGW_SERVER__ADMIN_KEYS: JSON.stringify([ADMIN_KEY]), PGW_KEYS__DIR: dir, ...env },
     [],
-    { now: () => clock.now, ...(process.env['KS_DEBUG'] && { log: (line: string) => console.log(line) }) },
+    { now: () => clock.now },
   );
   open.push(async () => rmSync(dir, { recursive: true, force: true }), () => harness.close());
   const admin: Fixture['admin'] = async (method, path, body, key = ADMIN_KEY) => {

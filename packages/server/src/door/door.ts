@@ -4,7 +4,8 @@
  * discarded unparsed (refused-body.ts) — an unrouted request (404), a host that is not loopback on a
  * server without keys (403), a protected route while draining (503), without a known key (401) or
  * with a malformed `x-pgw-priority` (400). A served request carries its caller (tenant, priority,
- * models) from here. The key is checked on the route the router matched, so no spelling of the path (percent-encoding,
+ * models, a stored key's bounds) from here. A static key is checked first; a key kept as data
+ * (keys/stored-keys.ts) is read from its cache, and only a miss waits for the store. The key is checked on the route the router matched, so no spelling of the path (percent-encoding,
  * absolute form) gets around it.
  */
 import { randomUUID } from 'node:crypto';
