@@ -3,7 +3,7 @@
  * so the rules match on paths. `scripts/layer-rules-selfcheck.mjs` proves each rule can fire.
  */
 const IO_LIBRARIES = '^node_modules/(undici|ioredis|pg|pg-pool|better-sqlite3)/|(^|/)node_modules/\\.pnpm/(undici|ioredis|pg|pg-pool|better-sqlite3)@';
-const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel)';
+const ADAPTERS = '(backend-memory|backend-redis|telemetry-pg|telemetry-sqlite|telemetry-otel|keys-sqlite|keys-pg)';
 const PROVIDERS = '(transport-openai|transport-monkeyocr)';
 const HTTP_LIBRARY = '^node_modules/undici/|(^|/)node_modules/\\.pnpm/undici@';
 const FLEET_LIBRARIES = '^node_modules/(bullmq|ioredis|pg|pg-pool)/|(^|/)node_modules/\\.pnpm/(bullmq|ioredis|pg|pg-pool)@';
@@ -29,7 +29,7 @@ module.exports = {
     },
     {
       name: 'adapters-import-only-core',
-      comment: 'Backends and telemetry adapters (stores, OpenTelemetry) import only @pgw/core: never each other, @pgw/http, middleware, providers or client.',
+      comment: 'Backends, telemetry adapters (stores, OpenTelemetry) and key stores import only @pgw/core: never each other, @pgw/http, middleware, providers or client.',
       severity: 'error',
       from: { path: `^packages/${ADAPTERS}/src/` },
       to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/$1/'] },
@@ -106,10 +106,17 @@ module.exports = {
     },
     {
       name: 'server-imports-only-client-core-wire-and-batch',
-      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client, @pgw/core, @pgw/wire (every protocol\'s translation) and @pgw/batch (the batch routes) only (and its HTTP framework).',
+      comment: '@pgw/server is a driving adapter in front of the clients: it imports @pgw/client, @pgw/core, @pgw/wire (every protocol\'s translation), @pgw/batch (the batch routes) and its embedded key store @pgw/keys-sqlite only (and its HTTP framework); the fleet key store @pgw/keys-pg only by dynamic import.',
       severity: 'error',
       from: { path: '^packages/server/src/' },
-      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/wire/', '^packages/batch/', '^packages/server/'] },
+      to: { path: '^(packages|apps)/', pathNot: ['^packages/core/', '^packages/client/', '^packages/wire/', '^packages/batch/', '^packages/keys-sqlite/', '^packages/keys-pg/', '^packages/server/'] },
+    },
+    {
+      name: 'server-loads-keys-pg-dynamically',
+      comment: '@pgw/keys-pg brings pg: @pgw/server loads it by dynamic import when PGW_KEYS__DSN names a PostgreSQL, so a server on the embedded store installs no pg.',
+      severity: 'error',
+      from: { path: '^packages/server/src/' },
+      to: { path: '^packages/keys-pg/', dynamic: false },
     },
     {
       name: 'batch-imports-only-client-core-and-wire',
@@ -134,9 +141,9 @@ module.exports = {
     },
     {
       name: 'fleet-libraries-in-their-adapters',
-      comment: 'bullmq, ioredis and pg are imported by the packages an application installs for a fleet only (@pgw/backend-redis, @pgw/telemetry-pg, @pgw/batch-bullmq), so nothing else pulls them in.',
+      comment: 'bullmq, ioredis and pg are imported by the packages an application installs for a fleet only (@pgw/backend-redis, @pgw/telemetry-pg, @pgw/batch-bullmq, and @pgw/keys-pg: the key store a fleet of servers shares, LISTEN/NOTIFY on its own pg connection), so nothing else pulls them in.',
       severity: 'error',
-      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch-bullmq/src/'] },
+      from: { path: '^packages/[^/]+/src/', pathNot: ['^packages/backend-redis/src/', '^packages/telemetry-pg/src/', '^packages/batch-bullmq/src/', '^packages/keys-pg/src/'] },
       to: { path: FLEET_LIBRARIES },
     },
     {

@@ -42,6 +42,8 @@ const plants = [
   { rule: 'fleet-libraries-in-their-adapters', file: 'packages/batch/src/planted.ts', code: "export { Redis } from 'ioredis';\n", link: ['packages/batch/node_modules/ioredis', 'packages/backend-redis/node_modules/ioredis'] },
   { rule: 'fleet-libraries-in-their-adapters', file: 'packages/batch/src/planted.ts', code: "export { Queue } from 'bullmq';\n", link: ['packages/batch/node_modules/bullmq', 'packages/batch-bullmq/node_modules/bullmq'] },
   { rule: 'fleet-libraries-in-their-adapters', file: 'packages/server/src/planted.ts', code: "export { default as pg } from 'pg';\n" },
+  { rule: 'server-loads-keys-pg-dynamically', file: 'packages/server/src/planted.ts', code: "export * from '../../keys-pg/src/index.ts';\n" },
+  { rule: null, file: 'packages/server/src/planted.ts', code: "export const load = () => import('../../keys-pg/src/index.ts');\n" },
   { rule: null, file: 'packages/batch-bullmq/src/planted.ts', code: "export { Queue } from 'bullmq';\n" },
   { rule: 'batch-loads-its-fleet-engine-dynamically', file: 'packages/batch/src/planted.ts', code: "export * from '@pgw/batch-bullmq';\n" },
   { rule: null, file: 'packages/batch/src/planted.ts', code: "export const load = () => import('@pgw/batch-bullmq');\n" },

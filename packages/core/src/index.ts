@@ -1,6 +1,6 @@
 // Where the behaviours live: types.ts holds the public value types and settings.ts a scope's settings
 // (tenants.ts its tenants, keys.ts a stored key's bounds, thinking.ts the reasoning profiles); errors.ts is the error taxonomy;
-// ports.ts the ports (Governor, Lease, Cache, TelemetryRecorder), governor-of.ts a Governor over a
+// ports.ts the ports (Governor, Lease, Cache, TelemetryRecorder; key-store.ts the KeyStore), governor-of.ts a Governor over a
 // separate limiter and breaker, ticket-lease.ts the lease every governor hands out; models.ts the
 // model spec and events.ts the events subscribers observe; http-helpers.ts the helpers a provider uses
 // (a 429's Retry-After is parsed by parseRetryAfter there), wire-tool-call.ts a tool call on the wire,
@@ -9,8 +9,9 @@
 // queued-recorder.ts over telemetry-queue.ts what every store shares. Shared plumbing: signals.ts
 // (AbortSignal), deadline.ts (the call deadline), arguments.ts (argument checks), redaction.ts
 // (secrets kept out of text), well-formed.ts (lone surrogates), sql-transaction.ts (one SQL transaction
-// of the PostgreSQL adapters, and what becomes of a failed client). batch-engine.ts is the batch
-// engine port (a job's items and results, a tenant's files) that @pgw/batch's engines implement.
+// of the PostgreSQL adapters, and what becomes of a failed client), key-rows.ts (a stored key as the SQL key stores keep it).
+// batch-engine.ts is the batch engine port (a job's items and results, a tenant's files) that
+// @pgw/batch's engines implement.
 // The public surface of @pgw/core, curated by hand (scripts/check-exports.mjs checks it against
 // exports.txt): the value types, the error taxonomy, the ports adapters implement, the model port and
 // the few helpers a provider author is told to use (docs/writing-a-provider.md). The helpers the
@@ -107,6 +108,17 @@ export {
   type TelemetryRecorder,
   type TelemetryRecorderStats,
 } from './ports.js';
+export {
+  KEY_AUDIT_ACTIONS,
+  KEY_STATES,
+  type KeyAuditAction,
+  type KeyAuditEntry,
+  type KeyChange,
+  type KeySecret,
+  type KeyState,
+  type KeyStore,
+  type StoredKey,
+} from './key-store.js';
 export { governorOf } from './governor-of.js';
 export { assertKeyBounds, KEY_BUDGET_WINDOWS, KEY_GATES, type KeyBounds, type KeyBudgetWindow, type KeyGate, type KeyStatus, MAX_KEY_ID_LENGTH } from './keys.js';
 export {

@@ -1,9 +1,10 @@
 // `@pgw/core/internal`: the helpers our packages share (signal plumbing, the call deadline, argument
-// checks, the telemetry stores' queue and summary, pricing arithmetic, thinking profiles, the SQL transaction of the PostgreSQL adapters). Its
+// checks, the telemetry stores' queue and summary, pricing arithmetic, thinking profiles, the SQL transaction of the PostgreSQL adapters, the key stores' rows). Its
 // promise: it moves with core's exact version, and every package of ours depends on the exact core
 // version it was released with, so no mismatched pair can meet; applications never import it. A name
 // only core uses is not listed here.
 export { isPromise } from './ports.js';
+export { keyRowOf, storedKeyOf, type KeyRow } from './key-rows.js';
 export { TicketLease } from './ticket-lease.js';
 export { assertModel, isModel } from './models.js';
 export { ensureCallDeadline, withCallDeadline } from './deadline.js';

@@ -11,7 +11,11 @@
 // streaming/disconnect.ts, streaming/call-context.ts). batches/ runs the batch API; operations/ is
 // the operator's side (metrics, the metrics listener, the access log, the server's settings, tenant
 // labels); console/ is the console at /ui (its page script: console/browser/, built into
-// console/script.ts).
+// console/script.ts). keys/ keeps API keys as data (issue 49): the door's cached read of the key store
+// (keys/stored-keys.ts, a key's secret: keys/key-material.ts, what its request carries:
+// keys/key-bounds.ts), where the store lives (keys/key-store-settings.ts), and the admin API under
+// /admin/keys (keys/admin-routes.ts, its gate keys/admin-gate.ts, its bodies keys/admin-body.ts, its
+// changes keys/key-admin.ts, what it shows keys/key-view.ts).
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
 export { loadServerSettings, SERVER_DEFAULTS } from './operations/server-settings.js';

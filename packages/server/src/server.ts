@@ -16,7 +16,7 @@ import { registerConsole } from './console/routes.js';
 import { ConsoleSessions } from './console/sessions.js';
 import { readConsoleState, type ConsolePanel } from './console/state.js';
 import { streamContextSubscriber } from './streaming/call-context.js';
-import { guardTheDoor, isLoopbackName, requestIdOf } from './door/door.js';
+import { guardTheDoor, hasKeys, isLoopbackName, requestIdOf } from './door/door.js';
 import { replyFailure } from './door/failure-reply.js';
 import { errorBody } from '@pgw/wire';
 import { failureAnswer, type FailureAnswer } from './door/http-errors.js';
@@ -30,6 +30,13 @@ import { loadServerSettings, type ServerSettings } from './operations/server-set
 import { StoredResponses } from './routes/stored-responses.js';
 import { ServerBatches } from './batches/batches.js';
 import { batchStoreSource } from './batches/batch-store.js';
+import type { Clock } from '@pgw/core';
+import { isPromise } from '@pgw/core/internal';
+import { AdminGate } from './keys/admin-gate.js';
+import { registerKeyAdminRoutes } from './keys/admin-routes.js';
+import { KeyAdmin } from './keys/key-admin.js';
+import { openKeyStore } from './keys/key-store-settings.js';
+import { StoredKeys } from './keys/stored-keys.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 /** The default log, shared by every server of the process so its lines keep their order. */
@@ -51,6 +58,8 @@ export interface GatewayServerOptions {
   log?: (line: string) => void;
   /** Extra panels of the console at `/ui`, after its own batches panel, read on every refresh. */
   consolePanels?: readonly ConsolePanel[];
+  /** The clock of the stored keys (creation, expiry, a rotation's grace); default `Date.now`. */
+  now?: Clock;
 }
 
 export interface ListenOptions {
@@ -65,6 +74,7 @@ export class GatewayServer {
   readonly app: FastifyInstance;
   readonly #clients: ScopeClients;
   readonly #keys: ApiKeys;
+  readonly #storedKeys: StoredKeys | undefined;
   readonly #inflight = new InflightCalls();
   readonly #stored: StoredResponses;
   readonly #batches: ServerBatches;
@@ -83,6 +93,9 @@ export class GatewayServer {
     this.settings = loadServerSettings(env);
     this.#keys = new ApiKeys(this.settings.keys);
     const log = new AccessLog(options.log ?? stderrLines.line, this.settings.accessLog);
+    const now = options.now ?? Date.now;
+    const keyStore = this.settings.keyStore;
+    this.#storedKeys = keyStore.store === 'off' ? undefined : new StoredKeys(() => openKeyStore(keyStore), now, (error) => log.fault('keys', error));
     const metrics = new ServerMetrics(this.settings.metricsTenants);
     this.#metrics = metrics;
     const activity = new ConsoleActivity();
@@ -112,6 +125,7 @@ export class GatewayServer {
     const draining = () => this.#draining !== undefined;
     guardTheDoor(this.app, {
       keys: this.#keys,
+      ...(this.#storedKeys !== undefined && { stored: this.#storedKeys }),
       log,
       draining,
       openToAnyHost: () => this.#openToAnyHost,
@@ -128,6 +142,7 @@ export class GatewayServer {
       state,
       draining,
     });
+    if (this.#storedKeys !== undefined) this.#registerKeyAdmin(this.#storedKeys, now);
     registerRoutes(this.app, {
       clients: this.#clients,
       metrics,
@@ -141,17 +156,31 @@ export class GatewayServer {
     });
   }
 
-  /** Binds and returns the base URL. Without API keys only a loopback address may be bound, unless `allowUnauthenticated`. */
+  /** The admin API of the stored keys: a tenant's key, static or stored, is refused there by name. */
+  #registerKeyAdmin(stored: StoredKeys, now: Clock): void {
+    const isTenantKey = (key: string) => {
+      if (this.#keys.has(key)) return true;
+      const policy = stored.policyOf(key);
+      return isPromise(policy) ? policy.then((found) => found !== undefined) : policy !== undefined;
+    };
+    registerKeyAdminRoutes(this.app, { gate: new AdminGate(this.settings.adminKeys, isTenantKey), admin: new KeyAdmin(stored, now), keys: stored, now });
+  }
+
   /** A keyless server without metrics keys serves `/metrics` open (the door keeps it to loopback); otherwise a metrics or an admin key reads it. */
   #metricsOpenTo(headers: FastifyRequest['headers']): boolean {
     const { metricsKeys, adminKeys } = this.settings;
-    if (this.#keys.size === 0 && metricsKeys.size === 0) return true;
+    if (!this.#keyed() && metricsKeys.size === 0) return true;
     const key = presentedKey(headers);
     return key !== undefined && (metricsKeys.admits(key) || adminKeys.admits(key));
   }
 
+  #keyed(): boolean {
+    return hasKeys({ keys: this.#keys, ...(this.#storedKeys !== undefined && { stored: this.#storedKeys }) });
+  }
+
+  /** Binds and returns the base URL. Without API keys only a loopback address may be bound, unless `allowUnauthenticated`. */
   async listen({ host = '127.0.0.1', port = 8787, allowUnauthenticated = false }: ListenOptions = {}): Promise<string> {
-    if (this.#keys.size === 0 && !allowUnauthenticated && !isLoopbackName(host)) {
+    if (!this.#keyed() && !allowUnauthenticated && !isLoopbackName(host)) {
       throw new RangeError(`no API key is configured (PGW_SERVER__KEYS): refusing to bind ${host}, which is not loopback; set keys or allow unauthenticated access explicitly`);
     }
     this.#openToAnyHost = allowUnauthenticated;
@@ -225,7 +254,7 @@ export class GatewayServer {
     await Promise.all([closed, this.#metricsListener?.close()]);
     // Batches running pause (their items run again when resumed) before their clients close.
     await this.#batches.close().catch(() => undefined);
-    await Promise.allSettled([this.#clients.close(), this.#stored.close()]);
+    await Promise.allSettled([this.#clients.close(), this.#stored.close(), this.#storedKeys?.close()]);
   }
 }
 

@@ -2,8 +2,12 @@
  * Property-based requests at every route (fast-check, seeded, bounded in count and time): paths in
  * every spelling, hostile headers, bodies from valid to garbage. Whatever arrives, the server never
  * crashes, never answers 500 for bad input, answers every failure in OpenAI's error shape, never
- * serves a protected route without the key, and keeps /healthz answering meanwhile.
+ * serves a protected route without the key, and keeps /healthz answering meanwhile. The admin API of
+ * stored keys is fuzzed the same way: served only with the admin key, never showing a key but at its creation.
  */
+import { mkdtempSync, rmSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import fc from 'fast-check';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { rawRequest, type RawAnswer } from './raw-http.js';
@@ -175,5 +179,72 @@ describe('fuzzing the door', () => {
     expect(unkeyed).toEqual([]);
     expect(served.filter((entry) => PROTECTED.has(entry.route ?? '') && entry.status < 300).length).toBeGreaterThan(0);
     console.log(`[figure] fuzz: ${RUNS} requests, /healthz probed ${slowest.length} times, slowest ${Math.round(Math.max(...slowest))} ms`);
+  }, 120_000);
+});
+
+describe('fuzzing the admin API of stored keys', () => {
+  const ADMIN = 'admin-fuzz-key-0001';
+  const ADMIN_RUNS = 300;
+  let h: Harness;
+  let dir: string;
+  const served: { route: string | null; status: number }[] = [];
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'pgw-fuzz-keys-'));
+    h = await startHarness(undefined, { PGW_SERVER__KEYS: JSON.stringify({ [KEY]: 'fuzz' }), PGW_SERVER__ADMIN_KEYS: JSON.stringify([ADMIN]), PGW_KEYS__DIR: dir }, [], {
+      log: (line) => served.push(JSON.parse(line) as (typeof served)[number]),
+    });
+  });
+  afterAll(async () => {
+    await h.close();
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const keyRecord = fc.record(
+    {
+      tenant: fc.oneof(fc.constant('team-a'), fc.jsonValue(), fc.string({ maxLength: 300 })),
+      name: fc.oneof(fc.string(), fc.jsonValue()),
+      models: fc.oneof(fc.constant(['gpt-4o-mini']), fc.constant(null), fc.jsonValue(), fc.array(fc.string(), { maxLength: 3 })),
+      mcp: fc.oneof(fc.constant(null), fc.jsonValue()),
+      priority: fc.oneof(fc.constantFrom('interactive', 'batch'), fc.jsonValue()),
+      limits: fc.oneof(fc.record({ rpm: fc.oneof(fc.integer(), fc.double(), fc.jsonValue()), tpm: fc.integer(), maxConcurrency: fc.jsonValue() }, { requiredKeys: [] }), fc.jsonValue()),
+      budget: fc.oneof(fc.record({ usd: fc.oneof(fc.double(), fc.jsonValue()), window: fc.oneof(fc.constantFrom('hour', 'day', 'month', 'total', 'week'), fc.jsonValue()) }), fc.constant(null), fc.jsonValue()),
+      expiresAt: fc.oneof(fc.constantFrom('2099-01-01T00:00:00Z', '2000-01-01T00:00:00Z', 'soon', null), fc.date({ noInvalidDate: true }).map((date) => date.toISOString()), fc.jsonValue()),
+      graceS: fc.oneof(fc.integer(), fc.jsonValue()),
+    },
+    { requiredKeys: [] },
+  );
+  const adminPath = fc.oneof(
+    fc.constantFrom('/admin/keys', '/admin/keys/audit', '/admin/keys?tenant=team-a', '/admin/keys?state=revoked', '/admin/keys?state=x', '/admin/keys/audit?keyId=x', '/admin/%6beys', '/admin/keys/'),
+    fc.tuple(fc.oneof(fc.stringMatching(/^key_[0-9a-f]{16}$/), fc.stringMatching(/^[\x21-\x7e]{0,40}$/).map(encodeURIComponent)), fc.constantFrom('', '/rotate')).map(([id, tail]) => `/admin/keys/${id}${tail}`),
+  );
+  const adminRequest = fc.record({
+    method: fc.constantFrom('GET', 'POST', 'POST', 'PATCH', 'DELETE', 'PUT'),
+    path: adminPath,
+    authorization: fc.oneof(fc.constant(`Bearer ${ADMIN}`), fc.constant(`Bearer ${ADMIN}`), fc.constant(`Bearer ${KEY}`), fc.constant(undefined), headerValue),
+    apiKey: fc.constant(undefined),
+    contentType: fc.oneof(fc.constant('application/json'), fc.constant(undefined), headerValue),
+    requestId: fc.constant(undefined),
+    priority: fc.constant(undefined),
+    extra: fc.constant<[string, string][]>([]),
+    body: fc.oneof(keyRecord.map((value) => JSON.stringify(value)), fc.jsonValue().map((value) => JSON.stringify(value)), fc.string({ maxLength: 200 }), fc.constantFrom('', '{', '{"__proto__": {"tenant": "x"}}', 'null')),
+  });
+
+  it(`answers ${ADMIN_RUNS} generated admin requests (seed ${SEED}) in the door's error shape, never a 500, served only with the admin key`, async () => {
+    const answers: { input: FuzzRequest; status: number; body: string }[] = [];
+    await fc.assert(
+      fc.asyncProperty(adminRequest, async (input) => {
+        const answer = await rawRequest(h.url, bytesOf(input), { untilClose: true, timeoutMs: 10_000 });
+        checkAnswer(input, answer);
+        answers.push({ input, status: answer.status, body: answer.body });
+      }),
+      { seed: SEED, numRuns: ADMIN_RUNS, interruptAfterTimeLimit: TIME_LIMIT_MS, markInterruptAsFailure: false },
+    );
+    const servedWithout = answers.filter((answer) => answer.status < 300 && answer.input.authorization !== `Bearer ${ADMIN}`);
+    expect(servedWithout).toEqual([]);
+    // A key is shown only in the answer that made it (a creation, a rotation): no other answer holds one.
+    const madeOne = (answer: (typeof answers)[number]) => answer.status === 201 || (answer.status === 200 && answer.input.path.endsWith('/rotate'));
+    const leaked = answers.filter((answer) => !madeOne(answer) && /pgw_sk_[A-Za-z0-9_-]{43}/.test(answer.body));
+    expect(leaked).toEqual([]);
+    expect(answers.some((answer) => answer.status === 400)).toBe(true);
   }, 120_000);
 });

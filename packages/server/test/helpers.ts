@@ -32,6 +32,8 @@ export interface HarnessOptions {
   beforeListen?: (server: GatewayServer) => void;
   listen?: ListenOptions;
   consolePanels?: readonly ConsolePanel[];
+  /** The server's clock of stored keys (creation, expiry, rotation). */
+  now?: () => number;
 }
 
 export async function startHarness(
@@ -41,7 +43,7 @@ export async function startHarness(
   options: HarnessOptions = {},
 ): Promise<Harness> {
   const mock = await startMockUpstream({ port: 0, script });
-  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {}, log: options.log ?? (() => {}), consolePanels: options.consolePanels ?? [] });
+  const server = new GatewayServer({ env: { ...scopeEnv(mock), ...env }, subscribers, warn: () => {}, log: options.log ?? (() => {}), consolePanels: options.consolePanels ?? [], ...(options.now !== undefined && { now: options.now }) });
   options.beforeListen?.(server);
   const url = await server.listen({ port: 0, ...options.listen });
   return {

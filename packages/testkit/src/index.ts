@@ -1,7 +1,7 @@
 // Where the behaviours live: each port's contract suite is one *-contract.ts file (governor-contract.ts,
 // limiter-contract.ts with the model-based run of limiter-property.ts, breaker-contract.ts,
 // budget-contract.ts, tenant-contract.ts, key-contract.ts, cache-contract.ts, record-store-contract.ts,
-// batch-store-contract.ts, recorder-contract.ts, synchronous-contract.ts, settle-release-contract.ts), sharing
+// batch-store-contract.ts, key-store-contract.ts, recorder-contract.ts, synchronous-contract.ts, settle-release-contract.ts), sharing
 // contract-support.ts and the policies of fixtures.ts; model-contract/ for the model ports;
 // fake-clock.ts drives time and deferred.ts settles a promise by hand; private-redis.ts and
 // private-postgres.ts start servers of a test's own; telemetry-rows.ts makes rows and recorder-bench.ts
@@ -24,6 +24,7 @@ export { synchronousGovernanceContract } from './synchronous-contract.js';
 export { cacheContract, type CacheFactory, type CacheFactoryOptions } from './cache-contract.js';
 export { recordStoreContract, type RecordStoreFactory } from './record-store-contract.js';
 export { batchStoreContract, type BatchStoreContractOptions } from './batch-store-contract.js';
+export { keyStoreContract, sampleStoredKey, type KeyStoreFactory, type KeyStorePlace } from './key-store-contract.js';
 export { budgetContract, type BudgetGovernorFactory } from './budget-contract.js';
 export { tenantGatesContract, type TenantGovernorFactory, type TenantGovernorFactoryOptions } from './tenant-contract.js';
 export { keyGatesContract, type KeyGovernorFactory } from './key-contract.js';

@@ -5,6 +5,7 @@
 import { PRIORITIES, type Priority } from '@pgw/core';
 import type { KeyPolicy } from './api-keys.js';
 import { InvalidRequestFieldError } from '@pgw/wire';
+import type { StoredKeyBounds } from '../keys/key-bounds.js';
 
 export const PRIORITY_HEADER = 'x-pgw-priority';
 
@@ -14,13 +15,15 @@ export interface RequestCaller {
   readonly priority: Priority;
   /** Undefined = every model the server serves. */
   readonly models?: ReadonlySet<string>;
+  /** A stored key's bounds, booked by the governor beside the tenant's. */
+  readonly key?: StoredKeyBounds;
 }
 
 const OPEN: RequestCaller = Object.freeze({ priority: 'interactive' });
 
 /** The caller of a request presenting `policy` (undefined: a server without keys) and `header`. */
 export function callerOf(policy: KeyPolicy | undefined, header: string | string[] | undefined): RequestCaller {
-  const base: RequestCaller = policy === undefined ? OPEN : { tenantId: policy.tenantId, priority: policy.priority, ...(policy.models && { models: policy.models }) };
+  const base: RequestCaller = policy === undefined ? OPEN : { tenantId: policy.tenantId, priority: policy.priority, ...(policy.models && { models: policy.models }), ...(policy.key && { key: policy.key }) };
   if (header === undefined) return base;
   const asked = PRIORITIES.indexOf(header as Priority);
   if (typeof header !== 'string' || asked < 0) throw new InvalidRequestFieldError(PRIORITY_HEADER, `must be one of ${PRIORITIES.join(', ')}, sent once`);

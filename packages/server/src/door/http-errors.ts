@@ -30,6 +30,9 @@ import {
   UnauthorizedError,
   UnknownModelError,
 } from './request-error.js';
+import { AdminKeyRequiredError, AdminRateLimitedError } from '../keys/admin-gate.js';
+import { KeyNotFoundError, KeyNotLiveError } from '../keys/key-admin.js';
+import { KeyStoreUnavailableError } from '../keys/stored-keys.js';
 
 /** What the server answers for a failed request: the failure every protocol tells, and what its headers add. */
 export interface FailureAnswer extends WireFailure {
@@ -68,6 +71,11 @@ const ERROR_TABLE: readonly Row[] = [
   row(ObjectNotFoundError, (e) => failure(404, 'invalid_request_error', 'not_found', e.message)),
   row(BatchNotEndedError, (e) => failure(400, 'invalid_request_error', 'batch_not_ended', e.message)),
   row(FileTooLargeError, (e) => failure(413, 'invalid_request_error', 'file_too_large', e.message, 'file')),
+  row(AdminKeyRequiredError, (e) => failure(403, 'invalid_request_error', 'admin_key_required', e.message)),
+  row(AdminRateLimitedError, (e) => ({ ...failure(429, 'rate_limit_exceeded', 'admin_rate_limited', e.message), retryAfterMs: e.retryAfterMs })),
+  row(KeyNotFoundError, (e) => failure(404, 'invalid_request_error', 'not_found', e.message, 'id')),
+  row(KeyNotLiveError, (e) => failure(409, 'invalid_request_error', 'key_not_live', e.message, 'id')),
+  row(KeyStoreUnavailableError, (e) => ({ ...failure(503, 'service_unavailable', 'key_store_unavailable', e.message), retryAfterMs: STORE_RETRY_MS })),
   row(StoredResponsesUnavailableError, (e) => ({ ...failure(503, 'service_unavailable', 'store_unavailable', e.message), retryAfterMs: STORE_RETRY_MS })),
   // The body as HTTP brought it, before any field is read.
   row(errorCodes.FST_ERR_CTP_INVALID_JSON_BODY, () => failure(400, 'invalid_request_error', 'invalid_json', 'The body is not valid JSON', 'body')),

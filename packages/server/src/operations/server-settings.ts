@@ -9,6 +9,7 @@ import { z } from 'zod';
 import { readOperatorKeys, type OperatorKeys } from '../door/admin-keys.js';
 import { readApiKeys, type KeyTable } from '../door/api-keys.js';
 import { parseListenAddress, type ListenAddress } from './metrics-listener.js';
+import { readKeyStoreSettings, type KeyStoreSettings } from '../keys/key-store-settings.js';
 import { HOSTED_TOOL_POLICIES, type HostedToolPolicy } from '@pgw/wire';
 
 export interface ServerSettings {
@@ -48,6 +49,8 @@ export interface ServerSettings {
   maxFileMb: number;
   /** Where the batches and their files live (`PGW_BATCH__…`, read by @pgw/batch as `pgw batch` reads them): the embedded SQLite file, or BullMQ on Redis with PostgreSQL. */
   batchEngine: BatchSettings;
+  /** Where the keys kept as data live (`PGW_KEYS__…`): off, the embedded SQLite file, or a fleet's PostgreSQL. */
+  keyStore: KeyStoreSettings;
 }
 
 export const SERVER_DEFAULTS = {
@@ -130,5 +133,6 @@ export function loadServerSettings(env: EnvRecord): ServerSettings {
   const adminKeys = readOperatorKeys('PGW_SERVER__ADMIN_KEYS', rawAdmin, keys);
   const metricsKeys = readOperatorKeys('PGW_SERVER__METRICS_KEYS', rawMetrics, keys);
   const batchEngine = readBatchSettings(env);
-  return { ...rest, ...(models !== undefined && { models }), ...(metricsAddr !== undefined && { metricsAddr }), keys, adminKeys, metricsKeys, batchEngine, ...(file !== undefined && { keysFile: file }) };
+  const keyStore = readKeyStoreSettings(env, adminKeys.size > 0);
+  return { ...rest, ...(models !== undefined && { models }), ...(metricsAddr !== undefined && { metricsAddr }), keys, adminKeys, metricsKeys, batchEngine, keyStore, ...(file !== undefined && { keysFile: file }) };
 }
