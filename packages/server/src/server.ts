@@ -34,6 +34,7 @@ import type { Clock } from '@pgw/core';
 import { isPromise } from '@pgw/core/internal';
 import { AdminGate } from './keys/admin-gate.js';
 import { registerKeyAdminRoutes } from './keys/admin-routes.js';
+import { keyUsage } from './keys/key-usage.js';
 import { KeyAdmin } from './keys/key-admin.js';
 import { openKeyStore } from './keys/key-store-settings.js';
 import { StoredKeys } from './keys/stored-keys.js';
@@ -163,7 +164,7 @@ export class GatewayServer {
       const policy = stored.policyOf(key);
       return isPromise(policy) ? policy.then((found) => found !== undefined) : policy !== undefined;
     };
-    registerKeyAdminRoutes(this.app, { gate: new AdminGate(this.settings.adminKeys, isTenantKey), admin: new KeyAdmin(stored, now), keys: stored, now });
+    registerKeyAdminRoutes(this.app, { gate: new AdminGate(this.settings.adminKeys, isTenantKey), admin: new KeyAdmin(stored, now), keys: stored, now, usageOf: async (bounds) => keyUsage(await this.#clients.built(), bounds) });
   }
 
   /** A keyless server without metrics keys serves `/metrics` open (the door keeps it to loopback); otherwise a metrics or an admin key reads it. */

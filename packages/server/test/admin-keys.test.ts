@@ -79,11 +79,14 @@ describe('the admin API of stored keys', () => {
       expect(text).not.toMatch(/digest|salt|lookup|secret/);
     }
     expect(listed.body).toEqual({ object: 'list', data: [record] });
-    expect(shown.body).toEqual({ ...record, usage: null });
-    // The key calls through the openai SDK, as its tenant, for its models only.
+    expect(shown.body).toEqual({ ...record, usage: { rpmUsed: 0, tpmUsed: 0, inflight: 0, spentUsd: 0 } });
+    // The key calls through the openai SDK, as its tenant, for its models only; the call is booked against the key's bounds.
     const answer = await harness.openai(key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
     expect(answer.choices[0]?.message.content).toBeTypeOf('string');
     expect((await harness.openai(key).models.list()).data.map((model) => model.id)).toEqual(['gpt-4o-mini']);
+    const used = await admin('GET', `/admin/keys/${record.id}`);
+    expect(used.body.usage).toMatchObject({ rpmUsed: 1, inflight: 0 });
+    expect(used.body.usage.spentUsd).toBeGreaterThan(0);
   });
 
   it('opens only to an admin key: a tenant key, static or stored, is 403; none or an unknown one 401', async () => {

@@ -8,9 +8,8 @@
 import { createHash, timingSafeEqual } from 'node:crypto';
 import { readFileSync } from 'node:fs';
 import { SettingsError } from '@pgw/client';
-import { PRIORITIES, type Priority } from '@pgw/core';
+import { PRIORITIES, type KeyBounds, type Priority } from '@pgw/core';
 import { z } from 'zod';
-import type { StoredKeyBounds } from '../keys/key-bounds.js';
 
 /** What a key may do: call for its tenant, at most at its priority, only its models (undefined = all). */
 export interface KeyPolicy {
@@ -20,7 +19,7 @@ export interface KeyPolicy {
   /** The MCP servers it may use (undefined = all). */
   readonly mcp?: ReadonlySet<string>;
   /** A stored key's own bounds and budget (a static key has none). */
-  readonly key?: StoredKeyBounds;
+  readonly key?: KeyBounds;
 }
 
 export type KeyTable = ReadonlyMap<string, KeyPolicy>;

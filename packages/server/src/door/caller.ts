@@ -2,10 +2,9 @@
  * Who a request is served as: its key's tenant, models and priority — which `x-pgw-priority` may
  * lower and never raise, so a batch key cannot buy its way into the interactive class.
  */
-import { PRIORITIES, type Priority } from '@pgw/core';
+import { PRIORITIES, type KeyBounds, type Priority } from '@pgw/core';
 import type { KeyPolicy } from './api-keys.js';
 import { InvalidRequestFieldError } from '@pgw/wire';
-import type { StoredKeyBounds } from '../keys/key-bounds.js';
 
 export const PRIORITY_HEADER = 'x-pgw-priority';
 
@@ -16,7 +15,7 @@ export interface RequestCaller {
   /** Undefined = every model the server serves. */
   readonly models?: ReadonlySet<string>;
   /** A stored key's bounds, booked by the governor beside the tenant's. */
-  readonly key?: StoredKeyBounds;
+  readonly key?: KeyBounds;
 }
 
 const OPEN: RequestCaller = Object.freeze({ priority: 'interactive' });

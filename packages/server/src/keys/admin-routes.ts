@@ -3,7 +3,7 @@
  * show, change, rotate, revoke, and the audit log. Every route is opened by the admin gate before its
  * body is read (a refused body is discarded, never parsed); errors are the door's JSON shape.
  */
-import type { Clock } from '@pgw/core';
+import type { Clock, KeyBounds } from '@pgw/core';
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import { InvalidRequestFieldError } from '@pgw/wire';
 import { discardBody, hasBody } from '../door/refused-body.js';
@@ -13,6 +13,8 @@ import type { KeyAdmin } from './key-admin.js';
 import { KeyNotFoundError } from './key-admin.js';
 import { keyRecordOf } from './key-view.js';
 import type { StoredKeys } from './stored-keys.js';
+import { boundsOf } from './key-bounds.js';
+import type { KeyUsage } from './key-usage.js';
 
 /** The most rows one list answers (newest first). */
 export const MAX_LISTED = 1000;
@@ -23,9 +25,11 @@ export interface AdminRouteParts {
   admin: KeyAdmin;
   keys: StoredKeys;
   now: Clock;
+  /** The key's use now, read from the governor. */
+  usageOf: (bounds: KeyBounds) => Promise<KeyUsage>;
 }
 
-export function registerKeyAdminRoutes(app: FastifyInstance, { gate, admin, keys, now }: AdminRouteParts): void {
+export function registerKeyAdminRoutes(app: FastifyInstance, { gate, admin, keys, now, usageOf }: AdminRouteParts): void {
   const actors = new WeakMap<FastifyRequest, string>();
   const opened = {
     onRequest: async (request: FastifyRequest, reply: FastifyReply) => {
@@ -69,8 +73,7 @@ export function registerKeyAdminRoutes(app: FastifyInstance, { gate, admin, keys
     const id = idOf(request);
     const record = await (await keys.store()).get(id);
     if (record === undefined) throw new KeyNotFoundError(id);
-    // The governor's read of the key's use (`Governor.keyStatus`, branch keys-gates) is not here yet: null says so.
-    return { ...keyRecordOf(record, now()), usage: null };
+    return { ...keyRecordOf(record, now()), usage: await usageOf(boundsOf(record)) };
   });
 
   app.patch('/admin/keys/:id', opened, async (request) => keyRecordOf(await admin.update(idOf(request), readPatchBody(request.body), actorOf(request)), now()));

@@ -85,8 +85,8 @@ export function scopeOf(parts: RouteParts, request: FastifyRequest, kind: Client
 export const callerOf = (request: FastifyRequest): RequestCaller => request.caller ?? { priority: 'interactive' };
 /** The caller's part of every call's options: the one place the server hands its tenant and priority to the clients. */
 export const callerOptions = (request: FastifyRequest) => {
-  const { tenantId, priority } = callerOf(request);
-  return { ...(tenantId !== undefined && { tenantId }), priority };
+  const { tenantId, priority, key } = callerOf(request);
+  return { ...(tenantId !== undefined && { tenantId }), priority, ...(key !== undefined && { key }) };
 };
 /** What every call's telemetry row and events carry of its request: its id and the route it came by (the metrics' protocol). */
 export const callMeta = (request: FastifyRequest) => ({ requestId: request.id, route: request.routeOptions.url });
