@@ -4,6 +4,7 @@
  */
 import { MissingPackageError, SettingsError, SourceNotConfiguredError } from '@pgw/client';
 import { CommanderError } from 'commander';
+import { AdminApiError } from './keys/admin-api-error.js';
 import { UsageError } from './usage-error.js';
 
 export const EXIT = {
@@ -37,6 +38,18 @@ export function exitCodeFor(error: unknown): ExitCode {
   if (error instanceof SettingsError || error instanceof SourceNotConfiguredError || error instanceof MissingPackageError) {
     return EXIT.config;
   }
+  if (error instanceof AdminApiError) return adminApiExit(error.status);
   // The gateway's call failures (unavailable, rejected, invalid, deadline) and any other runtime error.
+  return EXIT.callFailed;
+}
+
+/**
+ * The admin API's refusals as the CLI's other outcomes: a field it refused (400, 422) is a flag the
+ * user got wrong; an admin key it does not take (401, 403) is configuration; anything else (no
+ * such key, throttled, server error, unreachable) is a failed call.
+ */
+function adminApiExit(status: number): ExitCode {
+  if (status === 400 || status === 422) return EXIT.usage;
+  if (status === 401 || status === 403) return EXIT.config;
   return EXIT.callFailed;
 }

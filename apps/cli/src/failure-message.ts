@@ -4,6 +4,7 @@
  */
 import { GatewayUnavailableError, SettingsError } from '@pgw/client';
 import { defuseControls } from './defuse-controls.js';
+import { AdminApiError } from './keys/admin-api-error.js';
 import { UsageError } from './usage-error.js';
 
 export function failureMessage(error: unknown): string {
@@ -14,6 +15,7 @@ export function failureMessage(error: unknown): string {
   if (error instanceof GatewayUnavailableError) {
     lines.push(`  retry after ${error.retryAfterMs} ms`);
   }
+  if (error instanceof AdminApiError && error.retryAfterS !== undefined) lines.push(`  retry after ${error.retryAfterS} s`);
   if (error.cause instanceof Error) lines.push(`  last error: ${error.cause.name}: ${defuseControls(error.cause.message)}`);
   return lines.join('\n');
 }

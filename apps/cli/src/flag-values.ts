@@ -1,7 +1,8 @@
 /**
  * Parsers of flag values. Commander turns their InvalidArgumentError into a usage error (exit 2).
  * Time flags: an instant is an ISO 8601 date/time (UTC unless it names a zone) or a duration
- * meaning "that long ago" (`24h`, `7d`); bucket widths are durations.
+ * meaning "that long ago" (`24h`, `7d`); an expiry's duration means "that long from now"; bucket
+ * widths are durations.
  */
 import { InvalidArgumentError } from 'commander';
 
@@ -16,12 +17,17 @@ export function durationMs(text: string): number | undefined {
   return Math.round(Number(match[1]) * UNIT_MS[match[2] as keyof typeof UNIT_MS]);
 }
 
+/** An ISO date/time (UTC unless it names a zone) in epoch ms, NaN when `text` is not one. */
+function isoMs(text: string): number {
+  const match = ISO.exec(text.trim());
+  return match ? Date.parse(match[2] === undefined ? match[1]! : `${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : NaN;
+}
+
 /** Parses `--since` / `--until`: epoch ms. */
 export function parseInstant(text: string, now: number = Date.now()): number {
   const ago = durationMs(text);
   if (ago !== undefined) return now - ago;
-  const match = ISO.exec(text.trim());
-  const ms = match ? Date.parse(match[2] === undefined ? match[1]! : `${match[1]}T${match[2]}${match[3] ?? 'Z'}`) : NaN;
+  const ms = isoMs(text);
   if (!Number.isFinite(ms)) {
     throw new InvalidArgumentError('expected an ISO date/time (2026-11-30, 2026-11-30T08:00Z) or a duration ago (24h, 7d)');
   }
@@ -41,6 +47,22 @@ export function positiveInteger(text: string): number {
     throw new InvalidArgumentError('expected a positive integer');
   }
   return n;
+}
+
+/** A bound of a key (`--rpm`, `--grace-s`): 0 or more, 0 meaning none. */
+export function nonNegativeInteger(text: string): number {
+  const n = Number(text);
+  if (!/^\d+$/.test(text.trim()) || !Number.isSafeInteger(n)) throw new InvalidArgumentError('expected a whole number, 0 or more');
+  return n;
+}
+
+/** Parses `--expires-at`: an ISO date/time (UTC unless zoned) or a duration from now (`30d`), as an ISO instant. */
+export function parseExpiry(text: string, now: number = Date.now()): string {
+  const ahead = durationMs(text);
+  if (ahead !== undefined) return new Date(now + ahead).toISOString();
+  const ms = isoMs(text);
+  if (!Number.isFinite(ms)) throw new InvalidArgumentError('expected an ISO date/time (2027-01-31, 2027-01-31T08:00Z) or a duration from now (30d, 12h)');
+  return new Date(ms).toISOString();
 }
 
 /** A positive amount of USD (`--budget-usd`). */

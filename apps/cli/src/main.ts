@@ -10,6 +10,7 @@ import { runReport } from './commands/report.js';
 import { EXIT, exitCodeFor, type ExitCode } from './exit-codes.js';
 import { failureMessage } from './failure-message.js';
 import { Interrupt } from './interrupt.js';
+import { registerKeys } from './keys/keys-command.js';
 import { MOCK_HINT } from './local-mock.js';
 import { parseBucket, parseInstant, parsePort, positiveInteger, positiveUsd } from './flag-values.js';
 
@@ -23,7 +24,7 @@ interface RunContext {
 
 function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: ExitCode) => void): Command {
   const program = new Command('pgw')
-    .description('PolyGateway command line: chat, embed, check sources, report telemetry, serve.')
+    .description('PolyGateway command line: chat, embed, check sources, report telemetry, serve, batch, keys.')
     .version(version)
     .exitOverride()
     .showHelpAfterError('(run pgw help <command> for its flags)');
@@ -168,6 +169,8 @@ function buildProgram(interrupt: Interrupt, context: RunContext, done: (code: Ex
     .addOption(envFile())
     .addOption(mock())
     .action(mockable(async (job: string, flags) => done(await (await commands()).runBatchResume(job, flags, interrupt.signal, true))));
+
+  registerKeys(program, interrupt.signal, done);
 
   return program;
 }

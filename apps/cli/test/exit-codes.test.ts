@@ -10,6 +10,7 @@ import {
 import { CommanderError } from 'commander';
 import { expect, test } from 'vitest';
 import { EXIT, exitCodeFor } from '../src/exit-codes.js';
+import { AdminApiError } from '../src/keys/admin-api-error.js';
 import { UsageError } from '../src/usage-error.js';
 
 test('each outcome class maps to its documented exit code', () => {
@@ -25,6 +26,13 @@ test('each outcome class maps to its documented exit code', () => {
     [new RequestRejectedError({ message: '400' }), EXIT.callFailed],
     [new ResultInvalidError({ message: 'bad shape' }), EXIT.callFailed],
     [new CallDeadlineExceeded({ scope: 'LLM', deadlineMs: 1000 }), EXIT.callFailed],
+    [new AdminApiError({ status: 400, message: 'bad', param: 'limits.rpm' }), EXIT.usage],
+    [new AdminApiError({ status: 422, message: 'bad' }), EXIT.usage],
+    [new AdminApiError({ status: 401, message: 'no admin key' }), EXIT.config],
+    [new AdminApiError({ status: 403, message: 'a tenant key' }), EXIT.config],
+    [new AdminApiError({ status: 404, message: 'no such key' }), EXIT.callFailed],
+    [new AdminApiError({ status: 429, message: 'throttled' }), EXIT.callFailed],
+    [new AdminApiError({ status: 0, message: 'unreachable' }), EXIT.callFailed],
     [new Error('anything else'), EXIT.callFailed],
   ];
   for (const [error, code] of cases) expect(exitCodeFor(error), String(error)).toBe(code);

@@ -44,8 +44,17 @@ ${section('sources', 'Sources', 'Breakers and quota use are the governance’s b
 ${section('tenants', 'Tenants', 'Use of each tenant’s bounds, per scope: the tenants of the server’s keys and of recent calls.')}
 ${section('budgets', 'Spend budgets')}
 ${section('failures', 'Recent failed calls here', 'Time, scope, source, error class and call id: never a prompt, an answer or a key.')}
+${section('keys', 'Keys', 'The stored API keys (never a key, only its first characters), their use against their bounds and their budget spent.')}
+<p id="keys-message" class="note" role="status"></p>
 <div id="panels"></div>
 </main>
+<dialog id="revoke-dialog" aria-labelledby="revoke-title">
+<form method="dialog">
+<h2 id="revoke-title">Revoke a key</h2>
+<p id="revoke-question"></p>
+<p class="actions"><button type="submit" value="cancel" autofocus>Cancel</button> <button type="submit" value="revoke" class="danger">Revoke</button></p>
+</form>
+</dialog>
 </body>
 </html>
 `;

@@ -1,10 +1,13 @@
 /**
- * The read-only console at `/ui`: its page, script, style sheet and icon, the state as JSON
+ * The console at `/ui`: its page, script, style sheet and icon, the state as JSON
  * (`/ui/state`) and as a live stream (`/ui/events`), and the login. Who may look: on a server
  * without any key (API or admin) everyone the door lets in (loopback, unless opened on purpose);
  * otherwise only a session opened with an admin key — a tenant's API key is refused. Every answer
  * carries a strict Content-Security-Policy (this origin's script and style only, no framing).
  * The login checks that the form came from this origin (CSRF) and bounds failed attempts.
+ * The one change the console makes, revoking a stored key (`DELETE /ui/keys/{id}`), takes the
+ * same session and the same origin check: the session cookie stays scoped to `/ui`, and the
+ * revocation is the admin API's own, so it is audited and spread like one made with an admin key.
  */
 import type { FastifyInstance, FastifyReply, FastifyRequest } from 'fastify';
 import type { OperatorKeys } from '../door/admin-keys.js';
@@ -13,7 +16,7 @@ import type { ConsoleFeed } from './feed.js';
 import { consolePage, FAVICON_SVG, LOGIN_PROBLEMS, loginPage, type LoginProblem } from './page.js';
 import { CONSOLE_SCRIPT } from './script.js';
 import { SESSION_COOKIE, type ConsoleSessions } from './sessions.js';
-import type { ConsoleState } from './state.js';
+import type { ConsoleState, KeyView } from './state.js';
 import { CONSOLE_STYLE } from './style.js';
 
 export interface ConsoleParts {
@@ -23,7 +26,12 @@ export interface ConsoleParts {
   feed: ConsoleFeed;
   state: () => Promise<ConsoleState>;
   draining: () => boolean;
+  /** Revokes a stored key as the admin API does (undefined: no such key); absent on a server without a key store. */
+  revokeKey?: (id: string) => Promise<KeyView | undefined>;
 }
+
+/** A key id as the store makes them (`key_` and its characters); anything else is no key, never echoed. */
+const KEY_ID = /^key_[A-Za-z0-9_-]{1,64}$/;
 
 const MAX_LOGIN_BYTES = 4096;
 
@@ -85,6 +93,15 @@ export function registerConsole(app: FastifyInstance, parts: ConsoleParts): void
       return reply.code(303).header('set-cookie', cookie(request, id, maxAgeS)).header('location', '/ui').send();
     });
 
+    ui.delete<{ Params: { id: string } }>('/ui/keys/:id', async (request, reply) => {
+      if (!sameOrigin(request)) return reply.code(403).send({ error: 'a revocation must be sent from this console' });
+      if (!admitted(request)) return reply.code(401).send({ error: 'sign in at /ui with an admin key' });
+      const { id } = request.params;
+      const record = parts.revokeKey !== undefined && KEY_ID.test(id) ? await parts.revokeKey(id) : undefined;
+      if (record === undefined) return reply.code(404).send({ error: parts.revokeKey === undefined ? 'this server keeps no keys' : 'no such key' });
+      return record;
+    });
+
     ui.post('/ui/logout', async (request, reply) => {
       if (!sameOrigin(request)) return reply.code(403).send({ error: 'the logout form must be sent from this console' });
       parts.sessions.end(request.headers.cookie);
@@ -109,7 +126,7 @@ function cookie(request: FastifyRequest, value: string, maxAgeS: number): string
   return `${SESSION_COOKIE}=${value}; HttpOnly; SameSite=Strict; Path=/ui; Max-Age=${maxAgeS}${secure}`;
 }
 
-/** The form came from a page of this origin: its `Origin` names this scheme and `Host` exactly. */
+/** The form or request came from a page of this origin: its `Origin` names this scheme and `Host` exactly. */
 function sameOrigin(request: FastifyRequest): boolean {
   const { origin, host } = request.headers;
   return typeof origin === 'string' && host !== undefined && origin === `${request.protocol}://${host}`;

@@ -59,6 +59,26 @@ export interface PanelView {
   readonly problem?: string;
 }
 
+/** A stored key as the Keys panel shows it: its record (never the key) and its use now. */
+export interface KeyView {
+  readonly id: string;
+  readonly name: string | null;
+  readonly tenant: string;
+  readonly prefix: string;
+  readonly state: 'active' | 'rotating' | 'revoked';
+  readonly limits: { readonly rpm: number; readonly tpm: number; readonly maxConcurrency: number };
+  readonly budget: { readonly usd: number; readonly window: string } | null;
+  readonly expiresAt: string | null;
+  readonly lastUsedAt: string | null;
+  /** Absent when the governance could not be read for the key. */
+  readonly usage?: { readonly rpmUsed: number; readonly tpmUsed: number; readonly inflight: number; readonly spentUsd: number };
+}
+
+export interface KeysView {
+  readonly list: readonly KeyView[];
+  readonly problem?: string;
+}
+
 export interface ConsoleState {
   readonly generatedAt: number;
   readonly draining: boolean;
@@ -70,6 +90,8 @@ export interface ConsoleState {
   /** This process's calls over the last minutes. */
   readonly seriesHere: { readonly bucketMs: number; readonly points: readonly ConsolePoint[] };
   readonly panels: readonly PanelView[];
+  /** The stored keys; absent on a server without a key store. */
+  readonly keys?: KeysView;
 }
 
 export interface ConsoleSources {
@@ -79,6 +101,8 @@ export interface ConsoleSources {
   keyTenants: () => readonly string[];
   draining: () => boolean;
   panels: readonly ConsolePanel[];
+  /** The stored keys with their use, when the server keeps keys. */
+  keys?: () => Promise<readonly KeyView[]>;
 }
 
 export async function readConsoleState(sources: ConsoleSources): Promise<ConsoleState> {
@@ -86,7 +110,7 @@ export async function readConsoleState(sources: ConsoleSources): Promise<Console
   const tenantIds = tenantsToShow(sources.keyTenants(), activity.seenTenants());
   const built = await sources.clients.built();
   const scopes = await Promise.all(built.map((entry) => scopeOf(entry, tenantIds, activity)));
-  const panels = await Promise.all(sources.panels.map(panelOf));
+  const [panels, keys] = await Promise.all([Promise.all(sources.panels.map(panelOf)), sources.keys && keysOf(sources.keys)]);
   return {
     generatedAt: Date.now(),
     draining: sources.draining(),
@@ -96,7 +120,17 @@ export async function readConsoleState(sources: ConsoleSources): Promise<Console
     failuresHere: activity.failures(),
     seriesHere: { bucketMs: BUCKET_MS, points: activity.series() },
     panels,
+    ...(keys && { keys }),
   };
+}
+
+/** The keys, or why they could not be read (the rest of the picture is shown either way). */
+async function keysOf(read: () => Promise<readonly KeyView[]>): Promise<KeysView> {
+  try {
+    return { list: await read() };
+  } catch (error) {
+    return { list: [], problem: `not readable (${errorType(error)})` };
+  }
 }
 
 /** The keys' tenants, then those of recent calls, at most MAX_CONSOLE_TENANTS. */

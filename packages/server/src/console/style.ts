@@ -39,6 +39,11 @@ th { color: var(--muted); font-weight: 600; }
 .legend { margin: 0.15rem 0 0; color: var(--muted); font-size: 0.85rem; }
 .visually-hidden { position: absolute; width: 1px; height: 1px; overflow: hidden; clip: rect(0 0 0 0); white-space: nowrap; }
 button { font: inherit; padding: 0.3rem 0.9rem; border-radius: 4px; border: 1px solid var(--accent); background: var(--accent); color: #fff; cursor: pointer; }
+button.danger { background: #8a1020; border-color: #8a1020; }
+td button { padding: 0.1rem 0.6rem; }
+dialog { max-width: 32rem; border: 1px solid var(--line); border-radius: 6px; padding: 0.75rem 1rem; }
+dialog::backdrop { background: rgba(0, 0, 0, 0.4); }
+dialog .actions { display: flex; gap: 0.5rem; justify-content: flex-end; margin: 0.75rem 0 0; }
 .login { max-width: 26rem; margin: 3rem auto; }
 .login form { display: grid; gap: 0.5rem; margin: 1rem 0; }
 .login input { font: inherit; padding: 0.45rem; border: 1px solid #6b7280; border-radius: 4px; }

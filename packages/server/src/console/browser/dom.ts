@@ -18,7 +18,15 @@ export function byId(id: string): HTMLElement {
   return node;
 }
 
-/** Replaces what the element of that id shows. */
+/**
+ * Replaces what the element of that id shows. A control focused inside it (one with a
+ * `data-focus-id`) is focused again in the new content, so a redraw every second does not take
+ * the keyboard's place away.
+ */
 export function fill(id: string, views: readonly View[]): void {
-  byId(id).replaceChildren(...views.map(toNode));
+  const target = byId(id);
+  const focused = document.activeElement;
+  const focusId = focused !== null && target.contains(focused) ? focused.getAttribute('data-focus-id') : null;
+  target.replaceChildren(...views.map(toNode));
+  if (focusId !== null) target.querySelector<HTMLElement>(`[data-focus-id="${CSS.escape(focusId)}"]`)?.focus();
 }

@@ -6,6 +6,25 @@ export function bound(use: GateSnapshot): string {
   return use.bound > 0 ? `${use.used} / ${use.bound}` : `${use.used} (no bound)`;
 }
 
+/** A key's spend against its budget: `$0.2500 of $1.00 per day`; without a budget, what it spent. */
+export function budgetUse(spentUsd: number | undefined, budget: { readonly usd: number; readonly window: string } | null): string {
+  if (budget === null) return spentUsd === undefined ? 'no budget' : `${usd(spentUsd)} (no budget)`;
+  const per = budget.window === 'total' ? 'in total' : `per ${budget.window}`;
+  return `${spentUsd === undefined ? '' : `${usd(spentUsd)} of `}${usd(budget.usd)} ${per}`;
+}
+
+/** When a key expires, in the browser's locale; `expired` once past, `never` without an expiry. */
+export function expiryText(expiresAt: string | null, now: number): string {
+  if (expiresAt === null) return 'never';
+  const at = Date.parse(expiresAt);
+  return at <= now ? 'expired' : new Date(at).toLocaleString();
+}
+
+/** When a key was last used (known to a minute), in the browser's locale. */
+export function lastUsedText(lastUsedAt: string | null): string {
+  return lastUsedAt === null ? 'never' : new Date(Date.parse(lastUsedAt)).toLocaleString();
+}
+
 /** Four decimals under a dollar (a call's cost), two above. */
 export function usd(value: number): string {
   return `$${value.toFixed(value < 1 ? 4 : 2)}`;

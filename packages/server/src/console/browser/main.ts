@@ -5,18 +5,25 @@
 import { charts } from './charts.js';
 import { byId, fill } from './dom.js';
 import { clockTime } from './format.js';
+import { keysTable } from './keys.js';
+import { wireRevoke } from './revoke.js';
 import type { ConsoleSnapshot } from './snapshot.js';
 import { budgetsTable, failuresTable, panelSections, sourcesTable, tenantsTable } from './tables.js';
 
 /** A stream the server closed for good (signed out, drained) is not retried by the browser: the page reloads after this. */
 const RELOAD_AFTER_MS = 5000;
 
+/** The last snapshot drawn: the Revoke buttons find their key in it. */
+let latest: ConsoleSnapshot | undefined;
+
 function draw(state: ConsoleSnapshot): void {
+  latest = state;
   fill('charts', charts(state));
   fill('sources', [sourcesTable(state)]);
   fill('tenants', [tenantsTable(state)]);
   fill('budgets', [budgetsTable(state)]);
   fill('failures', [failuresTable(state)]);
+  fill('keys', [keysTable(state)]);
   fill('panels', panelSections(state));
   say(state.draining ? 'Draining: the server is shutting down' : 'Live');
   byId('updated').textContent = `Updated ${clockTime(state.generatedAt)}`;
@@ -37,4 +44,7 @@ function connect(): void {
   });
 }
 
-document.addEventListener('DOMContentLoaded', connect);
+document.addEventListener('DOMContentLoaded', () => {
+  wireRevoke((id) => latest?.keys?.list.find((key) => key.id === id));
+  connect();
+});

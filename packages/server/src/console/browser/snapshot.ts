@@ -78,6 +78,29 @@ export interface PanelSnapshot {
   readonly problem?: string;
 }
 
+export interface KeySnapshot {
+  readonly id: string;
+  readonly name: string | null;
+  readonly tenant: string;
+  /** The key's first characters, for recognition (never the key). */
+  readonly prefix: string;
+  readonly state: string;
+  /** 0: no bound. */
+  readonly limits: { readonly rpm: number; readonly tpm: number; readonly maxConcurrency: number };
+  readonly budget: { readonly usd: number; readonly window: string } | null;
+  /** ISO 8601. */
+  readonly expiresAt: string | null;
+  readonly lastUsedAt: string | null;
+  /** Absent when the governance could not be read for it. */
+  readonly usage?: { readonly rpmUsed: number; readonly tpmUsed: number; readonly inflight: number; readonly spentUsd: number };
+}
+
+export interface KeysSnapshot {
+  readonly list: readonly KeySnapshot[];
+  /** Why the keys could not be read. */
+  readonly problem?: string;
+}
+
 export interface ConsoleSnapshot {
   readonly generatedAt: number;
   readonly draining: boolean;
@@ -87,4 +110,6 @@ export interface ConsoleSnapshot {
   readonly failuresHere: readonly FailureSnapshot[];
   readonly seriesHere: { readonly bucketMs: number; readonly points: readonly PointSnapshot[] };
   readonly panels: readonly PanelSnapshot[];
+  /** Absent on a server without a key store. */
+  readonly keys?: KeysSnapshot;
 }
