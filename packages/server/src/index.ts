@@ -15,7 +15,7 @@
 // (keys/stored-keys.ts, a key's secret: keys/key-material.ts, what its request carries:
 // keys/key-bounds.ts), where the store lives (keys/key-store-settings.ts), and the admin API under
 // /admin/keys (keys/admin-routes.ts, its gate keys/admin-gate.ts, its bodies keys/admin-body.ts, its
-// changes keys/key-admin.ts, what it shows keys/key-view.ts, a key's use keys/key-usage.ts).
+// changes keys/key-admin.ts, what it shows keys/key-view.ts, a key's use keys/key-usage.ts, the console's Keys panel keys/key-panel.ts).
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
 export { loadServerSettings, SERVER_DEFAULTS } from './operations/server-settings.js';

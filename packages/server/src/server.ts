@@ -30,11 +30,12 @@ import { loadServerSettings, type ServerSettings } from './operations/server-set
 import { StoredResponses } from './routes/stored-responses.js';
 import { ServerBatches } from './batches/batches.js';
 import { batchStoreSource } from './batches/batch-store.js';
-import type { Clock } from '@pgw/core';
+import type { Clock, KeyBounds } from '@pgw/core';
 import { isPromise } from '@pgw/core/internal';
 import { AdminGate } from './keys/admin-gate.js';
 import { registerKeyAdminRoutes } from './keys/admin-routes.js';
-import { keyUsage } from './keys/key-usage.js';
+import { keyUsage, type KeyUsage } from './keys/key-usage.js';
+import { keyPanel } from './keys/key-panel.js';
 import { KeyAdmin } from './keys/key-admin.js';
 import { openKeyStore } from './keys/key-store-settings.js';
 import { StoredKeys } from './keys/stored-keys.js';
@@ -133,7 +134,10 @@ export class GatewayServer {
       onArrival: () => (this.#lastArrival = performance.now()),
     });
     const panels = [batchesPanel((limit) => this.#batches.recent(limit)), ...(options.consolePanels ?? [])];
-    const state = () => readConsoleState({ clients: this.#clients, activity, keyTenants: () => this.#keys.tenants(), draining, panels });
+    const usageOf = async (bounds: KeyBounds) => keyUsage(await this.#clients.built(), bounds);
+    const keyAdmin = this.#storedKeys && new KeyAdmin(this.#storedKeys, now);
+    const stored = this.#storedKeys && keyAdmin && keyPanel({ keys: this.#storedKeys, admin: keyAdmin, now, usageOf });
+    const state = () => readConsoleState({ clients: this.#clients, activity, keyTenants: () => this.#keys.tenants(), draining, panels, ...(stored && { keys: stored.keys }) });
     this.#consoleFeed = new ConsoleFeed(state, (error) => log.fault(undefined, error));
     registerConsole(this.app, {
       apiKeys: this.#keys,
@@ -142,8 +146,9 @@ export class GatewayServer {
       feed: this.#consoleFeed,
       state,
       draining,
+      ...(stored && { revokeKey: stored.revokeKey }),
     });
-    if (this.#storedKeys !== undefined) this.#registerKeyAdmin(this.#storedKeys, now);
+    if (this.#storedKeys !== undefined && keyAdmin !== undefined) this.#registerKeyAdmin(this.#storedKeys, keyAdmin, now, usageOf);
     registerRoutes(this.app, {
       clients: this.#clients,
       metrics,
@@ -158,13 +163,13 @@ export class GatewayServer {
   }
 
   /** The admin API of the stored keys: a tenant's key, static or stored, is refused there by name. */
-  #registerKeyAdmin(stored: StoredKeys, now: Clock): void {
+  #registerKeyAdmin(stored: StoredKeys, admin: KeyAdmin, now: Clock, usageOf: (bounds: KeyBounds) => Promise<KeyUsage>): void {
     const isTenantKey = (key: string) => {
       if (this.#keys.has(key)) return true;
       const policy = stored.policyOf(key);
       return isPromise(policy) ? policy.then((found) => found !== undefined) : policy !== undefined;
     };
-    registerKeyAdminRoutes(this.app, { gate: new AdminGate(this.settings.adminKeys, isTenantKey), admin: new KeyAdmin(stored, now), keys: stored, now, usageOf: async (bounds) => keyUsage(await this.#clients.built(), bounds) });
+    registerKeyAdminRoutes(this.app, { gate: new AdminGate(this.settings.adminKeys, isTenantKey), admin, keys: stored, now, usageOf });
   }
 
   /** A keyless server without metrics keys serves `/metrics` open (the door keeps it to loopback); otherwise a metrics or an admin key reads it. */

@@ -89,6 +89,29 @@ describe('the admin API of stored keys', () => {
     expect(used.body.usage.spentUsd).toBeGreaterThan(0);
   });
 
+  it("shows a stored key with its use in the console's Keys panel, and a revocation there refuses the key", async () => {
+    const { admin, harness, models } = await start();
+    const created = await admin('POST', '/admin/keys', { tenant: 'team-a', name: 'panel', limits: { rpm: 5 } });
+    const { key, id } = created.body;
+    await harness.openai(key).chat.completions.create({ model: 'gpt-4o-mini', messages: [{ role: 'user', content: 'hi' }] });
+    const login = await fetch(`${harness.url}/ui/login`, {
+      method: 'POST',
+      redirect: 'manual',
+      headers: { 'content-type': 'application/x-www-form-urlencoded', origin: harness.url },
+      body: new URLSearchParams({ key: ADMIN_KEY }).toString(),
+    });
+    const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
+    const state = await (await fetch(`${harness.url}/ui/state`, { headers: { cookie } })).json();
+    expect(state.keys.list).toEqual([expect.objectContaining({ id, name: 'panel', tenant: 'team-a', state: 'active', usage: expect.objectContaining({ rpmUsed: 1 }) })]);
+    expect(JSON.stringify(state)).not.toContain(key.slice(11));
+    const revoked = await fetch(`${harness.url}/ui/keys/${id}`, { method: 'DELETE', headers: { cookie, origin: harness.url } });
+    expect(revoked.status).toBe(200);
+    expect(await revoked.json()).toMatchObject({ id, state: 'revoked' });
+    expect(await models(key)).toBe(401);
+    const audit = await admin('GET', '/admin/keys/audit');
+    expect(audit.body.data.some((entry: { action: string; actor: string; keyId: string }) => entry.action === 'revoke' && entry.actor === 'console' && entry.keyId === id)).toBe(true);
+  });
+
   it('opens only to an admin key: a tenant key, static or stored, is 403; none or an unknown one 401', async () => {
     const { admin } = await start();
     const { body } = await admin('POST', '/admin/keys', { tenant: 'team-a' });
