@@ -11,7 +11,11 @@
 // streaming/disconnect.ts, streaming/call-context.ts). batches/ runs the batch API; operations/ is
 // the operator's side (metrics, the metrics listener, the access log, the server's settings, tenant
 // labels); console/ is the console at /ui (its page script: console/browser/, built into
-// console/script.ts).
+// console/script.ts). mcp/ is the MCP gateway at /mcp: its settings (mcp/settings.ts), the upstream
+// servers it supervises (mcp/upstreams.ts), their names and who may use them (mcp/names.ts), the
+// governance of their calls (mcp/governance.ts), the gateway (mcp/gateway.ts), the endpoint
+// (mcp/route.ts) loading its sessions (mcp/sessions.ts) on first use, the audit (mcp/audit.ts), its
+// errors (mcp/errors.ts) and console panel (mcp/panel.ts).
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
 export { loadServerSettings, SERVER_DEFAULTS } from './operations/server-settings.js';
@@ -22,3 +26,4 @@ export { errorBody, InvalidRequestFieldError } from '@pgw/wire';
 export type { OpenAIErrorBody } from '@pgw/wire';
 export { UnknownModelError, UnauthorizedError } from './door/request-error.js';
 export type { ConsolePanel, ConsoleState, ConsoleTable } from './console/state.js';
+export type { McpServerStatus } from './mcp/gateway.js';

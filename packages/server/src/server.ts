@@ -30,6 +30,10 @@ import { loadServerSettings, type ServerSettings } from './operations/server-set
 import { StoredResponses } from './routes/stored-responses.js';
 import { ServerBatches } from './batches/batches.js';
 import { batchStoreSource } from './batches/batch-store.js';
+import type { McpServerStatus } from './mcp/gateway.js';
+import { mcpPanel } from './mcp/panel.js';
+import { registerMcpRoutes, type McpEndpoint } from './mcp/route.js';
+import { readMcpSettings } from './mcp/settings.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 /** The default log, shared by every server of the process so its lines keep their order. */
@@ -71,6 +75,7 @@ export class GatewayServer {
   readonly #warn: (message: string) => void;
   readonly #consoleFeed: ConsoleFeed;
   readonly #metrics: ServerMetrics;
+  #mcp: Promise<McpEndpoint> | undefined;
   #metricsListener: MetricsListener | undefined;
   #metricsUrl: string | undefined;
   #openToAnyHost = false;
@@ -117,7 +122,10 @@ export class GatewayServer {
       openToAnyHost: () => this.#openToAnyHost,
       onArrival: () => (this.#lastArrival = performance.now()),
     });
-    const panels = [batchesPanel((limit) => this.#batches.recent(limit)), ...(options.consolePanels ?? [])];
+    // Read now, so a bad MCP setting stops the server at its start; opened on the first /mcp request.
+    const mcpSettings = readMcpSettings(env);
+    const mcpPanels = mcpSettings.servers.size === 0 ? [] : [mcpPanel(() => this.mcpStatus(), [...mcpSettings.servers.keys()])];
+    const panels = [batchesPanel((limit) => this.#batches.recent(limit)), ...mcpPanels, ...(options.consolePanels ?? [])];
     const state = () => readConsoleState({ clients: this.#clients, activity, keyTenants: () => this.#keys.tenants(), draining, panels });
     this.#consoleFeed = new ConsoleFeed(state, (error) => log.fault(undefined, error));
     registerConsole(this.app, {
@@ -128,6 +136,14 @@ export class GatewayServer {
       state,
       draining,
     });
+    if (mcpSettings.servers.size > 0) {
+      registerMcpRoutes(this.app, () => {
+        // The MCP SDK is loaded with the endpoint; an endpoint that failed to open is tried again by the next request.
+        this.#mcp ??= import('./mcp/sessions.js').then(({ openMcpEndpoint }) => openMcpEndpoint(mcpSettings, env, metrics, this.#warn));
+        this.#mcp.catch(() => (this.#mcp = undefined));
+        return this.#mcp;
+      });
+    }
     registerRoutes(this.app, {
       clients: this.#clients,
       metrics,
@@ -175,6 +191,11 @@ export class GatewayServer {
   /** The URL of `/metrics` on its own listener (`PGW_SERVER__METRICS_ADDR`) once listening; undefined without one. */
   get metricsUrl(): string | undefined {
     return this.#metricsUrl;
+  }
+
+  /** The upstream MCP servers (health, breaker, in flight, waiting here, recent errors); undefined before the first `/mcp` request opened them. */
+  async mcpStatus(): Promise<McpServerStatus[] | undefined> {
+    return (await this.#mcp?.catch(() => undefined))?.status();
   }
 
   /** Requests being served (the drain waits for them). */
@@ -225,7 +246,8 @@ export class GatewayServer {
     await Promise.all([closed, this.#metricsListener?.close()]);
     // Batches running pause (their items run again when resumed) before their clients close.
     await this.#batches.close().catch(() => undefined);
-    await Promise.allSettled([this.#clients.close(), this.#stored.close()]);
+    // The MCP sessions end, then the upstream servers stop (a stdio server's process exits).
+    await Promise.allSettled([this.#clients.close(), this.#stored.close(), this.#mcp?.then((endpoint) => endpoint.close())]);
   }
 }
 
