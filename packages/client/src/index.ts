@@ -88,6 +88,7 @@ export { OcrClient } from './ocr-client.js';
 export type { OcrCallOptions, OcrParts, OcrClientOverrides } from './ocr-client.js';
 export type { AssemblyOverrides } from './assembly/components.js';
 export { openRecordStore, type RecordStoreOptions } from './assembly/record-store.js';
+export { openGovernance, type Governance, type GovernanceOptions } from './assembly/governance.js';
 export { MissingPackageError, loadOptional } from './assembly/optional-package.js';
 export type { CommonCallOptions, CallerDimensions } from './call-input.js';
 export { MAX_ID_LENGTH, MAX_META_JSON_LENGTH } from './call-input.js';

@@ -203,4 +203,5 @@ export interface OcrLayoutResult {
   callStats: CallStats;
 }
 
-export type Operation = 'chat' | 'embed' | 'ocr_text' | 'ocr_layout';
+/** What a call does; `mcp` is a tool call the server forwards to an MCP server (its telemetry rows only). */
+export type Operation = 'chat' | 'embed' | 'ocr_text' | 'ocr_layout' | 'mcp';

@@ -16,6 +16,11 @@
 // keys/key-bounds.ts), where the store lives (keys/key-store-settings.ts), and the admin API under
 // /admin/keys (keys/admin-routes.ts, its gate keys/admin-gate.ts, its bodies keys/admin-body.ts, its
 // changes keys/key-admin.ts, what it shows keys/key-view.ts, a key's use keys/key-usage.ts, the console's Keys panel keys/key-panel.ts).
+// mcp/ is the MCP gateway at /mcp: its settings (mcp/settings.ts), the upstream
+// servers it supervises (mcp/upstreams.ts), their names and who may use them (mcp/names.ts), the
+// governance of their calls (mcp/governance.ts), the gateway (mcp/gateway.ts), the endpoint
+// (mcp/route.ts) loading its sessions (mcp/sessions.ts) on first use, the audit (mcp/audit.ts), its
+// errors (mcp/errors.ts) and console panel (mcp/panel.ts).
 export { GatewayServer } from './server.js';
 export type { GatewayServerOptions, ListenOptions } from './server.js';
 export { loadServerSettings, SERVER_DEFAULTS } from './operations/server-settings.js';
@@ -26,3 +31,4 @@ export { errorBody, InvalidRequestFieldError } from '@pgw/wire';
 export type { OpenAIErrorBody } from '@pgw/wire';
 export { UnknownModelError, UnauthorizedError } from './door/request-error.js';
 export type { ConsolePanel, ConsoleState, ConsoleTable } from './console/state.js';
+export type { McpServerStatus } from './mcp/gateway.js';

@@ -39,6 +39,10 @@ import { keyPanel } from './keys/key-panel.js';
 import { KeyAdmin } from './keys/key-admin.js';
 import { openKeyStore } from './keys/key-store-settings.js';
 import { StoredKeys } from './keys/stored-keys.js';
+import type { McpServerStatus } from './mcp/gateway.js';
+import { mcpPanel } from './mcp/panel.js';
+import { registerMcpRoutes, type McpEndpoint } from './mcp/route.js';
+import { readMcpSettings } from './mcp/settings.js';
 
 const BYTES_PER_MB = 1024 * 1024;
 /** The default log, shared by every server of the process so its lines keep their order. */
@@ -83,6 +87,7 @@ export class GatewayServer {
   readonly #warn: (message: string) => void;
   readonly #consoleFeed: ConsoleFeed;
   readonly #metrics: ServerMetrics;
+  #mcp: Promise<McpEndpoint> | undefined;
   #metricsListener: MetricsListener | undefined;
   #metricsUrl: string | undefined;
   #openToAnyHost = false;
@@ -133,7 +138,10 @@ export class GatewayServer {
       openToAnyHost: () => this.#openToAnyHost,
       onArrival: () => (this.#lastArrival = performance.now()),
     });
-    const panels = [batchesPanel((limit) => this.#batches.recent(limit)), ...(options.consolePanels ?? [])];
+    // Read now, so a bad MCP setting stops the server at its start; opened on the first /mcp request.
+    const mcpSettings = readMcpSettings(env);
+    const mcpPanels = mcpSettings.servers.size === 0 ? [] : [mcpPanel(() => this.mcpStatus(), [...mcpSettings.servers.keys()])];
+    const panels = [batchesPanel((limit) => this.#batches.recent(limit)), ...mcpPanels, ...(options.consolePanels ?? [])];
     const usageOf = async (bounds: KeyBounds) => keyUsage(await this.#clients.built(), bounds);
     const keyAdmin = this.#storedKeys && new KeyAdmin(this.#storedKeys, now);
     const stored = this.#storedKeys && keyAdmin && keyPanel({ keys: this.#storedKeys, admin: keyAdmin, now, usageOf });
@@ -149,6 +157,14 @@ export class GatewayServer {
       ...(stored && { revokeKey: stored.revokeKey }),
     });
     if (this.#storedKeys !== undefined && keyAdmin !== undefined) this.#registerKeyAdmin(this.#storedKeys, keyAdmin, now, usageOf);
+    if (mcpSettings.servers.size > 0) {
+      registerMcpRoutes(this.app, () => {
+        // The MCP SDK is loaded with the endpoint; an endpoint that failed to open is tried again by the next request.
+        this.#mcp ??= import('./mcp/sessions.js').then(({ openMcpEndpoint }) => openMcpEndpoint(mcpSettings, env, metrics, this.#warn));
+        this.#mcp.catch(() => (this.#mcp = undefined));
+        return this.#mcp;
+      });
+    }
     registerRoutes(this.app, {
       clients: this.#clients,
       metrics,
@@ -212,6 +228,11 @@ export class GatewayServer {
     return this.#metricsUrl;
   }
 
+  /** The upstream MCP servers (health, breaker, in flight, waiting here, recent errors); undefined before the first `/mcp` request opened them. */
+  async mcpStatus(): Promise<McpServerStatus[] | undefined> {
+    return (await this.#mcp?.catch(() => undefined))?.status();
+  }
+
   /** Requests being served (the drain waits for them). */
   get inflight(): number {
     return this.#inflight.size;
@@ -260,7 +281,8 @@ export class GatewayServer {
     await Promise.all([closed, this.#metricsListener?.close()]);
     // Batches running pause (their items run again when resumed) before their clients close.
     await this.#batches.close().catch(() => undefined);
-    await Promise.allSettled([this.#clients.close(), this.#stored.close(), this.#storedKeys?.close()]);
+    // The MCP sessions end, then the upstream servers stop (a stdio server's process exits).
+    await Promise.allSettled([this.#clients.close(), this.#stored.close(), this.#storedKeys?.close(), this.#mcp?.then((endpoint) => endpoint.close())]);
   }
 }
 

@@ -40,12 +40,13 @@ export const METRIC = {
   budgetRefusals: 'pgw.budget.refusals',
 } as const;
 
-/** `gen_ai.operation.name`: the conventions' names where one fits, ours for OCR. */
+/** `gen_ai.operation.name`: the conventions' names where one fits (an MCP tool call is `execute_tool`), ours for OCR. */
 export const OPERATION_NAME: Readonly<Record<Operation, string>> = {
   chat: 'chat',
   embed: 'embeddings',
   ocr_text: 'ocr_text',
   ocr_layout: 'ocr_layout',
+  mcp: 'execute_tool',
 };
 
 /** The breaker gauge's values. */

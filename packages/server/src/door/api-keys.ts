@@ -16,7 +16,7 @@ export interface KeyPolicy {
   readonly tenantId: string;
   readonly priority: Priority;
   readonly models?: ReadonlySet<string>;
-  /** The MCP servers it may use (undefined = all). */
+  /** The MCP servers (`github`) and tools (`fs__read_file`) it may use through `/mcp`; undefined = none. */
   readonly mcp?: ReadonlySet<string>;
   /** A stored key's own bounds and budget (a static key has none). */
   readonly key?: KeyBounds;
@@ -29,18 +29,20 @@ export const MAX_MODELS_PER_KEY = 1000;
 const MAX_NAME_LENGTH = 256;
 
 const KEY = 'PGW_SERVER__KEYS';
-const SHAPE = 'must be a JSON object { "<api key>": "<tenant id>" | { "tenant": "<tenant id>", "priority"?: "interactive" | "batch", "models"?: ["<model>", …] } }';
+const SHAPE = 'must be a JSON object { "<api key>": "<tenant id>" | { "tenant": "<tenant id>", "priority"?: "interactive" | "batch", "models"?: ["<model>", …], "mcp"?: ["<server>" | "<server>__<tool>", …] } }';
 const name = z.string().min(1).max(MAX_NAME_LENGTH);
 const keyObject = z.strictObject({
   tenant: name,
   priority: z.enum(PRIORITIES).optional(),
   models: z.array(name).min(1).max(MAX_MODELS_PER_KEY).optional(),
+  mcp: z.array(name).max(MAX_MODELS_PER_KEY).optional(),
 });
 // Each names the field and never the key: a record's issue path is the key itself, which is secret.
 const FIELD_PROBLEM: Readonly<Record<keyof z.infer<typeof keyObject>, string>> = {
   tenant: 'must be a tenant id (a non-empty string of at most 256 characters)',
   priority: `must be one of ${PRIORITIES.join(', ')}`,
   models: `must be a list of 1 to ${MAX_MODELS_PER_KEY} model names (non-empty strings of at most 256 characters)`,
+  mcp: `must be a list of at most ${MAX_MODELS_PER_KEY} MCP servers or tools ("github", "fs__read_file")`,
 };
 
 /** The key table of `PGW_SERVER__KEYS`: unset = no keys; `{}` is refused (it would mean no authentication). */
@@ -86,7 +88,7 @@ function policyOf(entry: unknown, position: number): KeyPolicy {
     return { tenantId: entry, priority: 'interactive' };
   }
   if (typeof entry !== 'object' || entry === null || Array.isArray(entry)) {
-    throw new SettingsError({ key: KEY, problem: `${where} must map to a tenant id or an object { "tenant", "priority", "models" }` });
+    throw new SettingsError({ key: KEY, problem: `${where} must map to a tenant id or an object { "tenant", "priority", "models", "mcp" }` });
   }
   const parsed = keyObject.safeParse(entry);
   if (!parsed.success) {
@@ -95,8 +97,8 @@ function policyOf(entry: unknown, position: number): KeyPolicy {
     const problem = issue.code === 'unrecognized_keys' || field === undefined ? `may hold only ${Object.keys(FIELD_PROBLEM).join(', ')}` : `"${field}" ${FIELD_PROBLEM[field]}`;
     throw new SettingsError({ key: KEY, problem: `${where} ${problem}` });
   }
-  const { tenant, priority = 'interactive', models } = parsed.data;
-  return { tenantId: tenant, priority, ...(models !== undefined && { models: new Set(models) }) };
+  const { tenant, priority = 'interactive', models, mcp } = parsed.data;
+  return { tenantId: tenant, priority, ...(models !== undefined && { models: new Set(models) }), ...(mcp !== undefined && { mcp: new Set(mcp) }) };
 }
 
 /** How every key is kept: its SHA-256 digest (all of one length, so compared in constant time). */

@@ -16,13 +16,20 @@ export interface RequestCaller {
   readonly models?: ReadonlySet<string>;
   /** A stored key's bounds, booked by the governor beside the tenant's. */
   readonly key?: KeyBounds;
+  /** The MCP servers and tools it may use; undefined = all (a server without keys), a key without a list gets none. */
+  readonly mcp?: ReadonlySet<string>;
 }
 
 const OPEN: RequestCaller = Object.freeze({ priority: 'interactive' });
+/** A key that names no MCP server or tool uses none (deny by default). */
+const NO_MCP: ReadonlySet<string> = new Set();
 
 /** The caller of a request presenting `policy` (undefined: a server without keys) and `header`. */
 export function callerOf(policy: KeyPolicy | undefined, header: string | string[] | undefined): RequestCaller {
-  const base: RequestCaller = policy === undefined ? OPEN : { tenantId: policy.tenantId, priority: policy.priority, ...(policy.models && { models: policy.models }), ...(policy.key && { key: policy.key }) };
+  const base: RequestCaller =
+    policy === undefined
+      ? OPEN
+      : { tenantId: policy.tenantId, priority: policy.priority, ...(policy.models && { models: policy.models }), mcp: policy.mcp ?? NO_MCP, ...(policy.key && { key: policy.key }) };
   if (header === undefined) return base;
   const asked = PRIORITIES.indexOf(header as Priority);
   if (typeof header !== 'string' || asked < 0) throw new InvalidRequestFieldError(PRIORITY_HEADER, `must be one of ${PRIORITIES.join(', ')}, sent once`);

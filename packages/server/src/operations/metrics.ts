@@ -2,7 +2,7 @@
  * The server's `/metrics` (prom-client, one registry per server): a GatewaySubscriber of every client
  * it builds, counting what the events say (calls, attempts, errors by type, latencies, cost, tokens,
  * breaker states), plus the requests in flight and, per tenant and priority class, the requests by
- * outcome and their wait for admission. Labels are bounded sets (scopes, sources, statuses, error class
+ * outcome and their wait for admission, and the MCP tool calls by server, tool and outcome. Labels are bounded sets (scopes, sources, statuses, error class
  * names, the protocol of the route a call came in by, and tenants through TenantLabels): never a key.
  */
 import type { AttemptEndEvent, BreakerStateEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
@@ -45,6 +45,7 @@ export class ServerMetrics {
   readonly #inflight = new Gauge({ name: 'pgw_server_requests_in_flight', help: 'HTTP requests being served.', registers: [this.#registry] });
   readonly #tenantRequests = this.#counter('pgw_tenant_requests_total', 'Governed requests by tenant (the busiest by name, the rest as other), priority class and outcome.', ['tenant', 'priority', 'outcome']);
   readonly #tenantWait = this.#histogram('pgw_tenant_admission_wait_seconds', 'Time from a governed request to its first upstream attempt (quotas and the scope’s line), by tenant and priority class.', ['tenant', 'priority']);
+  readonly #mcpCalls = this.#counter('pgw_mcp_tool_calls_total', 'MCP tool calls through /mcp by upstream server, tool and outcome (ok, tool_error, failed, cancelled).', ['server', 'tool', 'outcome']);
   readonly #tenants: TenantLabels;
 
   readonly subscriber: GatewaySubscriber = {
@@ -75,6 +76,11 @@ export class ServerMetrics {
   constructor(tenantLabels: number) {
     this.#inflight.set(0);
     this.#tenants = new TenantLabels(tenantLabels, (tenant) => this.#forget(tenant));
+  }
+
+  /** One MCP tool call ended (its server and tool are the configured ones: a refused name never gets here). */
+  mcpToolCall(server: string, tool: string, outcome: string): void {
+    this.#mcpCalls.inc({ server, tool, outcome });
   }
 
   /** One governed request ended; `waitMs` is undefined when no attempt started (a cache hit, a refusal). */
