@@ -101,7 +101,7 @@ describe('the admin API of stored keys', () => {
       body: new URLSearchParams({ key: ADMIN_KEY }).toString(),
     });
     const cookie = login.headers.get('set-cookie')?.split(';')[0] ?? '';
-    const state = await (await fetch(`${harness.url}/ui/state`, { headers: { cookie } })).json();
+    const state: any = await (await fetch(`${harness.url}/ui/state`, { headers: { cookie } })).json();
     expect(state.keys.list).toEqual([expect.objectContaining({ id, name: 'panel', tenant: 'team-a', state: 'active', usage: expect.objectContaining({ rpmUsed: 1 }) })]);
     expect(JSON.stringify(state)).not.toContain(key.slice(11));
     const revoked = await fetch(`${harness.url}/ui/keys/${id}`, { method: 'DELETE', headers: { cookie, origin: harness.url } });
