@@ -2,9 +2,6 @@
  * The admin API's shapes as `pgw keys` reads them (pinned in the keys contract of issue 49): a key's
  * record, never the key itself, except in the one answer of create and rotate.
  */
-export const KEY_BUDGET_WINDOWS = ['hour', 'day', 'month', 'total'] as const;
-export const KEY_STATES = ['active', 'rotating', 'revoked'] as const;
-export const KEY_PRIORITIES = ['interactive', 'batch'] as const;
 
 export interface KeyLimits {
   readonly rpm: number;

@@ -2,7 +2,7 @@
 import { Option, type Command } from 'commander';
 import type { ExitCode } from '../exit-codes.js';
 import { nonNegativeInteger, parseExpiry, positiveUsd } from '../flag-values.js';
-import { KEY_BUDGET_WINDOWS, KEY_PRIORITIES, KEY_STATES } from './key-record.js';
+import { KEY_BUDGET_WINDOWS, KEY_STATES, PRIORITIES } from '@pgw/core';
 
 /** A repeatable flag's values, in the order given. */
 const collect = (value: string, previous: string[] | undefined) => [...(previous ?? []), value];
@@ -23,7 +23,7 @@ export function registerKeys(program: Command, signal: AbortSignal, done: (code:
       .option('--name <name>', 'a name to recognise the key by')
       .option('--model <id>', 'a model the key may call (repeat the flag for more; default all)', collect)
       .option('--mcp <server>', 'an MCP server the key may use (repeat the flag for more; default all)', collect)
-      .addOption(new Option('--priority <class>', 'the priority class of its calls').choices(KEY_PRIORITIES))
+      .addOption(new Option('--priority <class>', 'the priority class of its calls').choices(PRIORITIES))
       .addOption(new Option('--rpm <n>', 'requests per minute at most (0 = no bound)').argParser(nonNegativeInteger))
       .addOption(new Option('--tpm <n>', 'tokens per minute at most (0 = no bound)').argParser(nonNegativeInteger))
       .addOption(new Option('--max-concurrency <n>', 'calls in flight at most (0 = no bound)').argParser(nonNegativeInteger))
