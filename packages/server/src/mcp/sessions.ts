@@ -6,6 +6,8 @@
  * and prompts are not offered (a client asking for them gets the SDK's -32601 "Method not found").
  */
 import { randomUUID } from 'node:crypto';
+import type { IncomingMessage } from 'node:http';
+import type { AuthInfo } from '@modelcontextprotocol/sdk/server/auth/types.js';
 import { Server } from '@modelcontextprotocol/sdk/server/index.js';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import { CallToolRequestSchema, isInitializeRequest, ListToolsRequestSchema } from '@modelcontextprotocol/sdk/types.js';
@@ -67,8 +69,9 @@ class McpSessions implements McpEndpoint {
     } else {
       return jsonRpcError(reply, 400, -32000, 'Bad Request: send an initialize request, or the Mcp-Session-Id of a session');
     }
-    // The request id reaches the tool call's audit row through the headers the SDK hands its handlers.
-    request.raw.headers['x-request-id'] = request.id;
+    // The request id reaches the tool call's audit row as the SDK's per-request auth info (its
+    // handlers see headers re-read from the raw request, so a header set here would not reach them).
+    (request.raw as IncomingMessage & { auth?: AuthInfo }).auth = { token: '', clientId: caller.tenantId ?? '', scopes: [], extra: { requestId: request.id } };
     reply.hijack();
     await transport.handleRequest(request.raw, reply.raw, request.body);
     return reply;
@@ -87,7 +90,7 @@ class McpSessions implements McpEndpoint {
     const server = new Server(SERVER_INFO, { capabilities: { tools: {} } });
     server.setRequestHandler(ListToolsRequestSchema, (_request, extra) => gateway.listTools(caller, extra.signal));
     server.setRequestHandler(CallToolRequestSchema, (request, extra) => {
-      const requestId = extra.requestInfo?.headers['x-request-id'];
+      const requestId = extra.authInfo?.extra?.['requestId'];
       return gateway.callTool(caller, request.params.name, request.params.arguments, extra.signal, typeof requestId === 'string' ? requestId : undefined);
     });
     await server.connect(transport);
