@@ -28,10 +28,13 @@ const imageBlock = z.looseObject({
   ]),
 });
 const toolUse = z.looseObject({ type: z.literal('tool_use'), id: z.string().min(1), name: z.string().min(1), input: z.unknown() });
+// What a tool search loaded (Claude Code defers its MCP tools behind ToolSearch): every tool of the
+// request is offered upstream at once, `defer_loading` or not, so the reference is told as text.
+const toolReference = z.looseObject({ type: z.literal('tool_reference'), tool_name: z.string().min(1) });
 const toolResult = z.looseObject({
   type: z.literal('tool_result'),
   tool_use_id: z.string().min(1),
-  content: nullish(z.union([text, z.array(z.union([textBlock, imageBlock]))])),
+  content: nullish(z.union([text, z.array(z.union([textBlock, imageBlock, toolReference], { error: 'must be a text, image or tool_reference block' }))])),
   is_error: nullish(z.boolean()),
 });
 // The model's earlier thinking, sent back: the upstream speaks Chat Completions and cannot take it.
@@ -183,9 +186,10 @@ function userMessages(blocks: readonly Block[], field: string): ChatMessage[] {
   return [...results, { role: 'user', content: onlyText ? parts.map((part) => (part as { text: string }).text).join('') : parts }];
 }
 
-function textOfResult(part: z.output<typeof textBlock> | z.output<typeof imageBlock>, field: string): string {
+function textOfResult(part: z.output<typeof textBlock> | z.output<typeof imageBlock> | z.output<typeof toolReference>, field: string): string {
   if (part.type === 'image') throw new InvalidRequestFieldError(field, 'an image in a tool_result is not supported: the upstream takes text tool results');
-  return part.text;
+  if (part.type === 'tool_reference') return `Tool loaded: ${(part as z.output<typeof toolReference>).tool_name}\n`;
+  return (part as z.output<typeof textBlock>).text;
 }
 
 function imagePart({ source }: z.output<typeof imageBlock>): ContentPart {

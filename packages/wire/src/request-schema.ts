@@ -34,9 +34,25 @@ export const jsonObject = z.record(z.string(), z.unknown());
 export function parseRequest<T extends z.ZodType>(schema: T, body: unknown, at = ''): z.output<T> {
   const result = schema.safeParse(body);
   if (result.success) return result.data;
-  const issue = result.error.issues[0]!;
-  throw new InvalidRequestFieldError(fieldPath(issue.path, at), problemOf(issue));
+  const { issue, path } = narrowed(result.error.issues[0]!, []);
+  throw new InvalidRequestFieldError(fieldPath(path, at), problemOf(issue));
 }
+
+/**
+ * A union that refused a value reports "Invalid input" at the union; the problem is usually inside
+ * the one alternative that matched the value's shape (an array, a block of a known `type`). Descends
+ * into it while exactly one alternative got past that first check, so the field named is the one at fault.
+ */
+function narrowed(issue: z.core.$ZodIssue, base: readonly PropertyKey[]): { issue: z.core.$ZodIssue; path: PropertyKey[] } {
+  const path = [...base, ...issue.path];
+  if (issue.code !== 'invalid_union') return { issue, path };
+  const matched = issue.errors.filter((issues) => issues.length > 0 && !refusedAtOnce(issues[0]!));
+  return matched.length === 1 ? narrowed(matched[0]![0]!, path) : { issue, path };
+}
+
+/** An alternative that failed on the value itself (its type) or on its `type` tag never matched it. */
+const refusedAtOnce = (issue: z.core.$ZodIssue): boolean =>
+  (issue.path.length === 0 && (issue.code === 'invalid_type' || issue.code === 'invalid_value')) || (issue.path.length === 1 && issue.path[0] === 'type' && issue.code === 'invalid_value');
 
 function fieldPath(path: readonly PropertyKey[], at: string): string {
   if (path.length === 0) return at === '' ? 'body' : at;

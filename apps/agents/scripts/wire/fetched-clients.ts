@@ -6,16 +6,20 @@
  */
 import fs from 'node:fs/promises';
 import path from 'node:path';
+import { fileURLToPath } from 'node:url';
 import { AGENTS, LIBRARIES, claudeCodeSetup, codexSetup, describeRun, fetchAgent, importLibrary, runAgent, type AgentSetup } from '../../src/index.js';
 import { KEY, WEATHER, WEATHER_CALL, WEATHER_PROMPT, type ClientRecording } from './recording.js';
 
 const NOTE = 'the secret is 8128\n';
+/** A stdio MCP server whose tool Claude Code defers behind its ToolSearch (the agents suite's own). */
+const NOTES_SERVER = fileURLToPath(new URL('../../test/fixtures/notes-mcp-server.mjs', import.meta.url));
+const LOOKUP = 'mcp__notes__lookup';
 
 /** Runs one agent prompt in `setup`, after `prepare`; throws unless it exits 0; resolves to the run's home (to scrub). */
-async function runIn(bin: string, setup: AgentSetup, prepare?: (cwd: string) => Promise<void>): Promise<string[]> {
+async function runIn(bin: string, setup: AgentSetup, prepare?: (cwd: string) => Promise<void>, env: Record<string, string> = {}): Promise<string[]> {
   try {
     await prepare?.(setup.cwd);
-    const run = await runAgent(bin, setup.args, { cwd: setup.cwd, env: setup.env, timeoutMs: 120_000 });
+    const run = await runAgent(bin, setup.args, { cwd: setup.cwd, env: { ...setup.env, ...env }, timeoutMs: 120_000 });
     if (run.code !== 0) throw new Error(`${path.basename(bin)} failed: ${describeRun(run)}`);
     return [path.dirname(setup.cwd)];
   } finally {
@@ -59,6 +63,17 @@ export const claudeCode: ClientRecording = {
         const setup = await claudeCodeSetup(url, KEY, 'What does note.txt say?');
         script([{ toolCall: { name: 'Read', arguments: { file_path: path.join(setup.cwd, 'note.txt') } } }]);
         return runIn(claude, setup, writeNote);
+      },
+    },
+    {
+      // An MCP server's tools are deferred by default: the model loads one with ToolSearch, whose
+      // result is a tool_reference block. MCP_CONNECTION_NONBLOCKING=false: the turn waits for the server.
+      requests: [null, 'messages, tool_result turn (ToolSearch: a tool_reference to a deferred MCP tool)'],
+      answers: [{ toolCall: { name: 'ToolSearch', arguments: { query: `select:${LOOKUP}`, max_results: 1 } } }],
+      run: async (url) => {
+        const mcpConfig = JSON.stringify({ mcpServers: { notes: { type: 'stdio', command: process.execPath, args: [NOTES_SERVER] } } });
+        const setup = await claudeCodeSetup(url, KEY, 'What does the launch note say?', ['--mcp-config', mcpConfig, '--strict-mcp-config']);
+        return runIn(await fetchAgent('claudeCode'), setup, undefined, { MCP_CONNECTION_NONBLOCKING: 'false' });
       },
     },
   ],
