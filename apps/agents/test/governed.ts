@@ -26,6 +26,7 @@ export type CallEnd = Parameters<NonNullable<GatewaySubscriber['onCallEnd']>>[0]
 export interface Governed {
   /** The server's root, `http://127.0.0.1:PORT` (Anthropic's clients add `/v1`, OpenAI's are given it). */
   url: string;
+  server: GatewayServer;
   mock: MockUpstream;
   access: AccessLine[];
   calls: CallEnd[];
@@ -36,7 +37,8 @@ export interface Governed {
   close(): Promise<void>;
 }
 
-export async function startGoverned(source: SourceScript): Promise<Governed> {
+/** The server over the mock; `env` adds to (or overrides) its settings, e.g. MCP servers and a key's grants. */
+export async function startGoverned(source: SourceScript, env: Record<string, string> = {}): Promise<Governed> {
   const mock = await startMockUpstream({ port: 0, script: { sources: { main: source } } });
   const access: AccessLine[] = [];
   const calls: CallEnd[] = [];
@@ -47,6 +49,7 @@ export async function startGoverned(source: SourceScript): Promise<Governed> {
       LLM__SOURCE__MAIN__API_KEY: UPSTREAM_KEY,
       PGW_CACHE_BACKEND: 'none',
       PGW_SERVER__KEYS: JSON.stringify({ [DOOR_KEY]: TENANT }),
+      ...env,
     },
     subscribers: [{ name: 'agents-test', onCallEnd: (event) => void calls.push(event) }],
     warn: () => {},
@@ -64,6 +67,7 @@ export async function startGoverned(source: SourceScript): Promise<Governed> {
   }
   return {
     url,
+    server,
     mock,
     access,
     calls,
