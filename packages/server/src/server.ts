@@ -64,7 +64,7 @@ export interface GatewayServerOptions {
   log?: (line: string) => void;
   /** Extra panels of the console at `/ui`, after its own batches panel, read on every refresh. */
   consolePanels?: readonly ConsolePanel[];
-  /** The clock of the stored keys (creation, expiry, a rotation's grace); default `Date.now`. */
+  /** The clock of the stored keys (creation, expiry, a rotation's grace) and of the MCP sessions' idle time; default `Date.now`. */
   now?: Clock;
 }
 
@@ -160,7 +160,7 @@ export class GatewayServer {
     if (mcpSettings.servers.size > 0) {
       registerMcpRoutes(this.app, () => {
         // The MCP SDK is loaded with the endpoint; an endpoint that failed to open is tried again by the next request.
-        this.#mcp ??= import('./mcp/sessions.js').then(({ openMcpEndpoint }) => openMcpEndpoint(mcpSettings, env, metrics, this.#warn));
+        this.#mcp ??= import('./mcp/sessions.js').then(({ openMcpEndpoint }) => openMcpEndpoint(mcpSettings, env, metrics, this.#warn, now));
         this.#mcp.catch(() => (this.#mcp = undefined));
         return this.#mcp;
       });

@@ -35,6 +35,13 @@ describe('PGW_MCP__SERVERS', () => {
     }
   });
 
+  it('reads how long an idle session lives and how many are held, with their defaults', () => {
+    const table = servers({ fs: { command: 'node' } });
+    expect(readMcpSettings(table)).toMatchObject({ sessionIdleMs: 1_800_000, maxSessions: 1000 });
+    expect(readMcpSettings({ ...table, PGW_MCP__SESSION_IDLE_S: '90', PGW_MCP__MAX_SESSIONS: '20' })).toMatchObject({ sessionIdleMs: 90_000, maxSessions: 20 });
+    expect(readMcpSettings({ ...table, PGW_MCP__MAX_SESSIONS: '0' }).maxSessions).toBe(Number.POSITIVE_INFINITY);
+  });
+
   it('refuses a bad entry naming the server and the field, never a header or env value', () => {
     const secret = 'Bearer sk-very-secret\n';
     const headers = refusal(servers({ gh: { url: 'https://x.example/mcp', headers: { authorization: secret } } }));
@@ -56,6 +63,8 @@ describe('PGW_MCP__SERVERS', () => {
     expect(refusal({ ...table, PGW_MCP__FS__RPM: '1.5' }).key).toBe('PGW_MCP__FS__RPM');
     expect(refusal({ ...table, PGW_MCP__FS__TIMEOUT_S: '0' }).key).toBe('PGW_MCP__FS__TIMEOUT_S');
     expect(refusal({ ...table, PGW_MCP__LOG_ARGUMENTS: 'yes' }).key).toBe('PGW_MCP__LOG_ARGUMENTS');
+    expect(refusal({ ...table, PGW_MCP__SESSION_IDLE_S: '-5' }).key).toBe('PGW_MCP__SESSION_IDLE_S');
+    expect(refusal({ ...table, PGW_MCP__MAX_SESSIONS: 'many' }).key).toBe('PGW_MCP__MAX_SESSIONS');
     expect(refusal({ PGW_MCP__SERVERS: '/no/such/file' }).message).toMatch(/neither a JSON object nor the path of a readable file/);
   });
 });

@@ -34,15 +34,21 @@ export interface McpSettings {
   readonly servers: ReadonlyMap<string, McpServerSettings>;
   /** `PGW_MCP__LOG_ARGUMENTS=on`: a tool call's telemetry row carries its arguments and result. */
   readonly logArguments: boolean;
+  /** A session with no request or stream open for this long is ended (`PGW_MCP__SESSION_IDLE_S`). */
+  readonly sessionIdleMs: number;
+  /** Sessions held at once (`PGW_MCP__MAX_SESSIONS`, 0 = no bound); a new one beyond ends the longest idle. */
+  readonly maxSessions: number;
 }
 
 export const SERVERS_KEY = 'PGW_MCP__SERVERS';
 export const MCP_PREFIX = 'PGW_MCP__';
 export const DEFAULT_TIMEOUT_MS = 60_000;
+const DEFAULT_SESSION_IDLE_S = 1800;
+const DEFAULT_MAX_SESSIONS = 1000;
 const MAX_SERVERS = 64;
 const MAX_TOOLS = 1000;
 /** Env keys of the MCP scope itself: no server may be named so that its keys read as these. */
-const RESERVED = new Set(['servers', 'tenant', 'tenants', 'log_arguments', 'source']);
+const RESERVED = new Set(['servers', 'tenant', 'tenants', 'log_arguments', 'session_idle_s', 'max_sessions', 'source']);
 /** `<server>__<tool>` is how the door names a tool: a server's name never holds `__`. */
 export const SERVER_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
@@ -73,10 +79,14 @@ const FIELD_PROBLEM: Readonly<Record<string, string>> = {
 
 export function readMcpSettings(env: EnvRecord): McpSettings {
   const raw = env[SERVERS_KEY]?.trim();
-  const logArguments = readSwitch(env, `${MCP_PREFIX}LOG_ARGUMENTS`);
-  if (raw === undefined || raw === '') return { servers: new Map(), logArguments };
+  const sessions = {
+    logArguments: readSwitch(env, `${MCP_PREFIX}LOG_ARGUMENTS`),
+    sessionIdleMs: readNumber(env, `${MCP_PREFIX}SESSION_IDLE_S`, DEFAULT_SESSION_IDLE_S, false) * 1000,
+    maxSessions: readNumber(env, `${MCP_PREFIX}MAX_SESSIONS`, DEFAULT_MAX_SESSIONS, true) || Number.POSITIVE_INFINITY,
+  };
+  if (raw === undefined || raw === '') return { servers: new Map(), ...sessions };
   const table = parseTable(raw.startsWith('{') ? raw : readTableFile(raw));
-  return { servers: new Map(Object.entries(table).map(([name, entry]) => [name, serverOf(name, entry, env)])), logArguments };
+  return { servers: new Map(Object.entries(table).map(([name, entry]) => [name, serverOf(name, entry, env)])), ...sessions };
 }
 
 function readTableFile(path: string): string {
