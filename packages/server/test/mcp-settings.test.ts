@@ -55,7 +55,7 @@ describe('PGW_MCP__SERVERS', () => {
   });
 
   it('refuses a server name that could not be told apart in a tool name or an env key', () => {
-    for (const name of ['a__b', 'GitHub', 'tenant', '9fs', 'x'.repeat(33)]) expect(refusal(servers({ [name]: { command: 'node' } })).message).toMatch(/must be named by lower-case letters/);
+    for (const name of ['a__b', 'GitHub', 'tenant', 'breaker', '9fs', 'x'.repeat(33)]) expect(refusal(servers({ [name]: { command: 'node' } })).message).toMatch(/must be named by lower-case letters/);
   });
 
   it('refuses a bad per-server key by its name', () => {

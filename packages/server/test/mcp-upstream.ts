@@ -22,6 +22,10 @@ export interface HttpUpstream {
   releaseOne(): void;
   /** Headers of the requests it received (the door's configured headers reach it). */
   readonly headersSeen: Record<string, string | string[] | undefined>[];
+  /** The tool calls that reached it, by tool name, the cut ones included. */
+  readonly callsSeen: string[];
+  /** Cuts the connection of the next `count` tool calls (the way to the server failing), answering none. */
+  cutCalls(count: number): void;
   close(): Promise<void>;
 }
 
@@ -29,6 +33,8 @@ export async function startHttpUpstream(): Promise<HttpUpstream> {
   const held: (() => void)[] = [];
   const watchers: { count: number; resolve: () => void }[] = [];
   const headersSeen: HttpUpstream['headersSeen'] = [];
+  const callsSeen: string[] = [];
+  let toCut = 0;
   let maxHolding = 0;
   const transports = new Map<string, StreamableHTTPServerTransport>();
   const notify = () => {
@@ -51,6 +57,10 @@ export async function startHttpUpstream(): Promise<HttpUpstream> {
     const chunks: Buffer[] = [];
     for await (const chunk of request) chunks.push(chunk as Buffer);
     const body = chunks.length > 0 ? JSON.parse(Buffer.concat(chunks).toString('utf8')) : undefined;
+    if (body?.method === 'tools/call') {
+      callsSeen.push(String(body.params?.name));
+      if (toCut > 0) return void ((toCut -= 1), request.socket.destroy());
+    }
     const id = request.headers['mcp-session-id'];
     let transport = typeof id === 'string' ? transports.get(id) : undefined;
     if (transport === undefined && isInitializeRequest(body)) {
@@ -74,6 +84,8 @@ export async function startHttpUpstream(): Promise<HttpUpstream> {
     holdingReaches: (count) => new Promise<void>((resolve) => (watchers.push({ count, resolve }), notify())),
     releaseOne: () => held.shift()?.(),
     headersSeen,
+    callsSeen,
+    cutCalls: (count) => void (toCut = count),
     async close() {
       while (held.length > 0) held.shift()!();
       await Promise.allSettled([...transports.values()].map((transport) => transport.close()));

@@ -16,8 +16,9 @@ import type { McpSettings } from './settings.js';
 
 export const SERVER_SCOPE = 'PGW_MCP';
 const TOOL_SCOPE = 'PGW_MCP_TOOLS';
-/** The keys of the MCP scope itself that the governor reads (the rest of `PGW_MCP__` is the door's). */
+/** The keys of the MCP scope itself that the governor reads (the rest of `PGW_MCP__` is the door's): the tenants' bounds and the servers' breaker. */
 const PASSED = ['TENANT__RPM', 'TENANT__MAX_CONCURRENCY', 'TENANTS'];
+const PASSED_PREFIX = `${SERVER_SCOPE}__BREAKER__`;
 
 /** One call's two leases; `finish` gives both back, the verdict going to its server's breaker. */
 export interface HeldCall {
@@ -40,6 +41,7 @@ export class McpGovernance {
     const base = Object.fromEntries(Object.entries(env).filter(([key]) => !key.startsWith('PGW_MCP')));
     const serverEnv: Record<string, string | undefined> = { ...base };
     for (const suffix of PASSED) serverEnv[`${SERVER_SCOPE}__${suffix}`] = env[`${SERVER_SCOPE}__${suffix}`];
+    for (const [key, value] of Object.entries(env)) if (key.startsWith(PASSED_PREFIX)) serverEnv[key] = value;
     const toolEnv: Record<string, string | undefined> = { ...base };
     const toolSources = new Map<string, string>();
     for (const server of settings.servers.values()) {

@@ -48,7 +48,7 @@ const DEFAULT_MAX_SESSIONS = 1000;
 const MAX_SERVERS = 64;
 const MAX_TOOLS = 1000;
 /** Env keys of the MCP scope itself: no server may be named so that its keys read as these. */
-const RESERVED = new Set(['servers', 'tenant', 'tenants', 'log_arguments', 'session_idle_s', 'max_sessions', 'source']);
+const RESERVED = new Set(['servers', 'tenant', 'tenants', 'breaker', 'log_arguments', 'session_idle_s', 'max_sessions', 'source']);
 /** `<server>__<tool>` is how the door names a tool: a server's name never holds `__`. */
 export const SERVER_NAME = /^[a-z][a-z0-9]*(_[a-z0-9]+)*$/;
 
