@@ -6,20 +6,12 @@
  */
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestFieldError, messagesCall } from '../src/index.js';
+import { messagesCall } from '../src/index.js';
+import { messagesRefusal as refusal } from './refusal.js';
 
 const recorded = JSON.parse(readFileSync(new URL('./fixtures/claude-code.json', import.meta.url), 'utf8')) as { requests: { name: string; body: Record<string, unknown> }[] };
 const toolSearchTurn = recorded.requests.find((request) => request.name.includes('tool_reference'))!.body;
 
-function refusal(body: unknown): InvalidRequestFieldError {
-  try {
-    messagesCall(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidRequestFieldError);
-    return error as InvalidRequestFieldError;
-  }
-  throw new Error('the body was accepted');
-}
 
 const withResult = (content: unknown) => ({
   model: 'm',

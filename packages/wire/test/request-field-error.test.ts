@@ -1,16 +1,8 @@
 /** A refusal of a body nested in another names the whole path, from the error's fields alone. */
 import { describe, expect, it } from 'vitest';
-import { InvalidRequestFieldError, messagesCall } from '../src/index.js';
+import { InvalidRequestFieldError } from '../src/index.js';
+import { messagesRefusal as refusal } from './refusal.js';
 
-function refusal(body: unknown): InvalidRequestFieldError {
-  try {
-    messagesCall(body);
-  } catch (error) {
-    expect(error).toBeInstanceOf(InvalidRequestFieldError);
-    return error as InvalidRequestFieldError;
-  }
-  throw new Error('the body was accepted');
-}
 
 describe('InvalidRequestFieldError.within', () => {
   it('prefixes the field with the path of the nested body, keeping the problem', () => {
