@@ -13,7 +13,7 @@ import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
 import pg from 'pg';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { removeTempDirs, runCli } from './run-cli.js';
+import { removeTempDirs, runCli, serveCli } from './run-cli.js';
 
 const ADMIN_KEY = `admin-key-e2e-${randomBytes(6).toString('hex')}`;
 const DSN = process.env['PGW_TEST_PG_DSN'] ?? 'postgres://postgres@127.0.0.1:5432/test';
@@ -43,21 +43,11 @@ afterAll(async () => {
   removeTempDirs();
 });
 
-/** Spawns `pgw serve --port 0` and resolves with its URL once it listens. */
+/** `pgw serve` on the fleet's stores over the mock; resolves with its URL once it listens. */
 function serve(): Promise<string> {
-  let child: ChildProcess | undefined;
-  const env = { ...ENV, LLM__SOURCE__MAIN__BASE_URL: mock.baseUrl('main'), LLM__SOURCE__MAIN__MODEL: 'gpt-4o-mini', LLM__QUOTA_FULL: 'fail_fast' };
-  const exited = runCli(['serve', '--port', '0'], { env, onSpawn: (c) => (child = c) });
-  children.push(child!);
-  return new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child!.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
-      if (url) resolve(url);
-    });
-    void exited.then((run) => reject(new Error(`pgw serve exited ${run.code}: ${run.stderr}`)));
-  });
+  const server = serveCli({ ...ENV, LLM__SOURCE__MAIN__BASE_URL: mock.baseUrl('main'), LLM__SOURCE__MAIN__MODEL: 'gpt-4o-mini', LLM__QUOTA_FULL: 'fail_fast' });
+  children.push(server.child());
+  return server.listening;
 }
 
 const keys = async (url: string, args: string[]) => {

@@ -55,3 +55,44 @@ export function runCli(args: string[], options: RunOptions = {}): Promise<CliRun
     child.on('close', (code) => resolve({ code, stdout, stderr }));
   });
 }
+
+export interface ServeRun {
+  /** The run once the server exited. */
+  exited: Promise<CliRun>;
+  /** Its URL, once it says it listens (rejects if it exits first). */
+  listening: Promise<string>;
+  child(): ChildProcess;
+  /** Resolves once its stderr, from now on, matches `pattern`. */
+  stderrShows(pattern: RegExp): Promise<void>;
+}
+
+/** Spawns `pgw serve --port 0` with `env`. */
+export function serveCli(env: Record<string, string>, args: string[] = []): ServeRun {
+  let child: ChildProcess | undefined;
+  const exited = runCli(['serve', '--port', '0', ...args], { env, onSpawn: (c) => (child = c) });
+  const stderrShows = (pattern: RegExp) =>
+    new Promise<void>((resolve) => {
+      let seen = '';
+      const watch = (chunk: string) => {
+        seen += chunk;
+        if (!pattern.test(seen)) return;
+        child!.stderr!.off('data', watch);
+        resolve();
+      };
+      child!.stderr!.on('data', watch);
+    });
+  const listening = new Promise<string>((resolve, reject) => {
+    const lines = /listening on (http:\/\/\S+)/;
+    let seen = '';
+    const watch = (chunk: string) => {
+      seen += chunk;
+      const url = lines.exec(seen)?.[1];
+      if (url === undefined) return;
+      child!.stderr!.off('data', watch);
+      resolve(url);
+    };
+    child!.stderr!.on('data', watch);
+    void exited.then((run) => reject(new Error(`pgw serve exited ${run.code}: ${run.stderr}`)));
+  });
+  return { exited, listening, child: () => child!, stderrShows };
+}

@@ -1,10 +1,9 @@
-import type { ChildProcess } from 'node:child_process';
 import { writeFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { startMockUpstream, type MockUpstream } from '@pgw/mock-upstream';
 import OpenAI from 'openai';
 import { afterAll, beforeAll, describe, expect, test } from 'vitest';
-import { removeTempDirs, runCli, tempDir } from './run-cli.js';
+import { removeTempDirs, runCli, serveCli as serve, tempDir } from './run-cli.js';
 
 let mock: MockUpstream;
 beforeAll(async () => {
@@ -17,32 +16,6 @@ afterAll(async () => {
 
 const sourceEnv = (source: string) => ({ LLM__SOURCE__MAIN__BASE_URL: mock.baseUrl(source), LLM__SOURCE__MAIN__MODEL: 'gpt-4o-mini' });
 
-/** Spawns `pgw serve --port 0` and resolves with its URL once it listens. */
-function serve(env: Record<string, string>, args: string[] = []) {
-  let child: ChildProcess | undefined;
-  const exited = runCli(['serve', '--port', '0', ...args], { env, onSpawn: (c) => (child = c) });
-  const listening = new Promise<string>((resolve, reject) => {
-    let seen = '';
-    child!.stderr!.on('data', (chunk: Buffer) => {
-      seen += chunk.toString();
-      const url = /listening on (http:\/\/\S+)/.exec(seen)?.[1];
-      if (url) resolve(url);
-    });
-    void exited.then((run) => reject(new Error(`pgw serve exited ${run.code}: ${run.stderr}`)));
-  });
-  const stderrShows = (pattern: RegExp) =>
-    new Promise<void>((resolve) => {
-      let seen = '';
-      const watch = (chunk: Buffer) => {
-        seen += chunk.toString();
-        if (!pattern.test(seen)) return;
-        child!.stderr!.off('data', watch);
-        resolve();
-      };
-      child!.stderr!.on('data', watch);
-    });
-  return { exited, listening, child: () => child!, stderrShows };
-}
 
 describe('pgw serve', () => {
   test('SIGTERM lets the call in flight finish, flushes telemetry and exits 0; then the listener is closed', async () => {
