@@ -3,7 +3,8 @@
  * upstream servers: a failed call retried only for a tool marked idempotent, a server's breaker
  * opening after its failures (its calls then refused at once, never sent, and the server named in
  * tools/list's _meta), a call past its server's deadline, a tenant's concurrency holding one tenant
- * while another goes on, and resources and prompts refused as not served.
+ * while another goes on (and a tenant of PGW_MCP__TENANTS with a bound of its own), and resources and
+ * prompts refused as not served.
  */
 import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
@@ -14,6 +15,7 @@ import { startHttpUpstream, type HttpUpstream } from './mcp-upstream.js';
 
 const TEAM_A = 'sk-mcp-faults-a01';
 const TEAM_B = 'sk-mcp-faults-b02';
+const TEAM_C = 'sk-mcp-faults-c03';
 
 let h: Harness;
 const web: Record<'retry' | 'once' | 'slow' | 'shared', HttpUpstream> = {} as never;
@@ -35,11 +37,12 @@ beforeAll(async () => {
   };
   const all = ['retry', 'once', 'slow', 'shared'];
   h = await startHarness(undefined, {
-    PGW_SERVER__KEYS: JSON.stringify({ [TEAM_A]: { tenant: 'team-a', mcp: all }, [TEAM_B]: { tenant: 'team-b', mcp: all } }),
+    PGW_SERVER__KEYS: JSON.stringify({ [TEAM_A]: { tenant: 'team-a', mcp: all }, [TEAM_B]: { tenant: 'team-b', mcp: all }, [TEAM_C]: { tenant: 'team-c', mcp: all } }),
     PGW_MCP__SERVERS: JSON.stringify(servers),
     PGW_MCP__BREAKER__FAILURE_THRESHOLD: '2',
     PGW_MCP__SLOW__TIMEOUT_S: '0.5',
     PGW_MCP__TENANT__MAX_CONCURRENCY: '1',
+    PGW_MCP__TENANTS: JSON.stringify({ 'team-c': { maxConcurrency: 2 } }),
   });
 });
 afterAll(async () => {
@@ -53,6 +56,13 @@ describe('a failed call', () => {
     web.retry.cutCalls(1);
     expect(textOf(await (await open()).callTool({ name: 'retry__add', arguments: { a: 1, b: 2 } }))).toBe('3');
     expect(web.retry.callsSeen).toEqual(['add', 'add']);
+  });
+
+  it('is tried again when its server marks the tool idempotent (annotations.idempotentHint)', async () => {
+    web.once.cutCalls(1);
+    expect(textOf(await (await open()).callTool({ name: 'once__double', arguments: { n: 21 } }))).toBe('42');
+    expect(web.once.callsSeen).toEqual(['double', 'double']);
+    web.once.callsSeen.length = 0;
   });
 
   it('is tried once when its tool is not, and fails', async () => {
@@ -100,6 +110,15 @@ describe('limits', () => {
     web.shared.releaseOne();
     expect(textOf(await second)).toBe('released');
     expect(web.shared.maxHolding).toBe(1);
+  });
+
+  it('lets a tenant named in PGW_MCP__TENANTS have its own bound', async () => {
+    const client = await open(TEAM_C);
+    const calls = [client.callTool({ name: 'shared__hold' }), client.callTool({ name: 'shared__hold' })];
+    await web.shared.holdingReaches(2);
+    web.shared.releaseOne();
+    web.shared.releaseOne();
+    expect((await Promise.all(calls)).map(textOf)).toEqual(['released', 'released']);
   });
 });
 

@@ -1,6 +1,6 @@
 /**
  * An MCP server over Streamable HTTP on a loopback port for the tests (the SDK's McpServer, one per
- * session): `add`, and `hold`, which stays in flight until the test releases it — so a test sees how
+ * session): `add`, `double` (marked idempotent by its server), and `hold`, which stays in flight until the test releases it — so a test sees how
  * many calls the door lets through at once, pinned by events rather than by time.
  */
 import { randomUUID } from 'node:crypto';
@@ -43,6 +43,7 @@ export async function startHttpUpstream(): Promise<HttpUpstream> {
   const mcpServer = () => {
     const server = new McpServer({ name: 'test-http', version: '1.0.0' });
     server.registerTool('add', { description: 'Adds two numbers', inputSchema: { a: z.number(), b: z.number() } }, ({ a, b }) => ({ content: [{ type: 'text', text: String(a + b) }] }));
+    server.registerTool('double', { description: 'Doubles a number', inputSchema: { n: z.number() }, annotations: { idempotentHint: true } }, ({ n }) => ({ content: [{ type: 'text', text: String(2 * n) }] }));
     server.registerTool('hold', { description: 'Answers when the test lets it' }, () =>
       new Promise((resolve) => {
         held.push(() => resolve({ content: [{ type: 'text', text: 'released' }] }));

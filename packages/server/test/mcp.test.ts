@@ -52,7 +52,7 @@ afterAll(async () => {
 describe('tools/list', () => {
   it('lists every tool of the servers a key may use as <server>__<tool>, and names the dead server in _meta', async () => {
     const listed = await (await open(ALL)).listTools();
-    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(['fs__count', 'fs__echo', 'fs__exit', 'web__add', 'web__hold']);
+    expect(listed.tools.map((tool) => tool.name).sort()).toEqual(['fs__count', 'fs__echo', 'fs__exit', 'web__add', 'web__double', 'web__hold']);
     expect(listed._meta).toEqual({ 'pgw/unavailable': [{ server: 'dead', reason: 'down' }] });
     expect(listed.tools.find((tool) => tool.name === 'fs__echo')?.annotations?.idempotentHint).toBe(true);
     // The HTTP server's configured headers reach it.
