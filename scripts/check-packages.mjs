@@ -2,7 +2,9 @@
 // Checks that every public workspace package can be published as it stands: registry metadata,
 // exports for consumers without the workspace's source condition, a build, no runtime dependency on
 // a private package. Runs in `pnpm lint`; walks the workspace, so a new package is checked too.
-// Then proves each rule can fire by breaking a copy of a real manifest one rule at a time.
+// Then proves each rule can fire by breaking a copy of a real manifest one rule at a time. Last, every
+// changeset names public workspace packages only (`changeset version` refuses one that also names a
+// private, ignored package), proven on a changeset that names a private and an unknown one.
 import fs from 'node:fs';
 import path from 'node:path';
 import { isDeepStrictEqual } from 'node:util';
@@ -82,5 +84,26 @@ for (const [name] of rules) {
   }
 }
 
+const publicNames = new Set(all.filter((pkg) => pkg.manifest.private !== true).map((pkg) => pkg.name));
+/** The packages a changeset's front matter names that are not public workspace packages. */
+function strayNames(text) {
+  const front = /^---\n([\s\S]*?)\n---/.exec(text)?.[1] ?? '';
+  return [...front.matchAll(/^"([^"]+)":/gm)].map((match) => match[1]).filter((name) => !publicNames.has(name));
+}
+const changesetDir = path.join(root, '.changeset');
+const changesets = fs.readdirSync(changesetDir).filter((name) => name.endsWith('.md') && name !== 'README.md');
+for (const name of changesets) {
+  const stray = strayNames(fs.readFileSync(path.join(changesetDir, name), 'utf8'));
+  if (stray.length > 0) {
+    console.error(`check-packages: .changeset/${name} names ${stray.join(', ')}, not a public workspace package`);
+    failed = true;
+  }
+}
+const planted = `---\n"${[...publicNames][0]}": patch\n"${[...privateNames][0]}": patch\n"@pgw/no-such-package": patch\n---\n\nText.\n`;
+if (strayNames(planted).join() !== `${[...privateNames][0]},@pgw/no-such-package`) {
+  console.error('check-packages: self-check: a changeset naming a private and an unknown package was not caught');
+  failed = true;
+}
+
 if (failed) process.exit(1);
-console.log(`check-packages: ${subjects.length} public packages publishable; ${rules.length} rules proven to fire`);
+console.log(`check-packages: ${subjects.length} public packages publishable; ${rules.length} rules proven to fire; ${changesets.length} changesets name public packages only`);
