@@ -79,14 +79,15 @@ const FIELD_PROBLEM: Readonly<Record<string, string>> = {
 
 export function readMcpSettings(env: EnvRecord): McpSettings {
   const raw = env[SERVERS_KEY]?.trim();
-  const sessions = {
+  // What the endpoint itself reads, servers or none.
+  const endpoint = {
     logArguments: readSwitch(env, `${MCP_PREFIX}LOG_ARGUMENTS`),
     sessionIdleMs: readNumber(env, `${MCP_PREFIX}SESSION_IDLE_S`, DEFAULT_SESSION_IDLE_S, false) * 1000,
     maxSessions: readNumber(env, `${MCP_PREFIX}MAX_SESSIONS`, DEFAULT_MAX_SESSIONS, true) || Number.POSITIVE_INFINITY,
   };
-  if (raw === undefined || raw === '') return { servers: new Map(), ...sessions };
+  if (raw === undefined || raw === '') return { servers: new Map(), ...endpoint };
   const table = parseTable(raw.startsWith('{') ? raw : readTableFile(raw));
-  return { servers: new Map(Object.entries(table).map(([name, entry]) => [name, serverOf(name, entry, env)])), ...sessions };
+  return { servers: new Map(Object.entries(table).map(([name, entry]) => [name, serverOf(name, entry, env)])), ...endpoint };
 }
 
 function readTableFile(path: string): string {
