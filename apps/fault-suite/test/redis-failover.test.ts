@@ -174,8 +174,10 @@ describe('Redis failover and restarts', () => {
     const peak = peakInflight(source);
     const load = new Load(() => client.chat(HI, { cacheBypass: true }), { workers: 2 * MAX_CONCURRENCY, maxCalls: 20_000, pauseMs: 20 });
     cleanups.push(() => load.stop());
-    // The first wave is done (in the RPM window), the second is held at the source.
-    await until('a second wave of calls at the source', () => mock.counters(source).chat > MAX_CONCURRENCY && mock.counters(source).inflight === MAX_CONCURRENCY);
+    // The first wave is done (in the RPM window), the second is held at the source: every call of both
+    // waves has reached it and only the second's are in flight (one of the first still in flight beside
+    // three of the second would end before the restart, and not be held across it).
+    await until('a second wave of calls at the source', () => mock.counters(source).chat >= 2 * MAX_CONCURRENCY && mock.counters(source).inflight === MAX_CONCURRENCY);
     await first.stop();
     const killedAt = performance.now();
     await new Promise((resolve) => setTimeout(resolve, 500));
