@@ -10,7 +10,7 @@ import { ErrorCode, McpError } from '@modelcontextprotocol/sdk/types.js';
 import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { afterAll, beforeAll, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
-import { mcpClient, textOf } from './mcp-client.js';
+import { mcpClient, sessionRequest, textOf } from './mcp-client.js';
 import { startHttpUpstream, type HttpUpstream } from './mcp-upstream.js';
 
 const TEAM_A = 'sk-mcp-faults-a01';
@@ -127,14 +127,7 @@ describe('what is not served', () => {
     const client = await open();
     expect(client.getServerCapabilities()).toEqual({ tools: {} });
     // The SDK's client checks the capability first; asked anyway, the door answers -32601.
-    const raw = async (method: string) => {
-      const response = await fetch(`${h.url}/mcp`, {
-        method: 'POST',
-        headers: { authorization: `Bearer ${TEAM_A}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': (client.transport as { sessionId?: string }).sessionId!, 'mcp-protocol-version': '2025-06-18' },
-        body: JSON.stringify({ jsonrpc: '2.0', id: 7, method, params: {} }),
-      });
-      return response.text();
-    };
+    const raw = async (method: string) => (await sessionRequest(h.url, TEAM_A, (client.transport as { sessionId?: string }).sessionId!, method)).text();
     for (const method of ['resources/list', 'resources/read', 'prompts/list', 'prompts/get']) expect(await raw(method)).toMatch(new RegExp(`"code":${ErrorCode.MethodNotFound}`));
   });
 });

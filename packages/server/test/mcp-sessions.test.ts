@@ -9,7 +9,7 @@ import type { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import type { StreamableHTTPClientTransport } from '@modelcontextprotocol/sdk/client/streamableHttp.js';
 import { afterEach, describe, expect, it } from 'vitest';
 import { startHarness, type Harness } from './helpers.js';
-import { mcpClient, textOf } from './mcp-client.js';
+import { mcpClient, sessionRequest, textOf } from './mcp-client.js';
 
 const KEY = 'sk-mcp-sessions-01';
 const STDIO = fileURLToPath(new URL('./fixtures/mcp-stdio-server.mjs', import.meta.url));
@@ -42,11 +42,7 @@ async function open(): Promise<{ client: Client; id: string }> {
 
 /** A request of the session `id` (a tools/list), answered with this status. */
 async function statusOf(id: string): Promise<number> {
-  const response = await fetch(`${h!.url}/mcp`, {
-    method: 'POST',
-    headers: { authorization: `Bearer ${KEY}`, 'content-type': 'application/json', accept: 'application/json, text/event-stream', 'mcp-session-id': id, 'mcp-protocol-version': '2025-06-18' },
-    body: JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'tools/list' }),
-  });
+  const response = await sessionRequest(h!.url, KEY, id, 'tools/list');
   await response.body?.cancel();
   return response.status;
 }

@@ -47,6 +47,8 @@ class McpSessions implements McpEndpoint {
   readonly #idleMs: number;
   readonly #maxSessions: number;
   readonly #now: Clock;
+  /** How often idle sessions are looked for: every minute, or the idle time when shorter. */
+  readonly #sweepEveryMs: number;
   readonly #sweeper: NodeJS.Timeout;
   #lastSweep: number;
 
@@ -56,8 +58,8 @@ class McpSessions implements McpEndpoint {
     this.#maxSessions = settings.maxSessions;
     this.#now = now;
     this.#lastSweep = now();
-    const every = Math.min(SWEEP_MS, this.#idleMs);
-    this.#sweeper = setInterval(() => this.#sweep(), every).unref();
+    this.#sweepEveryMs = Math.min(SWEEP_MS, this.#idleMs);
+    this.#sweeper = setInterval(() => this.#sweep(), this.#sweepEveryMs).unref();
   }
 
   status(): Promise<McpServerStatus[]> {
@@ -76,7 +78,7 @@ class McpSessions implements McpEndpoint {
     const gateway = this.#gateway;
     const caller = callerOf(request);
     const id = request.headers['mcp-session-id'];
-    if (this.#now() - this.#lastSweep >= Math.min(SWEEP_MS, this.#idleMs)) this.#sweep();
+    if (this.#now() - this.#lastSweep >= this.#sweepEveryMs) this.#sweep();
     let session: Session;
     if (typeof id === 'string') {
       const found = this.#sessions.get(id);
