@@ -70,28 +70,22 @@ export interface ServeRun {
 export function serveCli(env: Record<string, string>, args: string[] = []): ServeRun {
   let child: ChildProcess | undefined;
   const exited = runCli(['serve', '--port', '0', ...args], { env, onSpawn: (c) => (child = c) });
-  const stderrShows = (pattern: RegExp) =>
-    new Promise<void>((resolve) => {
+  /** The first match of `pattern` in the stderr written from now on. */
+  const stderrMatch = (pattern: RegExp) =>
+    new Promise<RegExpExecArray>((resolve) => {
       let seen = '';
       const watch = (chunk: string) => {
         seen += chunk;
-        if (!pattern.test(seen)) return;
+        const match = pattern.exec(seen);
+        if (match === null) return;
         child!.stderr!.off('data', watch);
-        resolve();
+        resolve(match);
       };
       child!.stderr!.on('data', watch);
     });
+  const stderrShows = async (pattern: RegExp) => void (await stderrMatch(pattern));
   const listening = new Promise<string>((resolve, reject) => {
-    const lines = /listening on (http:\/\/\S+)/;
-    let seen = '';
-    const watch = (chunk: string) => {
-      seen += chunk;
-      const url = lines.exec(seen)?.[1];
-      if (url === undefined) return;
-      child!.stderr!.off('data', watch);
-      resolve(url);
-    };
-    child!.stderr!.on('data', watch);
+    void stderrMatch(/listening on (http:\/\/\S+)/).then((match) => resolve(match[1]!));
     void exited.then((run) => reject(new Error(`pgw serve exited ${run.code}: ${run.stderr}`)));
   });
   return { exited, listening, child: () => child!, stderrShows };
