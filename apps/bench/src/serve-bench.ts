@@ -11,11 +11,15 @@
  * Then `pgw serve` alone, at 1 and 64 connections: the same governed call through each of its
  * protocols' routes — Chat Completions, Responses, Anthropic Messages — whole and streamed, so the
  * CPU a route adds per request beside Chat Completions is the difference of the same process's CPU.
+ * Then where a request's time goes inside `pgw serve` at 512 connections (src/serve-stages.ts), the
+ * run's first seconds apart from the rest. Each level gives p50/p99/p99.9 and the requests/s one
+ * core of each gateway carries (10⁶ ÷ its CPU µs per request).
  * Linux only (CPU from /proc/<pid>/stat). `SERVE_BENCH_S` sets the seconds per run (default 8);
- * `--quick` runs each for 1 s and prints without writing bench/serve-results.md, to check the bench.
+ * `--quick` runs each for 1 s and prints without writing bench/serve-results.md, to check the bench;
+ * `--stages` runs and prints the stage breakdown alone.
  */
 import type { EventEmitter } from 'node:events';
-import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
+import { existsSync, mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -24,10 +28,13 @@ import autocannon from 'autocannon';
 import { llmopsRouting, portkeyRouting, startChildServer, startLlmopsGateway, startPortkeyGateway, type ChildServer } from '@pgw/interop';
 import { interleave, machineLine, median, ratio } from './harness.js';
 import { STREAM_TOKENS } from './mock-script.js';
+import { stageTable, STAGE_CONNECTIONS, type Answer, type StampedRequest } from './serve-stages.js';
 import { ZeroUpstream } from './zero-upstream.js';
 
 const CONNECTIONS = [1, 64, 512];
 const QUICK = process.argv.includes('--quick');
+/** Only the stage breakdown (below), printed: to look at the tail without the whole bench. */
+const STAGES_ONLY = process.argv.includes('--stages');
 const RUN_S = QUICK ? 1 : Number(process.env['SERVE_BENCH_S'] ?? 8);
 const WARMUP_S = QUICK ? 1 : 2;
 const PGW_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url));
@@ -63,12 +70,15 @@ interface Target {
   headers: Record<string, string>;
   pid: number | undefined;
   body: string;
+  /** Each request named by a number of its own: its headers and body made per request. */
+  numbered?: (id: number) => { headers: Record<string, string>; body: string };
 }
 
 interface Run {
   requestsPerS: number;
   p50Ms: number;
   p99Ms: number;
+  p999Ms: number;
   cpuUsPerRequest: number | undefined;
   failures: number;
 }
@@ -81,7 +91,16 @@ function cpuMs(pid: number | undefined): number | undefined {
   return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
 }
 
-async function load(target: Target, connections: number, seconds: number): Promise<Run> {
+/** autocannon's per-request hook: each request gets the next number's headers and body. */
+function numberedRequests(numbered: NonNullable<Target['numbered']>) {
+  let next = 0;
+  return (request: autocannon.Request) => {
+    const { headers, body: text } = numbered(next++);
+    return { ...request, headers: { ...request.headers, ...headers }, body: text };
+  };
+}
+
+async function load(target: Target, connections: number, seconds: number, answers?: Answer[]): Promise<Run> {
   const before = cpuMs(target.pid);
   // The instance is both the run's promise and an emitter of its responses.
   const instance = autocannon({
@@ -91,11 +110,14 @@ async function load(target: Target, connections: number, seconds: number): Promi
     body: target.body,
     connections,
     duration: seconds,
+    ...(target.numbered && { requests: [{ setupRequest: numberedRequests(target.numbered) }] }),
   }) as unknown as EventEmitter & PromiseLike<autocannon.Result>;
   // autocannon's own histogram keeps whole milliseconds; its response event has the exact duration.
   const latencies: number[] = [];
   instance.on('response', (_client: unknown, status: number, _bytes: number, ms: number) => {
-    if (status >= 200 && status < 300) latencies.push(ms);
+    if (status < 200 || status >= 300) return;
+    latencies.push(ms);
+    answers?.push({ atMs: Date.now(), latencyMs: ms });
   });
   const result = await instance;
   const after = cpuMs(target.pid);
@@ -105,12 +127,13 @@ async function load(target: Target, connections: number, seconds: number): Promi
     requestsPerS: requests / seconds,
     p50Ms: percentile(latencies, 0.5),
     p99Ms: percentile(latencies, 0.99),
+    p999Ms: percentile(latencies, 0.999),
     cpuUsPerRequest: before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) * 1000) / requests,
     failures: result.non2xx + result.errors + result.timeouts,
   };
 }
 
-async function startPgwServe(upstream: ZeroUpstream, cwd: string): Promise<ChildServer> {
+async function startPgwServe(upstream: ZeroUpstream, cwd: string, extraEnv: Record<string, string> = {}): Promise<ChildServer> {
   return startChildServer(
     {
       name: 'pgw serve',
@@ -134,10 +157,43 @@ async function startPgwServe(upstream: ZeroUpstream, cwd: string): Promise<Child
         PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', 'bench-streamed': 'STREAMED', ...Object.fromEntries(UNSATURATED.map(({ model, scope }) => [model, scope])) }),
         // Every request must reach the upstream, as it does through the relays.
         PGW_CACHE_BACKEND: 'none',
+        ...extraEnv,
       },
     },
     { readyTimeoutMs: 60_000 },
   );
+}
+
+/**
+ * The stage breakdown: a `pgw serve` of its own with plain/serve-stages.mjs loaded, stamping each
+ * request as the server accepts, parses, admits, sends and answers it, loaded at 512 connections;
+ * the stamps and the load generator's own latencies, each split into the run's first seconds and
+ * the rest (apps/bench/src/serve-stages.ts).
+ */
+async function stageBreakdown(upstream: ZeroUpstream, cwd: string): Promise<string[]> {
+  const file = join(cwd, 'stages.json');
+  const preload = fileURLToPath(new URL('../plain/serve-stages.mjs', import.meta.url));
+  const server = await startPgwServe(upstream, cwd, { NODE_OPTIONS: `--import=${preload}`, PGW_BENCH_STAGES_FILE: file });
+  // SIGUSR2: the server writes the stamps taken since the last signal.
+  const takeStamps = async (): Promise<StampedRequest[]> => {
+    rmSync(file, { force: true });
+    process.kill(server.pid, 'SIGUSR2');
+    while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20));
+    return JSON.parse(readFileSync(file, 'utf8')) as StampedRequest[];
+  };
+  try {
+    // One id per request, in a header and in the message the server forwards (plain/serve-stages.mjs).
+    const numbered = (id: number) => ({ headers: { 'x-bench-id': String(id) }, body: JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: `Hello [bench:${id}]` }] }) });
+    const target: Target = { name: PGW, url: `${server.url}/v1/chat/completions`, headers: {}, pid: server.pid, body: body('bench-model'), numbered };
+    await load(target, 8, WARMUP_S);
+    await takeStamps();
+    const answers: Answer[] = [];
+    const startMs = Date.now();
+    const run = await load(target, STAGE_CONNECTIONS, RUN_S, answers);
+    return stageTable(startMs, answers, await takeStamps(), run.requestsPerS);
+  } finally {
+    await server.stop();
+  }
 }
 
 const percentile = (sorted: readonly number[], q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
@@ -148,6 +204,7 @@ async function main(): Promise<void> {
   const upstream = await ZeroUpstream.start();
   const children: ChildServer[] = [];
   try {
+    if (STAGES_ONLY) return void console.log((await stageBreakdown(upstream, cwd)).join('\n'));
     const [pgw, portkey, llmops] = await Promise.all([startPgwServe(upstream, cwd), startPortkeyGateway(), startLlmopsGateway()]);
     children.push(pgw, portkey, llmops);
     const targetsOn = (route: 'chat' | (typeof UNSATURATED)[number]['route'], model: string): Target[] => {
@@ -166,7 +223,10 @@ async function main(): Promise<void> {
     }));
     for (const target of [...targets, ...UNSATURATED.flatMap(({ route, model }) => targetsOn(route, model))]) await load(target, 8, WARMUP_S);
     const loadStart = readFileSync('/proc/loadavg', 'utf8').trim();
-    const table = ['| connections | contender | requests/s | p50 ms | p99 ms | added p50 ms | added p99 ms | CPU µs/request | failures |', '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: |'];
+    const table = [
+      '| connections | contender | requests/s | p50 ms | p99 ms | p99.9 ms | added p50 ms | added p99 ms | CPU µs/request | requests/s one core carries | failures |',
+      '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ];
     const verdicts: string[] = [];
     const level = async (label: string, connections: number, levelTargets: Target[]) => {
       const runs = new Map<string, Run>();
@@ -174,7 +234,8 @@ async function main(): Promise<void> {
       const direct = runs.get(DIRECT)!;
       for (const [name, run] of runs) {
         const added = name === DIRECT ? ['', ''] : [fmt(run.p50Ms - direct.p50Ms), fmt(run.p99Ms - direct.p99Ms)];
-        table.push(`| ${label} | ${name} | ${fmt(run.requestsPerS, 0)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${added[0]} | ${added[1]} | ${fmt(run.cpuUsPerRequest, 0)} | ${run.failures} |`);
+        const perCore = run.cpuUsPerRequest === undefined ? undefined : 1e6 / run.cpuUsPerRequest;
+        table.push(`| ${label} | ${name} | ${fmt(run.requestsPerS, 0)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${fmt(run.p999Ms)} | ${added[0]} | ${added[1]} | ${fmt(run.cpuUsPerRequest, 0)} | ${fmt(perCore, 0)} | ${run.failures} |`);
       }
       return { ours: runs.get(PGW)!, portkey: runs.get(PORTKEY)!, direct };
     };
@@ -219,6 +280,7 @@ async function main(): Promise<void> {
         }
       }
     }
+    const stages = await stageBreakdown(upstream, cwd);
     const loadEnd = readFileSync('/proc/loadavg', 'utf8').trim();
     const report = [
       `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
@@ -230,6 +292,8 @@ async function main(): Promise<void> {
       ...verdicts,
       '',
       ...table,
+      '',
+      ...stages,
       '',
       `### pgw serve's routes beside Chat Completions`,
       '',
