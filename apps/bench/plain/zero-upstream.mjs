@@ -3,6 +3,7 @@
 //   /chat/…   chat completion JSON      /packet/… SSE, one token per write (setImmediate between)
 //   /burst/…  the same SSE in one write /embed/…  embeddings JSON      /hang/… never answers
 //   /slow/…   the chat JSON after ZERO_SLOW_MS (default 100): an upstream that is not the bottleneck
+//   /second/… the chat JSON after 1 s: a long answer, as a user of an LLM waits for one
 //   /spread/… the chat JSON after 50–150 ms, each request the next of the 101 whole-ms delays in a
 //             fixed stride (any 101 requests in a row get each once, median 100 ms): closed-loop
 //             connections fall out of step, as on an upstream whose latency varies
@@ -60,6 +61,7 @@ const server = http.createServer((req, res) => {
     return void setImmediate(writePackets, res, packetEvents, 0);
   }
   if (route === 'slow') return void setTimeout(() => res.writeHead(200, jsonHeaders(chatBody)).end(chatBody), SLOW_MS);
+  if (route === 'second') return void setTimeout(() => res.writeHead(200, jsonHeaders(chatBody)).end(chatBody), 1000);
   if (route === 'spread') {
     const delayMs = SPREAD.fromMs + ((spreadNext++ * SPREAD.stride) % SPREAD.steps);
     return void setTimeout(() => res.writeHead(200, jsonHeaders(chatBody)).end(chatBody), delayMs);

@@ -47,6 +47,16 @@ const UNSATURATED = [
   { route: 'spread', scope: 'SPREAD', model: 'bench-spread', label: '64, 50–150 ms upstream' },
 ] as const;
 const UNSATURATED_CONNECTIONS = 64;
+/** What a user of an LLM feels: the answer after 100 ms and after 1 s, at each level, direct and through pgw serve. */
+const FELT = [
+  { route: 'slow', model: 'bench-slow', label: '100 ms', seconds: RUN_S },
+  // A 1 s answer needs a few seconds per run for its percentiles, --quick included.
+  { route: 'second', model: 'bench-second', label: '1 s', seconds: Math.max(RUN_S, 4) },
+] as const;
+/** pgw serve's scope of each upstream route but the zero-latency one (LLM) and the streamed one. */
+const SCOPED = [...UNSATURATED, { route: 'second', scope: 'SECOND', model: 'bench-second' }] as const;
+/** Below this many requests in a run, the CPU per request is mostly the server's idle work and 10 ms ticks: not shown. */
+const MIN_REQUESTS_FOR_CPU = 200;
 /** pgw serve's protocols: the request of each that makes the same governed call (one user message, "Hello"). */
 const ROUTES = [
   { name: 'chat completions', path: '/v1/chat/completions', body },
@@ -145,7 +155,7 @@ async function startPgwServe(upstream: ZeroUpstream, cwd: string, extraEnv: Reco
         LLM__SOURCE__MAIN__MODEL: 'bench-model',
         LLM__SOURCE__MAIN__STREAM: 'false',
         ...Object.fromEntries(
-          UNSATURATED.flatMap(({ route, scope }) => [
+          SCOPED.flatMap(({ route, scope }) => [
             [`${scope}__SOURCE__MAIN__BASE_URL`, upstream.baseUrl(route)],
             [`${scope}__SOURCE__MAIN__MODEL`, 'bench-model'],
             [`${scope}__SOURCE__MAIN__STREAM`, 'false'],
@@ -154,7 +164,7 @@ async function startPgwServe(upstream: ZeroUpstream, cwd: string, extraEnv: Reco
         // The streamed answers' scope: the upstream streams, so each token is a delta through the route.
         STREAMED__SOURCE__MAIN__BASE_URL: upstream.baseUrl('burst'),
         STREAMED__SOURCE__MAIN__MODEL: 'bench-model',
-        PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', 'bench-streamed': 'STREAMED', ...Object.fromEntries(UNSATURATED.map(({ model, scope }) => [model, scope])) }),
+        PGW_SERVER__MODELS: JSON.stringify({ 'bench-model': 'LLM', 'bench-streamed': 'STREAMED', ...Object.fromEntries(SCOPED.map(({ model, scope }) => [model, scope])) }),
         // Every request must reach the upstream, as it does through the relays.
         PGW_CACHE_BACKEND: 'none',
         ...extraEnv,
@@ -207,7 +217,7 @@ async function main(): Promise<void> {
     if (STAGES_ONLY) return void console.log((await stageBreakdown(upstream, cwd)).join('\n'));
     const [pgw, portkey, llmops] = await Promise.all([startPgwServe(upstream, cwd), startPortkeyGateway(), startLlmopsGateway()]);
     children.push(pgw, portkey, llmops);
-    const targetsOn = (route: 'chat' | (typeof UNSATURATED)[number]['route'], model: string): Target[] => {
+    const targetsOn = (route: 'chat' | (typeof SCOPED)[number]['route'], model: string): Target[] => {
       const base = upstream.baseUrl(route);
       return [
         { name: DIRECT, url: `${base}/chat/completions`, headers: {}, pid: undefined, body: body('bench-model') },
@@ -221,7 +231,7 @@ async function main(): Promise<void> {
       answer,
       targets: ROUTES.map((route): Target => ({ name: route.name, url: `${pgw.url}${route.path}`, headers: {}, pid: pgw.pid, body: route.body(answer.model, answer.stream) })),
     }));
-    for (const target of [...targets, ...UNSATURATED.flatMap(({ route, model }) => targetsOn(route, model))]) await load(target, 8, WARMUP_S);
+    for (const target of [...targets, ...SCOPED.flatMap(({ route, model }) => targetsOn(route, model))]) await load(target, 8, WARMUP_S);
     const loadStart = readFileSync('/proc/loadavg', 'utf8').trim();
     const table = [
       '| connections | contender | requests/s | p50 ms | p99 ms | p99.9 ms | added p50 ms | added p99 ms | CPU µs/request | requests/s one core carries | failures |',
@@ -252,6 +262,21 @@ async function main(): Promise<void> {
       const { ours, direct } = await level(label, UNSATURATED_CONNECTIONS, targetsOn(route, model));
       const added = ours.p50Ms - direct.p50Ms;
       verdicts.push(`| c=${label} | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
+    }
+    const felt = [
+      '| connections | upstream answers after | direct p50 ms | direct p99 ms | pgw serve p50 ms | pgw serve p99 ms | added p50 ms | added p99 ms | pgw serve requests/s | requests/s one core of pgw serve carries | failures |',
+      '| ---: | --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |',
+    ];
+    for (const connections of CONNECTIONS) {
+      for (const { route, model, label, seconds } of FELT) {
+        const [direct, ours] = targetsOn(route, model);
+        const directRun = await load(direct!, connections, seconds);
+        const run = await load(ours!, connections, seconds);
+        const perCore = run.cpuUsPerRequest === undefined || run.requestsPerS * seconds < MIN_REQUESTS_FOR_CPU ? undefined : 1e6 / run.cpuUsPerRequest;
+        felt.push(
+          `| ${connections} | ${label} | ${fmt(directRun.p50Ms)} | ${fmt(directRun.p99Ms)} | ${fmt(run.p50Ms)} | ${fmt(run.p99Ms)} | ${fmt(run.p50Ms - directRun.p50Ms)} | ${fmt(run.p99Ms - directRun.p99Ms)} | ${fmt(run.requestsPerS, 0)} | ${fmt(perCore, 0)} | ${directRun.failures + run.failures} |`,
+        );
+      }
     }
     const routeTable = [
       '| connections | answer | route | requests/s | p50 ms | CPU µs/request | added CPU µs/request | × chat completions | failures |',
@@ -286,12 +311,19 @@ async function main(): Promise<void> {
       `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
       `- Load average (/proc/loadavg) at start: ${loadStart}; at end: ${loadEnd}`,
       '- One whole-JSON chat completion per request against the zero-logic upstream (the last levels: the same answer after 100 ms, and after 50–150 ms); autocannon 8.0.0 in the bench process, the upstream and each gateway in a process of its own; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
+      '- Bifrost is not among the peers: `@maximhq/bifrost` 1.6.3, on the npm registry, is a 12 KB wrapper with no dependencies that downloads the gateway’s Go binary from downloads.getmaxim.ai when first run; this machine reaches the npm registry and Debian’s packages only (the download is refused), and building Bifrost from its source needs Go modules from outside too.',
       '',
       '| level | target | measured | verdict |',
       '| --- | --- | ---: | --- |',
       ...verdicts,
       '',
       ...table,
+      '',
+      '### What a user feels',
+      '',
+      `An upstream that answers after 100 ms and after 1 s (an LLM answers no faster), called directly and through \`pgw serve\` at each level, one after the other; added = pgw serve − direct. The requests/s one core carries is 10⁶ ÷ pgw serve's CPU µs per request in that run (\`-\` below ${MIN_REQUESTS_FOR_CPU} requests, where the server's idle work and the 10 ms CPU ticks dominate). Runs of the 1 s upstream take ${FELT[1].seconds} s.`,
+      '',
+      ...felt,
       '',
       ...stages,
       '',

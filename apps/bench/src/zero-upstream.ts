@@ -6,7 +6,7 @@ import { fork, type ChildProcess } from 'node:child_process';
 import { once } from 'node:events';
 import { EXPECTED_CHAT_ANSWER, STREAM_TOKENS } from './mock-script.js';
 
-export const ZERO_ROUTES = { chat: 'chat', packet: 'packet', burst: 'burst', embed: 'embed', hang: 'hang', slow: 'slow', spread: 'spread' } as const;
+export const ZERO_ROUTES = { chat: 'chat', packet: 'packet', burst: 'burst', embed: 'embed', hang: 'hang', slow: 'slow', second: 'second', spread: 'spread' } as const;
 export type ZeroRoute = (typeof ZERO_ROUTES)[keyof typeof ZERO_ROUTES];
 
 export class ZeroUpstream {
