@@ -15,8 +15,8 @@ import { Agent, Pool, fetch as undiciFetch } from 'undici';
 import { API_KEY } from './gateway-settings.js';
 import { EXPECTED_CHAT_ANSWER, MESSAGES, MODEL } from './mock-script.js';
 
-/** Connections per origin of every contender: the transport's default pool size. */
-export { DEFAULT_CONNECTIONS as CONNECTIONS } from '@pgw/http';
+/** Connections per origin of every contender, the governed client's included (its own default has no bound). */
+export const CONNECTIONS = 64;
 
 export interface Caller {
   name: string;
@@ -79,7 +79,7 @@ export async function gatewayCaller(
   overrides: GatewayClientOverrides & { ownedRecorder?: TelemetryRecorder; tenants?: readonly string[] } = {},
 ): Promise<Caller> {
   const { ownedRecorder, tenants, ...rest } = overrides;
-  const client = await plainGatewayClient(settings, { ...(ownedRecorder && { recorder: ownedRecorder }), ...rest });
+  const { client, close } = await plainGatewayClient(settings, { ...(ownedRecorder && { recorder: ownedRecorder }), ...rest });
   // Calls take the given tenants in turn.
   let calls = 0;
   return {
@@ -90,20 +90,29 @@ export async function gatewayCaller(
       checkAnswer(name, (await client.chat(MESSAGES, options)).content);
     },
     async close() {
-      await client.close();
+      await close();
       await ownedRecorder?.close();
     },
   };
 }
 
-function plainGatewayClient(settings: GatewaySettings, overrides: GatewayClientOverrides = {}): Promise<GatewayClient> {
+/** The governed contender over an agent of CONNECTIONS (unless one is given), closed after the client. */
+async function plainGatewayClient(settings: GatewaySettings, overrides: GatewayClientOverrides = {}): Promise<{ client: GatewayClient; close(): Promise<void> }> {
   const plain = { ...settings, sources: settings.sources.map((source) => ({ ...source, stream: false })) };
-  return GatewayClient.fromSettings(plain, overrides);
+  const owned = overrides.dispatcher === undefined ? createAgent({ connections: CONNECTIONS }) : undefined;
+  const client = await GatewayClient.fromSettings(plain, { ...overrides, ...(owned && { dispatcher: owned }) });
+  return {
+    client,
+    async close() {
+      await client.close();
+      await owned?.close();
+    },
+  };
 }
 
 /** AI SDK code governed: `generateText` over `toLanguageModel` of a GatewayClient (memory): the bridge's cost over the plain governed call. */
 export async function aiSdkBridgeCaller(name: string, settings: GatewaySettings): Promise<Caller> {
-  const client = await plainGatewayClient(settings);
+  const { client, close } = await plainGatewayClient(settings);
   const model = toLanguageModel(client);
   return {
     name,
@@ -111,7 +120,7 @@ export async function aiSdkBridgeCaller(name: string, settings: GatewaySettings)
       const result = await generateText({ model, messages: MESSAGES, maxRetries: 2 });
       checkAnswer(name, result.text);
     },
-    close: () => client.close(),
+    close,
   };
 }
 

@@ -1,13 +1,16 @@
 import { Agent, type Dispatcher } from 'undici';
 
 export interface AgentOptions {
-  /** Connections per origin. Default 64. */
+  /**
+   * Connections per origin. Default: no bound — what is in flight is the governance's to bound
+   * (`MAX_CONCURRENCY` and the other gates), where it is seen: a call waiting in this agent's queue
+   * is unseen and spends its attempt timeout unsent (docs/decisions.md, "No hidden bound on the
+   * upstream connections").
+   */
   connections?: number;
   /** How long an idle keep-alive socket is kept. Default undici's (4 s). */
   keepAliveTimeoutMs?: number;
 }
-
-export const DEFAULT_CONNECTIONS = 64;
 
 /**
  * The dispatcher a client shares across its models: one keep-alive pool per origin. undici's own
@@ -15,8 +18,8 @@ export const DEFAULT_CONNECTIONS = 64;
  * stream, the liveness limits), so a slow answer fails the same way whatever the dispatcher.
  */
 export function createAgent(options: AgentOptions = {}): Agent {
-  const connections = options.connections ?? DEFAULT_CONNECTIONS;
-  if (!Number.isInteger(connections) || connections < 1) {
+  const connections = options.connections;
+  if (connections !== undefined && (!Number.isInteger(connections) || connections < 1)) {
     throw new RangeError(`createAgent(options.connections) must be a positive integer, got ${String(connections)}`);
   }
   const keepAlive = options.keepAliveTimeoutMs;
@@ -24,7 +27,7 @@ export function createAgent(options: AgentOptions = {}): Agent {
     throw new RangeError(`createAgent(options.keepAliveTimeoutMs) must be a positive number of milliseconds, got ${String(keepAlive)}`);
   }
   return new Agent({
-    connections,
+    ...(connections !== undefined && { connections }),
     pipelining: 1,
     headersTimeout: 0,
     bodyTimeout: 0,

@@ -6,7 +6,7 @@
 // a 2xx body (json.ts narrows its JSON); body.ts reads bodies within their bound; sse-parser.ts parses
 // a stream; agent.ts and endpoint.ts are the connection pool and where a model sends its requests;
 // options.ts checks the options every provider factory shares.
-export { createAgent, ModelDispatcher, DEFAULT_CONNECTIONS, type AgentOptions } from './agent.js';
+export { createAgent, ModelDispatcher, type AgentOptions } from './agent.js';
 export {
   Endpoint,
   DEFAULT_API_KEY_HEADER,

@@ -1,0 +1,64 @@
+/**
+ * The HTTP agent holds no call back: as many calls as the governance admits are at the upstream at
+ * once. A hidden bound on the connections per origin (it was 64) made the 65th call wait in undici's
+ * queue, unseen by the governance: at 512 concurrent 1 s answers the door answered in 8 s, and a call
+ * that waited there spent its attempt timeout without being sent.
+ */
+import { once } from 'node:events';
+import { createServer, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterEach, describe, expect, it } from 'vitest';
+import { GatewayClient } from '../src/index.js';
+
+const ANSWER = JSON.stringify({
+  id: 'c',
+  object: 'chat.completion',
+  created: 1,
+  model: 'm',
+  choices: [{ index: 0, message: { role: 'assistant', content: 'hi' }, finish_reason: 'stop' }],
+  usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+});
+const CALLS = 100;
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  for (const close of closers.splice(0).reverse()) await close();
+});
+
+describe('the upstream connections of a client', () => {
+  it(`has all ${CALLS} admitted calls at the upstream at once`, async () => {
+    // The upstream answers nobody until every call has arrived: a bound below CALLS never gets there.
+    const held: ServerResponse[] = [];
+    let allArrived!: () => void;
+    const arrived = new Promise<void>((resolve) => (allArrived = resolve));
+    const upstream = createServer((request, response) => {
+      request.resume();
+      held.push(response);
+      if (held.length === CALLS) allArrived();
+    });
+    upstream.listen(0, '127.0.0.1');
+    await once(upstream, 'listening');
+    closers.push(async () => {
+      upstream.closeAllConnections();
+      await new Promise((resolve) => upstream.close(resolve));
+    });
+    const baseUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
+    const client = await GatewayClient.fromSettings({
+      scope: 'CONNECTIONS',
+      sources: [{ name: 'main', baseUrl, apiKey: 'k', model: 'm', stream: false }],
+      backends: { limiter: 'memory', breaker: 'memory', cache: 'none', telemetry: 'none' },
+    });
+    closers.push(() => client.close());
+    const calls = Array.from({ length: CALLS }, () => client.chat([{ role: 'user', content: 'hi' }]));
+    let timer: NodeJS.Timeout | undefined;
+    const stuck = new Promise<'stuck'>((resolve) => (timer = setTimeout(() => resolve('stuck'), 10_000)));
+    try {
+      const outcome = await Promise.race([arrived.then(() => 'all arrived' as const), stuck]);
+      expect({ outcome, atTheUpstream: held.length }).toEqual({ outcome: 'all arrived', atTheUpstream: CALLS });
+    } finally {
+      clearTimeout(timer);
+      for (const response of held) response.writeHead(200, { 'content-type': 'application/json' }).end(ANSWER);
+    }
+    const answers = await Promise.all(calls);
+    expect(answers.every((answer) => answer.content === 'hi')).toBe(true);
+  }, 30_000);
+});
