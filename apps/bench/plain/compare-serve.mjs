@@ -5,6 +5,8 @@
 // (/proc, Linux only) and that CPU as a multiple of the bare proxy's. A change to the server's path
 // is judged by the two multiples measured in one run.
 // `node apps/bench/plain/compare-serve.mjs <other checkout> [connections=64] [seconds=3] [rounds=5]`
+// COMPARE_ROUTE picks the upstream's route (default chat, the zero-latency answer; slow: 100 ms,
+// second: 1 s; plain/zero-upstream.mjs).
 // Both checkouts installed (the CLI runs its source under tsx, nothing to build).
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
@@ -16,6 +18,7 @@ import autocannon from 'autocannon';
 const [other, ...counts] = process.argv.slice(2);
 if (!other) throw new Error('usage: compare-serve.mjs <other checkout> [connections] [seconds] [rounds]');
 const [connections = 64, seconds = 3, rounds = 5] = counts.map(Number);
+const ROUTE = process.env.COMPARE_ROUTE ?? 'chat';
 const HERE_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url));
 const body = JSON.stringify({ model: 'bench-model', messages: [{ role: 'user', content: 'Hello' }] });
 
@@ -28,7 +31,7 @@ const forkPlain = async (script, args = []) => {
 };
 const serve = async (bin, upstream) => {
   const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-    env: { PATH: process.env.PATH, LLM__SOURCE__MAIN__BASE_URL: `${upstream}/chat/v1`, LLM__SOURCE__MAIN__MODEL: 'bench-model', LLM__SOURCE__MAIN__STREAM: 'false', PGW_CACHE_BACKEND: 'none' },
+    env: { PATH: process.env.PATH, LLM__SOURCE__MAIN__BASE_URL: `${upstream}/${ROUTE}/v1`, LLM__SOURCE__MAIN__MODEL: 'bench-model', LLM__SOURCE__MAIN__STREAM: 'false', PGW_CACHE_BACKEND: 'none' },
     stdio: ['ignore', 'ignore', 'pipe'],
   });
   children.push(child);
@@ -67,7 +70,7 @@ async function round({ url, pid }, c, s) {
 
 try {
   const upstream = await forkPlain('./zero-upstream.mjs');
-  const contenders = { bare: await forkPlain('./bare-proxy.mjs', [upstream.url]), other: await serve(join(other, 'apps/cli/bin/pgw.mjs'), upstream.url), this: await serve(HERE_BIN, upstream.url) };
+  const contenders = { bare: await forkPlain('./bare-proxy.mjs', [upstream.url, ROUTE]), other: await serve(join(other, 'apps/cli/bin/pgw.mjs'), upstream.url), this: await serve(HERE_BIN, upstream.url) };
   const names = Object.keys(contenders);
   const runs = Object.fromEntries(names.map((name) => [name, []]));
   for (let r = 0; r <= rounds; r++) {
@@ -78,7 +81,7 @@ try {
     }
   }
   const bareCpu = median(runs.bare.map((run) => run.cpu));
-  console.log(`c=${connections}, ${rounds} rounds of ${seconds} s (medians); load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
+  console.log(`c=${connections}, upstream route ${ROUTE}, ${rounds} rounds of ${seconds} s (medians); load ${readFileSync('/proc/loadavg', 'utf8').trim()}`);
   console.log('contender | requests/s | p50 ms | p99 ms | p99.9 ms | CPU µs/request | × bare | failures');
   for (const name of names) {
     const m = (field) => median(runs[name].map((run) => run[field]));

@@ -253,6 +253,9 @@ async function main(): Promise<void> {
       const { ours, portkey, direct } = await level(String(connections), connections, targets);
       const ahead = ours.requestsPerS / portkey.requestsPerS;
       verdicts.push(`| c=${connections} | requests/s ahead of Portkey | ${fmt(ahead)}× | ${ahead > 1 ? 'met' : 'not met'} |`);
+      const spread = ours.p99Ms / ours.p50Ms;
+      verdicts.push(`| c=${connections} | p99 ≤ 3 × p50 | ${fmt(spread)}× | ${spread <= 3 ? 'met' : 'not met'} |`);
+      verdicts.push(`| c=${connections} | p99 below Portkey's | ${fmt(ours.p99Ms)} vs ${fmt(portkey.p99Ms)} ms | ${ours.p99Ms < portkey.p99Ms ? 'met' : 'not met'} |`);
       if (connections === 64) {
         const added = ours.p50Ms - direct.p50Ms;
         verdicts.push(`| c=64, zero-latency upstream (CPU-bound) | added p50 < 1 ms | ${fmt(added)} ms | ${added < 1 ? 'met' : 'not met'} |`);
