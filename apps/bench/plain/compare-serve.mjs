@@ -8,12 +8,13 @@
 // COMPARE_ROUTE picks the upstream's route (default chat, the zero-latency answer; slow: 100 ms,
 // second: 1 s; plain/zero-upstream.mjs).
 // Both checkouts installed (the CLI runs its source under tsx, nothing to build).
-import { fork, spawn } from 'node:child_process';
+import { fork } from 'node:child_process';
 import { once } from 'node:events';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
+import { cpuMs, startPgwServe } from './pgw-serve-child.mjs';
 
 const [other, ...counts] = process.argv.slice(2);
 if (!other) throw new Error('usage: compare-serve.mjs <other checkout> [connections] [seconds] [rounds]');
@@ -30,29 +31,9 @@ const forkPlain = async (script, args = []) => {
   return { url, pid: child.pid };
 };
 const serve = async (bin, upstream) => {
-  const child = spawn(process.execPath, [bin, 'serve', '--port', '0'], {
-    env: { PATH: process.env.PATH, LLM__SOURCE__MAIN__BASE_URL: `${upstream}/${ROUTE}/v1`, LLM__SOURCE__MAIN__MODEL: 'bench-model', LLM__SOURCE__MAIN__STREAM: 'false', PGW_CACHE_BACKEND: 'none' },
-    stdio: ['ignore', 'ignore', 'pipe'],
-  });
+  const { child, url } = await startPgwServe(bin, { LLM__SOURCE__MAIN__BASE_URL: `${upstream}/${ROUTE}/v1`, LLM__SOURCE__MAIN__MODEL: 'bench-model', LLM__SOURCE__MAIN__STREAM: 'false', PGW_CACHE_BACKEND: 'none' });
   children.push(child);
-  const url = await new Promise((resolve, reject) => {
-    let out = '';
-    // Read to the end: a full pipe would stall the server.
-    child.stderr.on('data', (chunk) => {
-      if (out.length > 4096) return;
-      out += chunk;
-      const match = /http:\/\/127\.0\.0\.1:\d+/.exec(out);
-      if (match) resolve(match[0]);
-    });
-    child.once('exit', (code) => reject(new Error(`pgw serve (${bin}) exited with ${code}: ${out}`)));
-  });
   return { url: `${url}/v1/chat/completions`, pid: child.pid };
-};
-// utime + stime in 1/100 s (USER_HZ), the fields after the command name.
-const cpuMs = (pid) => {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 };
 const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
