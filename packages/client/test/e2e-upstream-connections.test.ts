@@ -7,6 +7,7 @@
 import { once } from 'node:events';
 import { createServer, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { MemoryRecorder } from '@pgw/core';
 import { afterEach, describe, expect, it } from 'vitest';
 import { GatewayClient } from '../src/index.js';
 
@@ -42,11 +43,13 @@ describe('the upstream connections of a client', () => {
       await new Promise((resolve) => upstream.close(resolve));
     });
     const baseUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}/v1`;
-    const client = await GatewayClient.fromSettings({
-      scope: 'CONNECTIONS',
-      sources: [{ name: 'main', baseUrl, apiKey: 'k', model: 'm', stream: false }],
-      backends: { limiter: 'memory', breaker: 'memory', cache: 'none', telemetry: 'none' },
-    });
+    const env = {
+      PGW_CACHE_BACKEND: 'none',
+      CONNECTIONS__SOURCE__MAIN__BASE_URL: baseUrl,
+      CONNECTIONS__SOURCE__MAIN__MODEL: 'm',
+      CONNECTIONS__SOURCE__MAIN__STREAM: 'false',
+    };
+    const client = await GatewayClient.fromEnv('CONNECTIONS', { env, recorder: new MemoryRecorder() });
     closers.push(() => client.close());
     const calls = Array.from({ length: CALLS }, () => client.chat([{ role: 'user', content: 'hi' }]));
     let timer: NodeJS.Timeout | undefined;
