@@ -188,7 +188,11 @@ async function stageBreakdown(upstream: ZeroUpstream, cwd: string): Promise<stri
   const takeStamps = async (): Promise<StampedRequest[]> => {
     rmSync(file, { force: true });
     process.kill(server.pid, 'SIGUSR2');
-    while (!existsSync(file)) await new Promise((resolve) => setTimeout(resolve, 20));
+    const deadline = Date.now() + 10_000;
+    while (!existsSync(file)) {
+      if (Date.now() > deadline) throw new Error(`pgw serve wrote no stamps to ${file} within 10 s:\n${server.output()}`);
+      await new Promise((resolve) => setTimeout(resolve, 20));
+    }
     return JSON.parse(readFileSync(file, 'utf8')) as StampedRequest[];
   };
   try {
