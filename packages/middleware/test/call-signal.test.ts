@@ -1,4 +1,7 @@
-/** How calls listen to signals: one listener on a caller's signal however many calls share it, none on a signal that cannot abort. */
+/**
+ * How calls listen to signals: a call alone on its caller's signal listens to it directly; calls
+ * beside it follow it through one listener however many they are; none listen to a signal that cannot abort.
+ */
 import { getEventListeners } from 'node:events';
 import { abortError, NoopRecorder, type AttemptContext, type ChatResult } from '@pgw/core';
 import { NEVER_ABORTED } from '@pgw/core/internal';
@@ -23,35 +26,57 @@ function waitForAbort(entered: { count: number; all: number; reached: () => void
 }
 
 describe('the caller signal', () => {
-  it('shared by 10,000 calls in a row: one listener while a call runs, none once it returned', async () => {
+  it('held by one call at a time: the call listens to it as its own; a call beside it gets a signal of its own', async () => {
+    const caller = new AbortController();
+    const seen: AbortSignal[] = [];
+    const release = deferred();
+    const h = chatHarness([], { recorder: new NoopRecorder() }, async (ctx) => {
+      seen.push(ctx.signal);
+      if (seen.length === 2) release.resolve();
+      await release.promise;
+      return chatResult();
+    });
+    await Promise.all([h.run({}, { signal: caller.signal }), h.run({}, { signal: caller.signal })]);
+    await h.run({}, { signal: caller.signal });
+    expect(seen[0]).toBe(caller.signal);
+    expect(seen[1]).not.toBe(caller.signal);
+    expect(seen[2]).toBe(caller.signal);
+    expect(listeners(caller.signal)).toBe(0);
+  });
+
+  it('shared by 10,000 calls in a row: as many listeners in the last call as in the first, none once it returned', async () => {
     const shared = new AbortController();
-    let during = -1;
+    const during: number[] = [];
     const h = chatHarness([], { recorder: new NoopRecorder() }, () => {
-      during = listeners(shared.signal);
+      during.push(listeners(shared.signal));
       return chatResult();
     });
     for (let i = 0; i < 10_000; i += 1) await h.run({}, { signal: shared.signal });
-    expect(during).toBe(1);
+    expect(new Set(during)).toEqual(new Set([during[0]]));
     expect(listeners(shared.signal)).toBe(0);
   });
 
+  // Calls: the first call's own two (its attempt's race with the transport, the transport's) and
+  // the followers' one. Streams: a stream always follows through the one listener.
   it.each([
-    ['calls', (h: ChatHarness, signal: AbortSignal) => h.run({}, { signal })],
-    ['streams', (h: ChatHarness, signal: AbortSignal) => h.stream({}, { signal }).response],
-  ] as const)('shared by concurrent %s: one listener for all of them, its abort reaches each, none left after', async (_, start) => {
-    const shared = new AbortController();
-    const reached = deferred();
-    const entered = { count: 0, all: 300, reached: reached.resolve };
-    const limiter = new AccountingLimiter();
-    const h = chatHarness([], { recorder: new NoopRecorder(), limiter }, waitForAbort(entered));
-    const calls = Array.from({ length: entered.all }, () => start(h, shared.signal).catch((error: unknown) => error));
-    await reached.promise;
-    expect(listeners(shared.signal)).toBe(1);
-    shared.abort(new Error('shutdown'));
-    const outcomes = await Promise.all(calls);
-    expect(outcomes.every((error) => error instanceof Error && error.name === 'AbortError')).toBe(true);
-    expect(listeners(shared.signal)).toBe(0);
-    expect(limiter.inflight.get('a')).toBe(0);
+    ['calls', (h: ChatHarness, signal: AbortSignal) => h.run({}, { signal }), 3],
+    ['streams', (h: ChatHarness, signal: AbortSignal) => h.stream({}, { signal }).response, 1],
+  ] as const)('shared by 300 concurrent %s: as many listeners as with 2, its abort reaches each, none left after', async (_, start, expected) => {
+    for (const all of [2, 300]) {
+      const shared = new AbortController();
+      const reached = deferred();
+      const entered = { count: 0, all, reached: reached.resolve };
+      const limiter = new AccountingLimiter();
+      const h = chatHarness([], { recorder: new NoopRecorder(), limiter }, waitForAbort(entered));
+      const calls = Array.from({ length: all }, () => start(h, shared.signal).catch((error: unknown) => error));
+      await reached.promise;
+      expect(listeners(shared.signal)).toBe(expected);
+      shared.abort(new Error('shutdown'));
+      const outcomes = await Promise.all(calls);
+      expect(outcomes.every((error) => error instanceof Error && error.name === 'AbortError')).toBe(true);
+      expect(listeners(shared.signal)).toBe(0);
+      expect(limiter.inflight.get('a')).toBe(0);
+    }
   });
 });
 

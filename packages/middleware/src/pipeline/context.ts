@@ -20,8 +20,9 @@ export interface CallContext {
   /** Injected-clock time the logical call started (`totalLatencyMs` reads the same clock). */
   readonly startedAt: number;
   /**
-   * Cancellation of this call: its own signal (following the caller's, see `underOwnSignal`), the
-   * deadline boundary's signal inside it, or `NEVER_ABORTED` when nothing can cancel it.
+   * Cancellation of this call: the caller's signal, or a signal of its own following it when another
+   * call holds the caller's (see `underOwnSignal`); the deadline boundary's signal inside it; or
+   * `NEVER_ABORTED` when nothing can cancel it.
    */
   readonly signal: AbortSignal;
   readonly sessionId?: string;
