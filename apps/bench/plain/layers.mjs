@@ -32,6 +32,8 @@ const contenders = {
   raw: async () => (await pool.request({ method: 'POST', path: '/chat/v1/chat/completions', headers: { 'content-type': 'application/json' }, body: JSON.stringify({ model: 'bench-model', messages, stream: false }) })).body.json(),
   model: () => model.generate({ messages }, attempt),
   governed: () => client.chat(messages),
+  // As `pgw serve` calls: each call under a signal of its own request.
+  signalled: () => client.chat(messages, { signal: new AbortController().signal }),
 };
 
 async function round(call) {
