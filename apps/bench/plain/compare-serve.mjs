@@ -14,7 +14,8 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuMs, startPgwServe } from './pgw-serve-child.mjs';
+import { cpuMs, percentiles } from './measure.mjs';
+import { startPgwServe } from './pgw-serve-child.mjs';
 
 const [other, ...counts] = process.argv.slice(2);
 if (!other) throw new Error('usage: compare-serve.mjs <other checkout> [connections] [seconds] [rounds]');
@@ -35,7 +36,6 @@ const serve = async (bin, upstream) => {
   children.push(child);
   return { url: `${url}/v1/chat/completions`, pid: child.pid };
 };
-const at = (sorted, q) => sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))];
 const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function round({ url, pid }, c, s) {
@@ -45,8 +45,8 @@ async function round({ url, pid }, c, s) {
   instance.on('response', (_client, status, _bytes, ms) => status === 200 && latencies.push(ms));
   const result = await instance;
   const requests = result.requests.total;
-  latencies.sort((a, b) => a - b);
-  return { rps: requests / s, p50: at(latencies, 0.5), p99: at(latencies, 0.99), p999: at(latencies, 0.999), cpu: ((cpuMs(pid) - before) * 1000) / requests, failures: result.non2xx + result.errors + result.timeouts };
+  const [p50, p99, p999] = percentiles(latencies, [50, 99, 99.9]);
+  return { rps: requests / s, p50, p99, p999, cpu: ((cpuMs(pid) - before) * 1000) / requests, failures: result.non2xx + result.errors + result.timeouts };
 }
 
 try {

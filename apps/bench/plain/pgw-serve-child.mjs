@@ -1,8 +1,7 @@
 // `pgw serve` in a child process for the plain scripts (serve-profile, compare-serve): started from
 // a CLI entry with the given environment (PATH added) and node flags, resolved with its URL once it
-// listens; and a process's CPU time from /proc (Linux only).
+// listens.
 import { spawn } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 
 export async function startPgwServe(bin, env, nodeFlags = []) {
   const child = spawn(process.execPath, [...nodeFlags, bin, 'serve', '--port', '0'], { env: { PATH: process.env.PATH, ...env }, stdio: ['ignore', 'ignore', 'pipe'] });
@@ -18,11 +17,4 @@ export async function startPgwServe(bin, env, nodeFlags = []) {
     child.once('exit', (code) => reject(new Error(`pgw serve (${bin}) exited with ${code}: ${out}`)));
   });
   return { child, url };
-}
-
-/** utime + stime in ms: /proc/<pid>/stat counts them in 1/100 s (USER_HZ), the fields after the command name. */
-export function cpuMs(pid) {
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * 10;
 }

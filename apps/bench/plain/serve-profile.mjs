@@ -6,7 +6,8 @@
 import { fork, spawn } from 'node:child_process';
 import { once } from 'node:events';
 import { fileURLToPath } from 'node:url';
-import { cpuMs, startPgwServe } from './pgw-serve-child.mjs';
+import { cpuMs } from './measure.mjs';
+import { startPgwServe } from './pgw-serve-child.mjs';
 
 const [connections = '64', seconds = '10', dir = 'bench/raw/profiles'] = process.argv.slice(2);
 const PGW_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url));

@@ -36,14 +36,8 @@ export function median(values: readonly number[]): number {
   return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
 }
 
-/** Nearest-rank percentile (`p` in 0..100): always one of the measured values. */
-export function percentile(values: readonly number[], p: number): number {
-  if (!(p >= 0 && p <= 100)) throw new RangeError(`percentile p must be within 0..100, got ${p}`);
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const index = Math.min(sorted.length - 1, Math.max(0, Math.ceil((p / 100) * sorted.length) - 1));
-  return sorted[index]!;
-}
+// Nearest-rank percentiles, shared with the plain scripts.
+export { percentile, percentiles } from '../plain/measure.mjs';
 
 /** `value / baseline`; NaN when either is not a finite number or the baseline is not positive. */
 export function ratio(value: number, baseline: number): number {

@@ -26,7 +26,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
 import { llmopsRouting, portkeyRouting, startChildServer, startLlmopsGateway, startPortkeyGateway, type ChildServer } from '@pgw/interop';
-import { interleave, machineLine, median, ratio } from './harness.js';
+import { interleave, machineLine, median, percentiles, ratio } from './harness.js';
+import { cpuMs } from '../plain/measure.mjs';
 import { STREAM_TOKENS } from './mock-script.js';
 import { stageTable, STAGE_CONNECTIONS, type Answer, type StampedRequest } from './serve-stages.js';
 import { ZeroUpstream } from './zero-upstream.js';
@@ -71,9 +72,6 @@ const ANSWERS = [
 const ROUTE_CONNECTIONS = [1, 64];
 /** The routes take turns (interleave: a warm-up round, then each round in a rotated order), so a drift of the machine falls on all alike. */
 const ROUTE_ROUNDS = QUICK ? 1 : 4;
-/** Linux USER_HZ: /proc/<pid>/stat counts CPU time in 1/100 s. */
-const TICK_MS = 10;
-
 interface Target {
   name: string;
   url: string;
@@ -93,13 +91,7 @@ interface Run {
   failures: number;
 }
 
-function cpuMs(pid: number | undefined): number | undefined {
-  if (pid === undefined) return undefined;
-  // Fields after the command name (which may hold spaces): utime and stime are the 12th and 13th.
-  const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
-  const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
-  return (Number(fields[11]) + Number(fields[12])) * TICK_MS;
-}
+const cpuMsOf = (pid: number | undefined): number | undefined => (pid === undefined ? undefined : cpuMs(pid));
 
 /** autocannon's per-request hook: each request gets the next number's headers and body. */
 function numberedRequests(numbered: NonNullable<Target['numbered']>) {
@@ -111,7 +103,7 @@ function numberedRequests(numbered: NonNullable<Target['numbered']>) {
 }
 
 async function load(target: Target, connections: number, seconds: number, answers?: Answer[]): Promise<Run> {
-  const before = cpuMs(target.pid);
+  const before = cpuMsOf(target.pid);
   // The instance is both the run's promise and an emitter of its responses.
   const instance = autocannon({
     url: target.url,
@@ -130,14 +122,14 @@ async function load(target: Target, connections: number, seconds: number, answer
     answers?.push({ atMs: Date.now(), latencyMs: ms });
   });
   const result = await instance;
-  const after = cpuMs(target.pid);
+  const after = cpuMsOf(target.pid);
   const requests = result.requests.total;
-  latencies.sort((a, b) => a - b);
+  const [p50Ms, p99Ms, p999Ms] = percentiles(latencies, [50, 99, 99.9]) as [number, number, number];
   return {
     requestsPerS: requests / seconds,
-    p50Ms: percentile(latencies, 0.5),
-    p99Ms: percentile(latencies, 0.99),
-    p999Ms: percentile(latencies, 0.999),
+    p50Ms,
+    p99Ms,
+    p999Ms,
     cpuUsPerRequest: before === undefined || after === undefined || requests === 0 ? undefined : ((after - before) * 1000) / requests,
     failures: result.non2xx + result.errors + result.timeouts,
   };
@@ -210,7 +202,6 @@ async function stageBreakdown(upstream: ZeroUpstream, cwd: string): Promise<stri
   }
 }
 
-const percentile = (sorted: readonly number[], q: number) => (sorted.length === 0 ? Number.NaN : sorted[Math.min(sorted.length - 1, Math.floor(q * sorted.length))]!);
 const fmt = (n: number | undefined, digits = 2) => (n === undefined ? '-' : n.toFixed(digits));
 
 async function main(): Promise<void> {

@@ -5,7 +5,7 @@
  * rest, the steady state, so a storm of connections and the service order of accepted requests are
  * judged apart.
  */
-import { percentile } from './harness.js';
+import { percentiles } from './harness.js';
 
 /** One answer as the load generator saw it: when it arrived (epoch ms) and how long it took. */
 export interface Answer {
@@ -38,7 +38,7 @@ const STAGES: readonly Stage[] = [
 ];
 
 const fmt = (n: number) => (Number.isFinite(n) ? n.toFixed(1) : '-');
-const cells = (values: readonly number[]) => (values.length === 0 ? ['0', '-', '-', '-', '-'] : [String(values.length), ...[50, 99, 99.9, 100].map((p) => fmt(percentile(values, p)))]);
+const cells = (values: readonly number[]) => (values.length === 0 ? ['0', '-', '-', '-', '-'] : [String(values.length), ...percentiles(values, [50, 99, 99.9, 100]).map(fmt)]);
 
 /** The breakdown as markdown lines: a row per stage, and the load generator's latency, each for the first seconds and the rest. */
 export function stageTable(startMs: number, answers: readonly Answer[], stamped: readonly StampedRequest[], requestsPerS: number): string[] {
