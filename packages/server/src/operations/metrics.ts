@@ -1,13 +1,15 @@
 /**
- * The server's `/metrics` (prom-client, one registry per server): a GatewaySubscriber of every client
+ * The server's `/metrics` (one prom-client registry per server, and tallies of its own for what every
+ * request updates: tally.ts): a GatewaySubscriber of every client
  * it builds, counting what the events say (calls, attempts, errors by type, latencies, cost, tokens,
  * breaker states), plus the requests in flight and, per tenant and priority class, the requests by
  * outcome and their wait for admission, and the MCP tool calls by server, tool and outcome. Labels are bounded sets (scopes, sources, statuses, error class
  * names, the protocol of the route a call came in by, and tenants through TenantLabels): never a key.
  */
 import type { AttemptEndEvent, BreakerStateEvent, CallEndEvent, GatewaySubscriber } from '@pgw/client';
-import { PRIORITIES, type BreakerState, type Priority } from '@pgw/core';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import type { BreakerState, Priority } from '@pgw/core';
+import { Counter, Gauge, Registry } from 'prom-client';
+import { CounterTally, HistogramTally } from './tally.js';
 import { TenantLabels } from './tenant-labels.js';
 
 const SECONDS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60, 120];
@@ -34,38 +36,40 @@ export function outcomeOfStatus(status: number): RequestOutcome {
 export class ServerMetrics {
   // A registry of its own: two servers in one process (tests, an embedding app) never share counts.
   readonly #registry = new Registry();
-  readonly #calls = this.#counter('pgw_calls_total', 'Logical calls by scope, operation, protocol and status (ok, error, cancelled).', ['scope', 'operation', 'protocol', 'status']);
-  readonly #errors = this.#counter('pgw_call_errors_total', 'Failed logical calls by scope, protocol and error class.', ['scope', 'operation', 'protocol', 'type']);
-  readonly #callSeconds = this.#histogram('pgw_call_duration_seconds', 'Logical call latency, admission and retries included.', ['scope', 'operation', 'protocol']);
-  readonly #attempts = this.#counter('pgw_attempts_total', 'Upstream attempts by scope, source and outcome.', ['scope', 'source', 'outcome']);
-  readonly #attemptSeconds = this.#histogram('pgw_attempt_duration_seconds', 'Upstream attempt latency by scope and source.', ['scope', 'source']);
-  readonly #cost = this.#counter('pgw_cost_usd_total', 'Cost of the successful calls, in USD.', ['scope']);
-  readonly #tokens = this.#counter('pgw_tokens_total', 'Tokens of the successful calls by kind (prompt, completion).', ['scope', 'kind']);
+  // Updated per request: tallies (tally.ts), written after the registry's metrics.
+  readonly #calls = new CounterTally('pgw_calls_total', 'Logical calls by scope, operation, protocol and status (ok, error, cancelled).', ['scope', 'operation', 'protocol', 'status']);
+  readonly #errors = new CounterTally('pgw_call_errors_total', 'Failed logical calls by scope, protocol and error class.', ['scope', 'operation', 'protocol', 'type']);
+  readonly #callSeconds = new HistogramTally('pgw_call_duration_seconds', 'Logical call latency, admission and retries included.', ['scope', 'operation', 'protocol'], SECONDS);
+  readonly #attempts = new CounterTally('pgw_attempts_total', 'Upstream attempts by scope, source and outcome.', ['scope', 'source', 'outcome']);
+  readonly #attemptSeconds = new HistogramTally('pgw_attempt_duration_seconds', 'Upstream attempt latency by scope and source.', ['scope', 'source'], SECONDS);
+  readonly #cost = new CounterTally('pgw_cost_usd_total', 'Cost of the successful calls, in USD.', ['scope']);
+  readonly #tokens = new CounterTally('pgw_tokens_total', 'Tokens of the successful calls by kind (prompt, completion).', ['scope', 'kind']);
   readonly #breakers = new Gauge({ name: 'pgw_breaker_state', help: 'Breaker state per source as this process saw it: 0 closed, 1 half open, 2 open.', labelNames: ['scope', 'source'], registers: [this.#registry] });
   readonly #inflight = new Gauge({ name: 'pgw_server_requests_in_flight', help: 'HTTP requests being served.', registers: [this.#registry] });
-  readonly #tenantRequests = this.#counter('pgw_tenant_requests_total', 'Governed requests by tenant (the busiest by name, the rest as other), priority class and outcome.', ['tenant', 'priority', 'outcome']);
-  readonly #tenantWait = this.#histogram('pgw_tenant_admission_wait_seconds', 'Time from a governed request to its first upstream attempt (quotas and the scope’s line), by tenant and priority class.', ['tenant', 'priority']);
-  readonly #mcpCalls = this.#counter('pgw_mcp_tool_calls_total', 'MCP tool calls through /mcp by upstream server, tool and outcome (ok, tool_error, failed, cancelled).', ['server', 'tool', 'outcome']);
+  readonly #tenantRequests = new CounterTally('pgw_tenant_requests_total', 'Governed requests by tenant (the busiest by name, the rest as other), priority class and outcome.', ['tenant', 'priority', 'outcome']);
+  readonly #tenantWait = new HistogramTally('pgw_tenant_admission_wait_seconds', 'Time from a governed request to its first upstream attempt (quotas and the scope’s line), by tenant and priority class.', ['tenant', 'priority'], SECONDS);
+  readonly #tallies = [this.#calls, this.#errors, this.#callSeconds, this.#attempts, this.#attemptSeconds, this.#cost, this.#tokens, this.#tenantRequests, this.#tenantWait];
+  readonly #mcpCalls = new Counter({ name: 'pgw_mcp_tool_calls_total', help: 'MCP tool calls through /mcp by upstream server, tool and outcome (ok, tool_error, failed, cancelled).', labelNames: ['server', 'tool', 'outcome'], registers: [this.#registry] });
   readonly #tenants: TenantLabels;
 
   readonly subscriber: GatewaySubscriber = {
     onCallEnd: (event: CallEndEvent) => {
       const { scope, operation, meta } = event.call;
       const protocol = PROTOCOL_OF_ROUTE[String(meta?.['route'])] ?? 'other';
-      this.#calls.inc({ scope, operation, protocol, status: event.status });
-      this.#callSeconds.observe({ scope, operation, protocol }, event.totalLatencyMs / 1000);
-      if (event.status === 'error') this.#errors.inc({ scope, operation, protocol, type: errorType(event.error) });
+      this.#calls.inc([scope, operation, protocol, event.status]);
+      this.#callSeconds.observe([scope, operation, protocol], event.totalLatencyMs / 1000);
+      if (event.status === 'error') this.#errors.inc([scope, operation, protocol, errorType(event.error)]);
       const result = event.result;
-      if (result?.costUsd !== undefined) this.#cost.inc({ scope }, result.costUsd);
+      if (result?.costUsd !== undefined) this.#cost.inc([scope], result.costUsd);
       if (result?.usage) {
-        this.#tokens.inc({ scope, kind: 'prompt' }, result.usage.promptTokens);
-        this.#tokens.inc({ scope, kind: 'completion' }, result.usage.completionTokens);
+        this.#tokens.inc([scope, 'prompt'], result.usage.promptTokens);
+        this.#tokens.inc([scope, 'completion'], result.usage.completionTokens);
       }
     },
     onAttemptEnd: (event: AttemptEndEvent) => {
-      const labels = { scope: event.call.scope, source: event.source };
-      this.#attempts.inc({ ...labels, outcome: event.outcome });
-      this.#attemptSeconds.observe(labels, event.latencyMs / 1000);
+      const { call, source } = event;
+      this.#attempts.inc([call.scope, source, event.outcome]);
+      this.#attemptSeconds.observe([call.scope, source], event.latencyMs / 1000);
     },
     onBreakerStateChange: (event: BreakerStateEvent) => {
       this.#breakers.set({ scope: event.scope, source: event.source }, BREAKER_VALUE[event.to]);
@@ -86,16 +90,14 @@ export class ServerMetrics {
   /** One governed request ended; `waitMs` is undefined when no attempt started (a cache hit, a refusal). */
   tenantRequest(tenantId: string, priority: Priority, outcome: RequestOutcome, waitMs: number | undefined): void {
     const tenant = this.#tenants.labelOf(tenantId);
-    this.#tenantRequests.inc({ tenant, priority, outcome });
-    if (waitMs !== undefined) this.#tenantWait.observe({ tenant, priority }, waitMs / 1000);
+    this.#tenantRequests.inc([tenant, priority, outcome]);
+    if (waitMs !== undefined) this.#tenantWait.observe([tenant, priority], waitMs / 1000);
   }
 
   // A displaced tenant's series go: otherwise each tenant ever named would stay in the scrape.
   #forget(tenant: string): void {
-    for (const priority of PRIORITIES) {
-      this.#tenantWait.remove({ tenant, priority });
-      for (const outcome of REQUEST_OUTCOMES) this.#tenantRequests.remove({ tenant, priority, outcome });
-    }
+    this.#tenantWait.removeWhere('tenant', tenant);
+    this.#tenantRequests.removeWhere('tenant', tenant);
   }
 
   requestStarted(): void {
@@ -110,16 +112,8 @@ export class ServerMetrics {
     return this.#registry.contentType;
   }
 
-  text(): Promise<string> {
-    return this.#registry.metrics();
-  }
-
-  #counter<L extends string>(name: string, help: string, labelNames: readonly L[]): Counter<L> {
-    return new Counter({ name, help, labelNames, registers: [this.#registry] });
-  }
-
-  #histogram<L extends string>(name: string, help: string, labelNames: readonly L[]): Histogram<L> {
-    return new Histogram({ name, help, labelNames, buckets: SECONDS, registers: [this.#registry] });
+  async text(): Promise<string> {
+    return [await this.#registry.metrics(), ...this.#tallies.map((tally) => tally.text())].join('\n');
   }
 }
 
