@@ -7,15 +7,15 @@ import { joinSharedSignal, leaveSharedSignal } from '@pgw/core/internal';
 const held = new Set<AbortSignal>();
 
 /**
- * Runs one logical call under a signal no other running call listens to. A caller's signal is
- * often shared by many calls (one per request, per batch, per server shutdown), and Node scans a
- * signal's listeners on every add and warns past 10. The first call on a signal listens to it
- * directly — races, sleeps, the deadline, the transport — as most callers pass a signal per call,
- * and an AbortController per call costs more than the rest of the signal's work (bench/profiles.md,
- * "The caller's signal"). A call that finds the signal held by another gets a signal of its own,
- * following the caller's through ONE listener however many calls share it (`joinSharedSignal`),
- * removed when the last of them ends. Without a caller signal there is nothing to follow: `run`
- * gets undefined.
+ * Runs one logical call under a signal it holds alone: the caller's, or one following it. A
+ * caller's signal is often shared by many calls (one per request, per batch, per server shutdown),
+ * and Node scans a signal's listeners on every add and warns past 10. The first call on a signal
+ * listens to it directly — races, sleeps, the deadline, the transport — as most callers pass a
+ * signal per call, and an AbortController per call cost more than the rest of the signal's work
+ * (bench/profiles.md, "The caller's signal, held by one call"). A call that finds the signal held by
+ * another gets a signal of its own, following the caller's through ONE listener however many calls
+ * share it (`joinSharedSignal`), removed when the last of them ends. Without a caller signal there is
+ * nothing to follow: `run` gets undefined.
  */
 export function underOwnSignal<T>(
   callerSignal: AbortSignal | undefined,
