@@ -15,7 +15,7 @@ import { ConsoleFeed } from './console/feed.js';
 import { registerConsole } from './console/routes.js';
 import { ConsoleSessions } from './console/sessions.js';
 import { readConsoleState, type ConsolePanel } from './console/state.js';
-import { streamContextSubscriber } from './streaming/call-context.js';
+import { RequestCalls } from './streaming/call-context.js';
 import { guardTheDoor, hasKeys, isLoopbackName, requestIdOf } from './door/door.js';
 import { replyFailure } from './door/failure-reply.js';
 import { errorBody } from '@pgw/wire';
@@ -82,6 +82,7 @@ export class GatewayServer {
   readonly #keys: ApiKeys;
   readonly #storedKeys: StoredKeys | undefined;
   readonly #inflight = new InflightCalls();
+  readonly #requestCalls = new RequestCalls();
   readonly #stored: StoredResponses;
   readonly #batches: ServerBatches;
   readonly #warn: (message: string) => void;
@@ -109,7 +110,7 @@ export class GatewayServer {
     this.#clients = new ScopeClients({
       env,
       models: this.settings.models,
-      subscribers: [metrics.subscriber, activity.subscriber, streamContextSubscriber, ...(options.subscribers ?? [])],
+      subscribers: [metrics.subscriber, activity.subscriber, this.#requestCalls.subscriber, ...(options.subscribers ?? [])],
       warn: this.#warn,
     });
     this.#batches = new ServerBatches(batchStoreSource(this.settings.batchEngine), this.#clients, (error) => log.fault('batch', error));
@@ -171,6 +172,7 @@ export class GatewayServer {
       metricsOpenTo: (headers) => this.#metricsOpenTo(headers),
       settings: this.settings,
       inflight: this.#inflight,
+      calls: this.#requestCalls,
       stored: this.#stored,
       batches: this.#batches,
       log,

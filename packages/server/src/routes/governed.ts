@@ -15,7 +15,7 @@ import { outcomeOfStatus, type RequestOutcome, type ServerMetrics } from '../ope
 import type { ServerSettings } from '../operations/server-settings.js';
 import type { ClientKind, ScopeClients } from '../scope-clients.js';
 import type { ServerBatches } from '../batches/batches.js';
-import { withAdmission, type Admission } from '../streaming/call-context.js';
+import type { RequestCall, RequestCalls } from '../streaming/call-context.js';
 import { abortOnDisconnect } from '../streaming/disconnect.js';
 import { streamAnswer, type EncoderFor, type StreamCall } from '../streaming/sse.js';
 import type { StoredResponses } from './stored-responses.js';
@@ -27,6 +27,8 @@ export interface RouteParts {
   metricsOpenTo: (headers: FastifyRequest['headers']) => boolean;
   settings: ServerSettings;
   inflight: InflightCalls;
+  /** What each governed request learns of its call from the clients' events. */
+  calls: RequestCalls;
   stored: StoredResponses;
   batches: ServerBatches;
   log: AccessLog;
@@ -65,12 +67,12 @@ export const chatRoute =
     whole: (response: LLMResponse, call: C, request: FastifyRequest) => unknown,
   ) =>
   (request: FastifyRequest, reply: FastifyReply) =>
-    governed(parts, request, reply, async (controller) => {
+    governed(parts, request, reply, async (controller, requestCall) => {
       const call = await parse(request);
       const client = await parts.clients.client('chat', scopeOf(parts, request, 'chat', call.model));
       const options = { ...call.options, signal: controller.signal, ...callerOptions(request), meta: { ...call.options.meta, ...callMeta(request) } };
       const limits = { heartbeatMs: parts.settings.sseHeartbeatMs, writeStallMs: parts.settings.writeStallMs };
-      if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, limits, encoderOf(call, request));
+      if (call.stream) return streamAnswer(client, { ...call, options }, reply, controller, requestCall, limits, encoderOf(call, request));
       const response = await client.chat(call.messages, options);
       if (call.headers !== undefined) reply.headers(call.headers);
       return answerHeaders(reply, response).send(await whole(response, call, request));
@@ -97,15 +99,22 @@ export const tenantOf = (request: FastifyRequest) => callerOf(request).tenantId 
  * Runs one governed request under its own controller: the client going away, a stalled reader, or
  * the drain running out aborts it.
  */
-export async function governed(parts: RouteParts, request: FastifyRequest, reply: FastifyReply, handle: (controller: AbortController) => Promise<unknown>): Promise<unknown> {
+export async function governed(
+  parts: RouteParts,
+  request: FastifyRequest,
+  reply: FastifyReply,
+  handle: (controller: AbortController, call: RequestCall) => Promise<unknown>,
+): Promise<unknown> {
   const controller = new AbortController();
   const unwatch = abortOnDisconnect(reply.raw, controller);
   const end = parts.inflight.begin(controller);
-  const admission: Admission = { startedAt: performance.now() };
+  const { tenantId = '', priority } = callerOf(request);
+  const call: RequestCall = { startedAt: performance.now() };
+  const close = parts.calls.open(tenantId, request.id, call);
   let outcome: RequestOutcome = 'ok';
   parts.metrics.requestStarted();
   try {
-    return await withAdmission(admission, () => handle(controller));
+    return await handle(controller, call);
   } catch (error) {
     // The caller is gone: there is nobody to answer.
     if (controller.signal.aborted && reply.raw.destroyed) {
@@ -118,9 +127,9 @@ export async function governed(parts: RouteParts, request: FastifyRequest, reply
   } finally {
     unwatch();
     end();
+    close();
     parts.metrics.requestEnded();
-    const { tenantId = '', priority } = callerOf(request);
-    parts.metrics.tenantRequest(tenantId, priority, outcome, admission.waitMs);
+    parts.metrics.tenantRequest(tenantId, priority, outcome, call.waitMs);
   }
 }
 

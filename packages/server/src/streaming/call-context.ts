@@ -1,47 +1,69 @@
 /**
- * What a streamed answer's headers need before the answer is whole — the call id and the source of
- * the attempt now running — and what the tenant metrics need of every governed request: how long it
- * waited for its first attempt. The client's events carry them; an AsyncLocalStorage entered around
- * the call ties the events of that call to its HTTP request (subscribers run synchronously on the
- * call's own async path).
+ * What a governed request learns of its call from the client's events: how long it waited for its
+ * first attempt (the tenant metrics), and the call id and the source of the attempt now running (a
+ * streamed answer's headers, sent before the answer is whole).
+ *
+ * The events are tied to their request by the tenant and the request id the call's `meta` carries,
+ * in a map of the server's own — not by an AsyncLocalStorage, which on Node 20 and 22 turns on
+ * promise hooks for every promise of the process (bench/profiles.md, "Async hooks"). The request id
+ * may be the client's `x-request-id`: the map is scoped by tenant, so one tenant never reaches
+ * another's request, and an id that two requests in flight share gives neither a context (a header
+ * left empty rather than another request's call).
  */
-import { AsyncLocalStorage } from 'node:async_hooks';
-import type { GatewaySubscriber } from '@pgw/client';
+import type { CallStartEvent, GatewaySubscriber } from '@pgw/client';
 
-export interface StreamCallContext {
+export interface RequestCall {
+  /** When the request was handed to its route (`performance.now()`). */
+  readonly startedAt: number;
+  /** How long after `startedAt` its first attempt started. */
+  waitMs?: number;
   callId?: string;
   source?: string;
 }
 
-const storage = new AsyncLocalStorage<StreamCallContext>();
-
-/** When a governed request was handed to its client, and how long it then waited for its first attempt. */
-export interface Admission {
-  readonly startedAt: number;
-  waitMs?: number;
+interface OpenRequests {
+  /** Undefined once a second request in flight has shown the same tenant and id. */
+  call: RequestCall | undefined;
+  requests: number;
 }
 
-// Its own storage: a stream's context is entered inside the request's admission, and both must be seen.
-const admissions = new AsyncLocalStorage<Admission>();
+export class RequestCalls {
+  readonly #open = new Map<string, OpenRequests>();
 
-export function withAdmission<T>(admission: Admission, run: () => T): T {
-  return admissions.run(admission, run);
+  /** Ties the events of calls made for this tenant and request id to `call`, until the returned close is called. */
+  open(tenantId: string, requestId: string, call: RequestCall): () => void {
+    const key = keyOf(tenantId, requestId);
+    const open = this.#open.get(key);
+    if (open === undefined) this.#open.set(key, { call, requests: 1 });
+    else {
+      open.call = undefined;
+      open.requests += 1;
+    }
+    return () => {
+      const current = this.#open.get(key);
+      if (current !== undefined && --current.requests === 0) this.#open.delete(key);
+    };
+  }
+
+  readonly subscriber: GatewaySubscriber = {
+    name: 'pgw-server-request-calls',
+    onCallStart: (event) => {
+      const call = this.#callOf(event.call);
+      if (call) call.callId = event.call.logicalCallId;
+    },
+    onAttemptStart: (event) => {
+      const call = this.#callOf(event.call);
+      if (call === undefined) return;
+      call.source = event.source;
+      call.waitMs ??= performance.now() - call.startedAt;
+    },
+  };
+
+  #callOf(info: CallStartEvent['call']): RequestCall | undefined {
+    const requestId = info.meta?.['requestId'];
+    return typeof requestId === 'string' ? this.#open.get(keyOf(info.tenantId ?? '', requestId))?.call : undefined;
+  }
 }
 
-export function withStreamContext<T>(context: StreamCallContext, run: () => T): T {
-  return storage.run(context, run);
-}
-
-export const streamContextSubscriber: GatewaySubscriber = {
-  name: 'pgw-server-stream-context',
-  onCallStart: (event) => {
-    const context = storage.getStore();
-    if (context) context.callId = event.call.logicalCallId;
-  },
-  onAttemptStart: (event) => {
-    const context = storage.getStore();
-    if (context) context.source = event.source;
-    const admission = admissions.getStore();
-    if (admission && admission.waitMs === undefined) admission.waitMs = performance.now() - admission.startedAt;
-  },
-};
+// A request id is visible ASCII (door.ts): the last newline parts the two unambiguously.
+const keyOf = (tenantId: string, requestId: string) => `${tenantId}\n${requestId}`;

@@ -12,7 +12,7 @@ import type { ServerResponse } from 'node:http';
 import type { ChatDelta, ChatMessage, ChatOptions, GatewayClient } from '@pgw/client';
 import type { FastifyReply } from 'fastify';
 import type { StreamEncoder } from '@pgw/wire';
-import { withStreamContext, type StreamCallContext } from './call-context.js';
+import type { RequestCall } from './call-context.js';
 import { failureAnswer } from '../door/http-errors.js';
 import { WriteStalledError } from '../door/request-error.js';
 
@@ -24,7 +24,7 @@ export interface StreamLimits {
 const HEARTBEAT = ': keep-alive\n\n';
 
 /** The route's encoder of its protocol (@pgw/wire), made once the call's id is known. */
-export type EncoderFor = (context: StreamCallContext) => StreamEncoder;
+export type EncoderFor = (call: RequestCall) => StreamEncoder;
 
 /** What a stream call needs of any protocol's request: the messages, the options, and what its answer's headers add. */
 export interface StreamCall {
@@ -38,12 +38,12 @@ export async function streamAnswer(
   call: StreamCall,
   reply: FastifyReply,
   controller: AbortController,
+  requestCall: RequestCall,
   limits: StreamLimits,
   encoderFor: EncoderFor,
 ): Promise<void> {
   const { structured: _never, ...options } = call.options;
-  const context: StreamCallContext = {};
-  const stream = withStreamContext(context, () => client.chatStream(call.messages, options));
+  const stream = client.chatStream(call.messages, options);
   const deltas = stream[Symbol.asyncIterator]();
   const first = deltas.next();
   // An error before the first delta, within one heartbeat, takes the ordinary error path (status + Retry-After).
@@ -55,13 +55,13 @@ export async function streamAnswer(
     'content-type': 'text/event-stream; charset=utf-8',
     'cache-control': 'no-cache',
     'x-accel-buffering': 'no',
-    'x-pgw-call-id': context.callId ?? '',
-    'x-pgw-source': context.source ?? '',
+    'x-pgw-call-id': requestCall.callId ?? '',
+    'x-pgw-source': requestCall.source ?? '',
     ...call.headers,
   });
   const writer = new StreamWriter(response, controller, limits.writeStallMs);
   const heartbeat = setInterval(() => writer.comment(HEARTBEAT), limits.heartbeatMs);
-  const encoder = encoderFor(context);
+  const encoder = encoderFor(requestCall);
   try {
     if (early === undefined) writer.comment(HEARTBEAT);
     const opening = encoder.start();
