@@ -12,6 +12,7 @@ import { pathToFileURL } from 'node:url';
 import { GatewayClient } from '@pgw/client';
 import { createAgent } from '@pgw/http';
 import { Pool } from 'undici';
+import { median } from './measure.mjs';
 
 const [other, ...counts] = process.argv.slice(2);
 if (!other) throw new Error('usage: compare-builds.mjs <other checkout> [concurrency] [calls] [rounds]');
@@ -60,7 +61,6 @@ for (let r = 0; r <= rounds; r += 1) {
     if (r > 0) samples[name].push(sample); // round 0 warms up
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const spread = (xs, digits) => `${median(xs).toFixed(digits)} (${Math.min(...xs).toFixed(digits)}–${Math.max(...xs).toFixed(digits)})`;
 const rawRate = median(samples.raw.map((s) => s.rate));
 console.log(`${backend}, c=${concurrency}, ${calls} calls × ${rounds} rounds, load ${(await import('node:os')).loadavg().map((x) => x.toFixed(1)).join(' ')}`);

@@ -2,8 +2,8 @@
 // zero-logic upstream, each server a process of its own, loaded by autocannon from this process in
 // interleaved rounds (a warm-up round, then each round in a rotated order). Per contender, the
 // medians over the rounds: requests/s, p50/p99/p99.9 ms, the server process's CPU µs per request
-// (/proc, Linux only) and that CPU as a multiple of the bare proxy's. A change to the server's path
-// is judged by the two multiples measured in one run.
+// (/proc, Linux only) and that CPU as a multiple of the bare proxy's; then the two builds' ratio
+// taken round by round. A change to the server's path is judged by those, measured in one run.
 // `node apps/bench/plain/compare-serve.mjs <other checkout> [connections=64] [seconds=3] [rounds=5]`
 // COMPARE_ROUTE picks the upstream's route (default chat, the zero-latency answer; slow: 100 ms,
 // second: 1 s; plain/zero-upstream.mjs).
@@ -14,7 +14,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import autocannon from 'autocannon';
-import { cpuMs, percentiles } from './measure.mjs';
+import { cpuMs, median, percentiles } from './measure.mjs';
 import { startPgwServe } from './pgw-serve-child.mjs';
 
 const [other, ...counts] = process.argv.slice(2);
@@ -36,7 +36,6 @@ const serve = async (bin, upstream) => {
   children.push(child);
   return { url: `${url}/v1/chat/completions`, pid: child.pid };
 };
-const median = (values) => [...values].sort((a, b) => a - b)[Math.floor(values.length / 2)];
 
 async function round({ url, pid }, c, s) {
   const latencies = [];
@@ -69,6 +68,12 @@ try {
     const failures = runs[name].reduce((sum, run) => sum + run.failures, 0);
     console.log(`${name} | ${m('rps').toFixed(0)} | ${m('p50').toFixed(2)} | ${m('p99').toFixed(2)} | ${m('p999').toFixed(2)} | ${m('cpu').toFixed(0)} | ${(m('cpu') / bareCpu).toFixed(2)} | ${failures}`);
   }
+  // Each round measures both builds back to back: their ratio in one round is spared the machine's drift between rounds.
+  const paired = (field) => {
+    const ratios = runs.this.map((run, r) => run[field] / runs.other[r][field]);
+    return `${median(ratios).toFixed(3)} (${Math.min(...ratios).toFixed(3)}–${Math.max(...ratios).toFixed(3)})`;
+  };
+  console.log(`this ÷ other, per round, median (min–max): CPU µs/request ${paired('cpu')}, requests/s ${paired('rps')}`);
 } finally {
   for (const child of children) child.kill('SIGTERM');
 }

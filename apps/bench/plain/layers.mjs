@@ -10,6 +10,7 @@ import { NEVER_ABORTED } from '@pgw/core/internal';
 import { createAgent } from '@pgw/http';
 import { openaiCompatible } from '@pgw/transport-openai';
 import { Pool } from 'undici';
+import { median } from './measure.mjs';
 
 const [concurrency = 64, calls = 4000, rounds = 5] = process.argv.slice(2, 5).map(Number);
 // A fourth argument keeps only the named contenders (comma-separated), e.g. to profile one of them.
@@ -55,7 +56,6 @@ for (let r = 0; r <= rounds; r += 1) {
     if (r > 0) samples[name].push(us);
   }
 }
-const median = (xs) => [...xs].sort((a, b) => a - b)[Math.floor(xs.length / 2)];
 const raw = samples.raw ? median(samples.raw) : NaN;
 for (const name of names) {
   const xs = samples[name];

@@ -1,5 +1,5 @@
 // What the TypeScript benches and the plain scripts both measure with: a process's CPU time from
-// /proc (Linux only) and nearest-rank percentiles taken from one sort.
+// /proc (Linux only), the median of rounds, and nearest-rank percentiles taken from one sort.
 import { readFileSync } from 'node:fs';
 
 /** /proc/<pid>/stat counts CPU time in 1/100 s (USER_HZ). */
@@ -21,4 +21,12 @@ export function percentiles(values, ps) {
 
 export function percentile(values, p) {
   return percentiles(values, [p])[0];
+}
+
+/** The middle value, or the mean of the two middle ones; NaN for none. */
+export function median(values) {
+  const sorted = [...values].sort((a, b) => a - b);
+  if (sorted.length === 0) return Number.NaN;
+  const mid = Math.floor(sorted.length / 2);
+  return sorted.length % 2 === 1 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
 }

@@ -1,5 +1,6 @@
 /** Side-by-side measurement: contenders run interleaved in one process, results as medians and ratios. */
 import os from 'node:os';
+import { median, percentile, percentiles } from '../plain/measure.mjs';
 
 export interface RoundContext {
   /** The discarded warm-up round. */
@@ -29,15 +30,8 @@ export interface InterleaveOptions {
   between?: () => Promise<void>;
 }
 
-export function median(values: readonly number[]): number {
-  const sorted = [...values].sort((a, b) => a - b);
-  if (sorted.length === 0) return Number.NaN;
-  const mid = Math.floor(sorted.length / 2);
-  return sorted.length % 2 === 1 ? sorted[mid]! : (sorted[mid - 1]! + sorted[mid]!) / 2;
-}
-
-// Nearest-rank percentiles, shared with the plain scripts.
-export { percentile, percentiles } from '../plain/measure.mjs';
+// The median and nearest-rank percentiles, shared with the plain scripts.
+export { median, percentile, percentiles };
 
 /** `value / baseline`; NaN when either is not a finite number or the baseline is not positive. */
 export function ratio(value: number, baseline: number): number {
