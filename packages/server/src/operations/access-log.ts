@@ -5,6 +5,21 @@
  */
 import type { FastifyReply, FastifyRequest } from 'fastify';
 
+/** A string as JSON, or `null` when absent. */
+const text = (value: string | undefined): string => (value === undefined ? 'null' : JSON.stringify(value));
+
+let isoMs = Number.NaN;
+let iso = '';
+/** The time as ISO 8601, formatted once per millisecond: requests that end together share it. */
+function isoNow(): string {
+  const now = Date.now();
+  if (now !== isoMs) {
+    isoMs = now;
+    iso = new Date(now).toISOString();
+  }
+  return iso;
+}
+
 /** A status for a request whose caller went away before any answer was sent (as nginx logs it). */
 const CLOSED_BEFORE_ANSWER = 499;
 
@@ -17,27 +32,23 @@ export class AccessLog {
   watch(request: FastifyRequest, reply: FastifyReply): void {
     if (!this.accessLines) return;
     const started = performance.now();
-    reply.raw.once('close', () => {
+    reply.raw.on('close', () => {
       const response = reply.raw;
       const callId = response.getHeader('x-pgw-call-id');
+      const status = response.headersSent ? response.statusCode : CLOSED_BEFORE_ANSWER;
+      const durationMs = Math.round((performance.now() - started) * 100) / 100;
+      // The fields in a fixed order, each string escaped by JSON.stringify: the line JSON.stringify
+      // writes for the object, without building the object (one per request).
       this.sink(
-        JSON.stringify({
-          time: new Date().toISOString(),
-          requestId: request.id,
-          method: request.method,
-          route: request.routeOptions.url ?? null,
-          status: response.headersSent ? response.statusCode : CLOSED_BEFORE_ANSWER,
-          durationMs: Math.round((performance.now() - started) * 100) / 100,
-          tenant: request.caller?.tenantId ?? null,
-          callId: typeof callId === 'string' && callId !== '' ? callId : null,
-        }),
+        `{"time":"${isoNow()}","requestId":${text(request.id)},"method":${text(request.method)},"route":${text(request.routeOptions.url)},` +
+          `"status":${status},"durationMs":${durationMs},"tenant":${text(request.caller?.tenantId)},"callId":${text(typeof callId === 'string' && callId !== '' ? callId : undefined)}}`,
       );
     });
   }
 
   fault(requestId: string | undefined, error: unknown): void {
     const detail = error instanceof Error ? { error: error.name, message: error.message, stack: error.stack } : { error: String(error) };
-    this.sink(JSON.stringify({ time: new Date().toISOString(), level: 'error', requestId: requestId ?? null, ...detail }));
+    this.sink(JSON.stringify({ time: isoNow(), level: 'error', requestId: requestId ?? null, ...detail }));
   }
 }
 
