@@ -5,10 +5,10 @@
  *
  * The events are tied to their request by the tenant and the request id the call's `meta` carries,
  * in a map of the server's own — not by an AsyncLocalStorage, which on Node 20 and 22 turns on
- * promise hooks for every promise of the process (bench/profiles.md, "Async hooks"). The request id
- * may be the client's `x-request-id`: the map is scoped by tenant, so one tenant never reaches
- * another's request, and an id that two requests in flight share gives neither a context (a header
- * left empty rather than another request's call).
+ * promise hooks for every promise of the process (bench/profiles.md, "A request's call without an
+ * AsyncLocalStorage"). The request id may be the client's `x-request-id`: the map is scoped by
+ * tenant, so one tenant never reaches another's request, and an id that two requests in flight share
+ * gives neither a context (a header left empty rather than another request's call).
  */
 import type { CallStartEvent, GatewaySubscriber } from '@pgw/client';
 
