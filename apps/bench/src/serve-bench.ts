@@ -37,7 +37,12 @@ const QUICK = process.argv.includes('--quick');
 /** Only the stage breakdown (below), printed: to look at the tail without the whole bench. */
 const STAGES_ONLY = process.argv.includes('--stages');
 const RUN_S = QUICK ? 1 : Number(process.env['SERVE_BENCH_S'] ?? 8);
-const WARMUP_S = QUICK ? 1 : 2;
+/**
+ * Each contender's warm-up at 8 connections. A freshly started `pgw serve` answers one connection with
+ * a p99 of 3–5 × its p50 for its first 15–20 s under load, while V8 settles (its young-generation
+ * collections take 2–3 ms, then 1.2; bench/profiles.md): the levels measure the steady state.
+ */
+const WARMUP_S = QUICK ? 1 : 15;
 const PGW_BIN = fileURLToPath(new URL('../../cli/bin/pgw.mjs', import.meta.url));
 const RESULTS_DIR = new URL('../../../bench/', import.meta.url);
 const [DIRECT, PGW, PORTKEY] = ['direct (no gateway)', 'pgw serve', 'Portkey 1.15.2'];
@@ -308,7 +313,7 @@ async function main(): Promise<void> {
     const report = [
       `- Date: ${new Date().toISOString()}; ${RUN_S} s per run; ${machineLine()}`,
       `- Load average (/proc/loadavg) at start: ${loadStart}; at end: ${loadEnd}`,
-      '- One whole-JSON chat completion per request against the zero-logic upstream (the last levels: the same answer after 100 ms, and after 50–150 ms); autocannon 8.0.0 in the bench process, the upstream and each gateway in a process of its own; added = contender − direct at the same concurrency. Produced by `pnpm --filter @pgw/bench serve-bench` (apps/bench/README.md).',
+      `- One whole-JSON chat completion per request against the zero-logic upstream (the last levels: the same answer after 100 ms, and after 50–150 ms); autocannon 8.0.0 in the bench process, the upstream and each gateway in a process of its own, each warmed up for ${WARMUP_S} s at 8 connections first; added = contender − direct at the same concurrency. Produced by \`pnpm --filter @pgw/bench serve-bench\` (apps/bench/README.md).`,
       '- Bifrost is not among the peers: `@maximhq/bifrost` 1.6.3, on the npm registry, is a 12 KB wrapper with no dependencies that downloads the gateway’s Go binary from downloads.getmaxim.ai when first run; this machine reaches the npm registry and Debian’s packages only (the download is refused), and building Bifrost from its source needs Go modules from outside too.',
       '',
       '| level | target | measured | verdict |',
