@@ -1,21 +1,23 @@
 /**
- * `pnpm --filter @pgw/bench cost [--calls N]`: what one governed call costs Redis. Starts its own
+ * `pnpm --filter @pgw/bench cost [--calls N] [--stages]`: what one governed call costs Redis. Starts its own
  * redis-server (a private port, no persistence, so no other traffic is counted) and the mock upstream,
  * then for concurrency 1 and 64 runs raw undici and the Redis-governed client interleaved and reports,
  * per governed call: round trips (script and command calls), Redis server CPU (`INFO commandstats`
  * usec deltas), and the throughput ratio governed / raw. Then the shard's own ceiling: 64 loops of
  * admit + finish straight on a RedisGovernor (no upstream), admissions/s and Redis CPU per admission.
+ * `--stages`: then where a lone call's Redis CPU goes, script stage by stage (redis-script-stages.ts).
  */
 import { once } from 'node:events';
 import { parseArgs } from 'node:util';
 import { Redis } from 'ioredis';
-import { createRedisConnection, RedisGovernor } from '@pgw/backend-redis';
+import { createRedisConnection } from '@pgw/backend-redis';
 import { gatewayCaller, rawUndiciCaller, CONNECTIONS, type Caller } from './callers.js';
 import { benchSettings, uniqueScope } from './gateway-settings.js';
 import { interleave, ratio, runConcurrent } from './harness.js';
 import { MockProcess } from './mock-process.js';
 import { SOURCES } from './mock-script.js';
 import { startPrivateRedisServer } from './redis-scope.js';
+import { benchGovernor, scriptStages } from './redis-script-stages.js';
 
 interface CommandStats {
   /** Scripts run (EVALSHA / EVAL): each is one round trip of the governed client, which sends nothing else. */
@@ -45,15 +47,7 @@ async function commandStats(redis: Redis): Promise<CommandStats> {
 /** Admissions per second one shard gives a single scope: the governor alone, 64 loops. */
 async function shardCeiling(url: string, stats: Redis, admissions: number): Promise<void> {
   const redis = createRedisConnection(url);
-  const unlimited = { rpm: 0, tpm: 0, maxConcurrency: 0 };
-  const governor = new RedisGovernor({
-    redis,
-    scope: uniqueScope('BENCH_SHARD'),
-    sources: { a: { rpm: 1_000_000, tpm: 0, maxConcurrency: 1_000 } },
-    global: unlimited,
-    leaseTtlMs: 30_000,
-    policy: { failureThreshold: 5, failureRate: 0.5, windowMs: 60_000, minSamples: 10, cooldownMs: 1_000, maxCooldownMs: 8_000, probeTtlMs: 5_000 },
-  });
+  const governor = benchGovernor(redis, 'BENCH_SHARD');
   try {
     const before = await commandStats(stats);
     const started = performance.now();
@@ -77,7 +71,7 @@ async function shardCeiling(url: string, stats: Redis, admissions: number): Prom
 }
 
 async function main(): Promise<void> {
-  const { values } = parseArgs({ options: { calls: { type: 'string', default: '4000' } } });
+  const { values } = parseArgs({ options: { calls: { type: 'string', default: '4000' }, stages: { type: 'boolean', default: false } } });
   const calls = Number(values.calls);
   const redisServer = await startPrivateRedisServer();
   const mock = await MockProcess.start();
@@ -118,6 +112,7 @@ async function main(): Promise<void> {
       );
     }
     await shardCeiling(redisServer.url, stats, calls * 4);
+    if (values.stages) await scriptStages(redisServer.url, stats, Math.ceil(calls / 2));
   } finally {
     for (const caller of callers) await caller.close();
     stats.disconnect();
