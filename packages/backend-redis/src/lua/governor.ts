@@ -52,8 +52,9 @@ local function prune_line(K, now)
   end
 end
 
+-- An empty zset does not exist: one read answers for both lines.
 local function anyone_waits(K)
-  return redis.call('ZCARD', K.line) > 0 or redis.call('ZCARD', K.lineBatch) > 0
+  return redis.call('EXISTS', K.line, K.lineBatch) > 0
 end
 
 local function announce_room(K, channel)
@@ -167,11 +168,14 @@ local function waits_before(K, class)
   local pruned = false
   for _, key in ipairs(lines) do
     if not seen_empty[key] then
-      if redis.call('EXISTS', key) == 1 and not pruned then
+      local held = redis.call('EXISTS', key) == 1
+      -- Lapsed turns hold nobody back: a line that holds any is read again once they are dropped.
+      if held and not pruned then
         prune_line(K, now)
         pruned = true
+        held = redis.call('EXISTS', key) == 1
       end
-      if redis.call('EXISTS', key) == 1 then return true end
+      if held then return true end
       seen_empty[key] = true
     end
   end

@@ -145,7 +145,8 @@ local function book(t, now, id, est, lease_ttl)
 end
 
 -- Writes the call's bookings. Keys are given their TTL when (re)created or past half of it, not on
--- every call.
+-- every call: a window's three keys together, the lease set on its own — a source at concurrency 1
+-- empties it with every call's end (Redis drops an empty zset), while its window lives on.
 local function write_bookings(key_ttl)
   for _, p in ipairs(pending_order) do
     local t = p.t
@@ -157,9 +158,10 @@ local function write_bookings(key_ttl)
     if p.leases > 0 then redis.call('ZADD', t.lease, unpack(p.lease)) end
     if not ttl_checked[t.win] then
       ttl_checked[t.win] = true
-      if (p.entries > 0 and redis.call('PTTL', t.win) < key_ttl / 2) or (p.leases > 0 and redis.call('PTTL', t.lease) < key_ttl / 2) then
-        for _, key in ipairs({t.win, t.tok, t.sum, t.lease}) do redis.call('PEXPIRE', key, key_ttl) end
+      if p.entries > 0 and redis.call('PTTL', t.win) < key_ttl / 2 then
+        for _, key in ipairs({t.win, t.tok, t.sum}) do redis.call('PEXPIRE', key, key_ttl) end
       end
+      if p.leases > 0 and redis.call('PTTL', t.lease) < key_ttl / 2 then redis.call('PEXPIRE', t.lease, key_ttl) end
     end
   end
   pending, pending_order = {}, {}
