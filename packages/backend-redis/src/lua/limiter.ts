@@ -48,7 +48,12 @@ local function trim(t, cutoff)
   end
 end
 
+-- A gate with no limit whose books nobody reads: nothing of it is read, booked or written, so all
+-- such gates share one triple instead of each making its own.
+local UNBOUNDED = {win = '', tok = '', sum = '', lease = '', rpm = 0, tpm = 0, conc = 0, windowed = false, leased = false}
+
 local function triple(win, tok, sum, lease, rpm, tpm, conc, always)
+  if not always and rpm == '0' and tpm == '0' and conc == '0' then return UNBOUNDED end
   rpm, tpm, conc = tonumber(rpm), tonumber(tpm), tonumber(conc)
   return {win = win, tok = tok, sum = sum, lease = lease, rpm = rpm, tpm = tpm, conc = conc,
     windowed = always or rpm > 0 or tpm > 0, leased = always or conc > 0}
@@ -125,6 +130,7 @@ local function add_known(key, delta)
 end
 
 local function book(t, now, id, est, lease_ttl)
+  if not t.windowed and not t.leased then return end
   local p = pending_of(t)
   if t.windowed then
     p.win[#p.win + 1] = now
